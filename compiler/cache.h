@@ -1,0 +1,58 @@
+// The compile cache: content-addressed, in the build tree by default, safe to share between
+// concurrent runs (entries are written to a temporary directory and renamed into place).
+//
+// Like ccache's direct mode, an entry is found by a key computed before compiling (tool
+// version, interpreter, Triton-affecting environment, the job), and is valid only while the
+// files it depended on are unchanged: the kernel's Python sources by SHA-256, the Triton
+// installation by size and modification time (hashing libtriton.so on every run would cost
+// more than it saves).
+#pragma once
+
+#include "compiler/diagnostic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tta {
+
+/// A file the entry depends on and how it looked when the entry was made.
+struct CacheDependency {
+  std::string path;
+  std::string sha256;            ///< content hash (sources); empty when stat is used
+  std::uint64_t size = 0;        ///< stat identity (toolchain files)
+  std::int64_t mtimeNs = 0;
+};
+
+struct CacheEntry {
+  nlohmann::json result;                       ///< the worker's response for the job
+  std::map<std::string, std::string> files;    ///< role ("image", "ptx") -> bytes
+  std::vector<CacheDependency> dependencies;
+};
+
+class CompileCache {
+public:
+  /// An empty \p root disables the cache.
+  explicit CompileCache(std::filesystem::path root) : root_(std::move(root)) {}
+
+  bool enabled() const { return !root_.empty(); }
+  /// Returns the entry for \p key if present and all its dependencies are unchanged.
+  std::optional<CacheEntry> lookup(const std::string &key) const;
+  /// Stores (or replaces) the entry for \p key atomically.
+  Status store(const std::string &key, const CacheEntry &entry) const;
+
+  /// Describes a file now, hashing its contents (\p hashContents) or taking its stat identity.
+  static std::optional<CacheDependency> describe(const std::string &path, bool hashContents);
+
+private:
+  std::filesystem::path root_;
+};
+
+/// Lower-case hex SHA-256 of \p bytes (LLVM's implementation).
+std::string sha256Hex(std::string_view bytes);
+
+} // namespace tta

@@ -1,0 +1,40 @@
+// Reads device ELF images (cubin, HSACO) with LLVM's Object library: which machine and arch they
+// are built for, and the per-kernel resource figures they record.
+#pragma once
+
+#include "compiler/diagnostic.h"
+#include "compiler/metadata.h"
+#include "compiler/target.h"
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+
+namespace tta {
+
+struct ImageInfo {
+  Backend backend = Backend::Cuda;     ///< from e_machine: EM_CUDA (190) or EM_AMDGPU (224)
+  std::uint16_t machine = 0;
+  /// CUDA: the SM number (90); HIP: 0.
+  int smVersion = 0;
+  /// CUDA: true when the image is arch-specific ("a", recorded in .nv.compat).
+  bool archSpecific = false;
+  /// HIP: processor from EF_AMDGPU_MACH ("gfx942"); CUDA: "sm_90a" style.
+  std::string arch;
+  char xnack = 0;     ///< HIP: '+', '-', or 0 for any/unsupported
+  char sramecc = 0;   ///< likewise
+  /// Per kernel symbol: what the image says about it.
+  std::map<std::string, ResourceInfo> kernels;
+};
+
+/// Parses an image. Errors name what is wrong ("not an ELF file", "ELF machine 62 is neither
+/// EM_CUDA (190) nor EM_AMDGPU (224)").
+Expected<ImageInfo> inspectImage(std::span<const std::uint8_t> bytes);
+
+/// Checks that the image is built for \p target: the machine matches the backend; CUDA: same
+/// SM, and arch-specific exactly when the target is "a"; HIP: same processor, and features
+/// compatible with the target ID (an image for "any" satisfies '+' and '-').
+Status checkImageMatchesTarget(const ImageInfo &info, const Target &target);
+
+} // namespace tta

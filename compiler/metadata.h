@@ -1,0 +1,115 @@
+// The metadata file written for each compiled variant and target: the contract between
+// triton-aot-cc, triton-aot-ld and the runtime. Documented field by field in docs/metadata.md;
+// machine-checkable as docs/metadata.schema.json.
+#pragma once
+
+#include "compiler/diagnostic.h"
+#include "compiler/target.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tta {
+
+inline constexpr const char *kMetadataSchema = "triton-aot-kernel";
+inline constexpr int kMetadataSchemaVersion = 1;
+
+/// One kernel parameter in declaration order, then the trailing parameters Triton appends.
+struct ParamInfo {
+  enum class Kind {
+    Pointer,          ///< runtime device pointer (8 bytes)
+    Scalar,           ///< runtime scalar, passed at its exact width
+    Constexpr,        ///< compiled in; not passed
+    SpecializedToOne, ///< declared ":1": compiled in as 1, not passed; the caller must pass 1
+    GlobalScratch,    ///< trailing pointer Triton appends (global scratch), 8 bytes
+    ProfileScratch,   ///< trailing pointer Triton appends (profile scratch), 8 bytes
+  };
+  std::string name;
+  Kind kind = Kind::Scalar;
+  std::string type;          ///< Triton type: "*fp32", "i32", "fp16"; "constexpr" for constexprs
+  std::size_t size = 0;      ///< bytes in the launch argument buffer; 0 when not passed
+  int hint = 0;              ///< 0, 16 or 1 as declared
+  nlohmann::json value;      ///< Constexpr / SpecializedToOne: the value (JSON number, bool, string, null)
+  std::string valueText;     ///< the value in signature syntax ("1024", "tl.float16", "'ieee'")
+};
+
+const char *paramKindName(ParamInfo::Kind kind);   ///< "pointer", "scalar", "constexpr", ...
+
+struct ScratchInfo {
+  std::uint64_t size = 0;    ///< bytes per program (CTA); 0 = not used (NULL is passed)
+  std::uint64_t align = 1;
+};
+
+/// What a launcher needs, read from Triton's metadata (never from the command line).
+struct LaunchInfo {
+  std::string entry;                   ///< the symbol to load (cuModuleGetFunction name)
+  int numWarps = 0;                    ///< after Triton's rewrites (warp specialization)
+  int warpSize = 0;
+  std::array<int, 3> block{0, 1, 1};   ///< numWarps * warpSize, 1, 1
+  std::uint64_t shared = 0;            ///< dynamic shared memory bytes
+  int numCtas = 1;                     ///< > 1: cluster launch, grid x multiplied by it
+  std::array<int, 3> clusterDims{1, 1, 1};
+  ScratchInfo globalScratch;
+  ScratchInfo profileScratch;
+  bool cooperative = false;
+  bool pdl = false;                    ///< programmatic dependent launch
+  std::uint64_t tmemSize = 0;          ///< tensor memory columns (sm_100); 0 elsewhere
+};
+
+struct ImageFile {
+  std::string kind;          ///< "cubin", "hsaco", "ptx"
+  std::string file;          ///< file name, relative to the metadata file's directory
+  std::uint64_t size = 0;
+  std::string sha256;        ///< lower-case hex
+};
+
+/// Resource figures read from the image (cubin .nv.info, HSACO kernel metadata), where known.
+struct ResourceInfo {
+  std::optional<int> registers;       ///< per thread (CUDA) / VGPRs (HIP)
+  std::optional<int> sgprs;           ///< HIP only
+  std::optional<int> spills;          ///< bytes of local memory (CUDA) / spilled registers (HIP)
+  std::optional<std::uint64_t> staticShared;   ///< static shared memory / LDS in the image
+};
+
+struct VariantInfo {
+  std::string id;                      ///< unique within a library: "<name>.<target tag>.<digest>"
+  std::string config;                  ///< config name ("" when none was given)
+  std::string signature;               ///< canonical signature after constexpr names were resolved
+  std::map<std::string, nlohmann::json> constexprs;   ///< name -> value, including ":1" ones
+  int numWarps = 0;                    ///< as requested
+  int numStages = 0;                   ///< as requested (or the backend default)
+  nlohmann::json options = nlohmann::json::object();  ///< every other Triton option requested
+};
+
+struct KernelMetadata {
+  int schemaVersion = kMetadataSchemaVersion;
+  std::string generator;               ///< "triton-aot-cc 0.1.0"
+  std::string tritonVersion;           ///< "3.6.0"
+  std::string name;                    ///< the entry point's name (-on / out_name)
+  std::string function;                ///< the @jit function's name
+  std::string source;                  ///< the kernel file as given on the command line
+  std::string sourceKind;              ///< "python", "ttir", "ttgir"
+  Target target;                       ///< what was asked for ("90a", "gfx90a:xnack-")
+  std::string imageArch;               ///< what the image is built for ("sm_90a", "gfx90a")
+  VariantInfo variant;
+  std::vector<ParamInfo> params;       ///< declaration order, then trailing scratch params
+  LaunchInfo launch;
+  std::array<std::string, 3> grid;     ///< C expressions over parameter and constexpr names
+  std::vector<ImageFile> images;       ///< the binary first, then the PTX (CUDA)
+  ResourceInfo resources;
+  std::string tritonHash;              ///< Triton's own hash of this compilation
+};
+
+nlohmann::json toJson(const KernelMetadata &meta);
+/// Strict reader: every required field present with the right type, a known schema and a
+/// supported schema version; unknown extra fields are allowed (forward compatibility).
+/// Errors name the field path ("launch.shared: expected an unsigned integer").
+Expected<KernelMetadata> parseMetadata(const nlohmann::json &json);
+
+} // namespace tta

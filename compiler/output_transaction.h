@@ -1,0 +1,40 @@
+// All-or-nothing output: files are staged under temporary names next to their destinations
+// and renamed into place only by commit(). Anything not committed is removed: on a failure, on
+// destruction, and after an interrupt (the tool turns SIGINT into an error). rollback() also
+// deletes earlier versions of the destinations, so a failed run leaves nothing stale behind.
+#pragma once
+
+#include "compiler/diagnostic.h"
+
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tta {
+
+class OutputTransaction {
+public:
+  OutputTransaction() = default;
+  OutputTransaction(const OutputTransaction &) = delete;
+  OutputTransaction &operator=(const OutputTransaction &) = delete;
+  ~OutputTransaction();
+
+  /// Writes \p bytes to a temporary file beside \p destination (creating its directory).
+  Status stage(const std::filesystem::path &destination, std::span<const char> bytes);
+  Status stage(const std::filesystem::path &destination, std::string_view text) {
+    return stage(destination, std::span<const char>(text.data(), text.size()));
+  }
+  /// Renames every staged file to its destination, in staging order.
+  Status commit();
+  /// Removes the staged files and every destination that was staged (the stale outputs).
+  void rollback();
+  const std::vector<std::filesystem::path> &destinations() const { return destinations_; }
+
+private:
+  std::vector<std::filesystem::path> temporaries_;
+  std::vector<std::filesystem::path> destinations_;
+  bool committed_ = false;
+};
+
+} // namespace tta

@@ -1,0 +1,65 @@
+// The signature grammar of triton-aot-cc (a superset of upstream compile.py's):
+//
+//   signature := entry (',' entry)*            whitespace anywhere between tokens
+//   entry     := pointer | scalar | constexpr
+//   pointer   := '*' type [':' 16]              e.g. *fp32:16, *fp8e4nv
+//   scalar    := type [':' (16 | 1)]           e.g. i32:16, i64:1, fp16
+//   constexpr := integer | float | 'True' | 'False' | 'None'
+//              | string                         "ieee" or 'ieee' (quotes may hold commas)
+//              | dtype                          tl.float16, tl.bfloat16, tl.int32 ...
+//              | name                           BLOCK: the value comes from the config
+#pragma once
+
+#include "compiler/diagnostic.h"
+#include "compiler/types.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tta {
+
+struct ConstexprValue {
+  enum class Kind { Int, Float, Bool, String, Dtype, None, Name };
+  Kind kind = Kind::Int;
+  std::int64_t intValue = 0;   ///< Int; Bool as 0/1
+  double floatValue = 0;       ///< Float
+  std::string text;            ///< String contents, Dtype name ("float16"), Name, or the literal as written
+
+  bool operator==(const ConstexprValue &) const = default;
+};
+
+/// The canonical spelling of a value ("1024", "-1", "0.5", "True", "'ieee'", "tl.float16", "BLOCK").
+std::string formatConstexpr(const ConstexprValue &value);
+/// Parses one value with the constexpr grammar (used for config strings too).
+Expected<ConstexprValue> parseConstexpr(std::string_view text);
+
+struct SignatureEntry {
+  enum class Kind { Pointer, Scalar, Constexpr };
+  Kind kind = Kind::Scalar;
+  ScalarType type = ScalarType::I32;   ///< Pointer: the pointee; Scalar: the type
+  int hint = 0;                        ///< 0 (none), 16 (divisible by 16 / 16-byte aligned), 1 (equal to 1)
+  ConstexprValue value;                ///< Constexpr only
+  std::size_t column = 0;              ///< 1-based column of the entry in the signature text
+  std::string text;                    ///< the entry as written, trimmed
+
+  bool operator==(const SignatureEntry &other) const {
+    return kind == other.kind && type == other.type && hint == other.hint && value == other.value;
+  }
+};
+
+struct Signature {
+  std::vector<SignatureEntry> entries;
+  std::string text;                    ///< as given
+};
+
+/// Parses a signature. Errors name the entry (1-based position and text), its column and what
+/// was expected, e.g. "signature entry 3 'fp33': unknown type; expected one of ...".
+Expected<Signature> parseSignature(std::string_view text);
+/// Canonical form: entries joined by ", " ("*fp32:16, i32, 1024").
+std::string formatSignature(const Signature &signature);
+/// Canonical form of one entry ("*fp32:16").
+std::string formatEntry(const SignatureEntry &entry);
+
+} // namespace tta
