@@ -1,1 +1,408 @@
-// Placeholder: implemented in its own change.
+#include "compiler/options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace tta {
+
+namespace {
+
+Diagnostic usage(std::string message) { return makeError(ExitCode::UsageError, std::move(message)); }
+
+Expected<std::string> sourceKindOf(const fs::path &path) {
+  std::string ext = path.extension().string();
+  if (ext == ".py")
+    return std::string("python");
+  if (ext == ".ttir" || ext == ".ttgir")
+    return ext.substr(1);
+  return usage("unsupported kernel file '" + path.string() +
+               "': expected a Python file (.py) or Triton IR (.ttir, .ttgir)");
+}
+
+/// Parses a list of entries with \p parse, locating errors in \p origin.
+template <class T, class Parse>
+Expected<std::vector<T>> parseAll(const std::vector<std::string> &texts, Parse parse,
+                                  const std::string &what, const std::string &origin) {
+  std::vector<T> out;
+  for (const std::string &text : texts) {
+    auto parsed = parse(text);
+    if (!parsed) {
+      Diagnostic diag = parsed.takeError();
+      if (diag.file.empty() && origin != "command line")
+        diag.file = origin;
+      diag.notes.insert(diag.notes.begin(), "in " + what + " '" + text + "'");
+      return diag;
+    }
+    out.push_back(std::move(*parsed));
+  }
+  return out;
+}
+
+/// Applies upstream's default num_warps/num_stages (-w/-ns) to configs that set none.
+std::vector<Config> withDefaults(std::vector<Config> configs, std::optional<int> warps,
+                                 std::optional<int> stages) {
+  if (configs.empty())
+    configs.emplace_back();
+  for (Config &c : configs) {
+    if (!c.numWarps)
+      c.numWarps = warps;
+    if (!c.numStages)
+      c.numStages = stages;
+  }
+  return configs;
+}
+
+std::string exeDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+/// Upstream spells two options with one dash and two letters; CLI11 reads those as flag
+/// clusters, so rewrite them to their long forms first.
+std::vector<std::string> rewriteUpstreamSpellings(std::vector<std::string> args) {
+  for (std::string &arg : args) {
+    for (auto [shortName, longName] : {std::pair{"-ns", "--num-stages"}, {"-on", "--out-name"}}) {
+      std::string s = shortName;
+      if (arg == s)
+        arg = longName;
+      else if (arg.rfind(s + "=", 0) == 0)
+        arg = std::string(longName) + arg.substr(s.size());
+    }
+  }
+  return args;
+}
+
+std::string defaultPython() {
+  if (const char *env = std::getenv("TRITON_AOT_PYTHON"); env && *env)
+    return env;
+  std::string builtIn = TRITON_AOT_DEFAULT_PYTHON;
+  if (!builtIn.empty() && ::access(builtIn.c_str(), X_OK) == 0)
+    return builtIn;
+  return "python3";
+}
+
+} // namespace
+
+std::string defaultWorkerScript() {
+  if (const char *env = std::getenv("TRITON_AOT_FRONTEND_DIR"); env && *env)
+    return (fs::path(env) / "triton_aot_worker.py").string();
+  return (fs::path(exeDir()) / ".." / TRITON_AOT_DATADIR / "frontend" / "triton_aot_worker.py")
+      .lexically_normal()
+      .string();
+}
+
+Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
+                                               const std::vector<Target> &defaultTargets) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return usage("cannot read spec file '" + path + "': " + std::strerror(errno));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  nlohmann::json spec;
+  try {
+    spec = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error &e) {
+    Diagnostic diag = usage("spec file is not valid JSON: " + std::string(e.what()));
+    diag.file = path;
+    // Turn the byte offset into a line and column.
+    std::size_t offset = std::min<std::size_t>(e.byte ? e.byte - 1 : 0, text.size());
+    diag.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
+    std::size_t lineStart = text.rfind('\n', offset ? offset - 1 : 0);
+    lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+    diag.column = static_cast<int>(offset - lineStart) + 1;
+    return diag;
+  }
+
+  auto fail = [&](const std::string &message) {
+    Diagnostic diag = usage(message);
+    diag.file = path;
+    return diag;
+  };
+  auto stringList = [&](const nlohmann::json &value, const std::string &field,
+                        std::vector<std::string> &out) -> Status {
+    if (value.is_string()) {
+      out.push_back(value.get<std::string>());
+      return ok();
+    }
+    if (!value.is_array())
+      return fail(field + ": expected a string or a list of strings");
+    for (const auto &item : value) {
+      if (!item.is_string())
+        return fail(field + ": expected a string or a list of strings");
+      out.push_back(item.get<std::string>());
+    }
+    return ok();
+  };
+
+  if (!spec.is_object() || !spec.contains("kernels") || !spec["kernels"].is_array())
+    return fail("a spec file is a JSON object with a \"kernels\" list");
+  std::vector<Target> fileTargets = defaultTargets;
+  if (spec.contains("targets")) {
+    std::vector<std::string> names;
+    if (Status s = stringList(spec["targets"], "targets", names); !s)
+      return s.takeError();
+    auto parsed = parseAll<Target>(names, parseTarget, "target", path);
+    if (!parsed)
+      return parsed.takeError();
+    fileTargets = *parsed;
+  }
+
+  const fs::path base = fs::absolute(path).parent_path();
+  const std::set<std::string> known = {"source", "function", "name", "signatures", "signature",
+                                       "configs", "grid", "targets"};
+  std::vector<KernelSpec> kernels;
+  for (std::size_t k = 0; k < spec["kernels"].size(); ++k) {
+    const nlohmann::json &entry = spec["kernels"][k];
+    const std::string where = "kernels[" + std::to_string(k) + "]";
+    if (!entry.is_object())
+      return fail(where + ": expected an object");
+    for (const auto &[key, value] : entry.items())
+      if (!known.count(key))
+        return fail(where + ": unknown field '" + key +
+                    "'; expected source, function, name, signatures, configs, grid, targets");
+    if (!entry.contains("source") || !entry["source"].is_string())
+      return fail(where + ": missing \"source\" (the kernel file)");
+    KernelSpec kernel;
+    kernel.origin = path;
+    kernel.source = entry["source"].get<std::string>();
+    kernel.sourcePath = (base / kernel.source).lexically_normal();
+    auto kind = sourceKindOf(kernel.sourcePath);
+    if (!kind)
+      return fail(where + ": " + kind.error().message);
+    kernel.sourceKind = *kind;
+    kernel.function = entry.value("function", "");
+    kernel.name = entry.value("name", kernel.function);
+    if (kernel.sourceKind == "python" && kernel.function.empty())
+      return fail(where + ": missing \"function\" (the @triton.jit function to compile)");
+
+    std::vector<std::string> texts;
+    for (const char *field : {"signatures", "signature"})
+      if (entry.contains(field))
+        if (Status s = stringList(entry[field], where + "." + field, texts); !s)
+          return s.takeError();
+    if (texts.empty() && kernel.sourceKind == "python")
+      return fail(where + ": missing \"signatures\"");
+    auto signatures = parseAll<Signature>(texts, parseSignature, "signature", path);
+    if (!signatures)
+      return signatures.takeError();
+    kernel.signatures = *signatures;
+
+    texts.clear();
+    if (entry.contains("configs"))
+      if (Status s = stringList(entry["configs"], where + ".configs", texts); !s)
+        return s.takeError();
+    auto configs = parseAll<Config>(texts, parseConfig, "config", path);
+    if (!configs)
+      return configs.takeError();
+    kernel.configs = withDefaults(*configs, std::nullopt, std::nullopt);
+
+    texts.clear();
+    if (!entry.contains("grid"))
+      return fail(where + ": missing \"grid\" (three C expressions, e.g. [\"cdiv(n, BLOCK)\", \"1\", \"1\"])");
+    if (Status s = stringList(entry["grid"], where + ".grid", texts); !s)
+      return s.takeError();
+    auto grid = texts.size() == 1 ? parseGrid(texts[0]) : parseGrid(texts);
+    if (!grid) {
+      Diagnostic diag = grid.takeError();
+      diag.file = path;
+      return diag;
+    }
+    kernel.grid = *grid;
+
+    kernel.targets = fileTargets;
+    if (entry.contains("targets")) {
+      texts.clear();
+      if (Status s = stringList(entry["targets"], where + ".targets", texts); !s)
+        return s.takeError();
+      auto targets = parseAll<Target>(texts, parseTarget, "target", path);
+      if (!targets)
+        return targets.takeError();
+      kernel.targets = *targets;
+    }
+    if (kernel.targets.empty())
+      return fail(where + ": no targets: add \"targets\" to the kernel or the file, or pass --target");
+    kernels.push_back(std::move(kernel));
+  }
+  if (kernels.empty())
+    return fail("the spec file declares no kernels");
+  return kernels;
+}
+
+Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) {
+  CLI::App app{"triton-aot-cc: compile Triton kernels ahead of time, for any GPU target, "
+               "on any machine",
+               "triton-aot-cc"};
+  app.footer("Exit status: 0 success, 1 kernel error, 2 usage error, 3 Python/Triton problem,\n"
+             "4 output cannot be written, 5 internal error, 130 interrupted. See docs/compiler.md.");
+  app.get_formatter()->column_width(34);
+
+  std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, cacheDir,
+      python, emitIr;
+  std::vector<std::string> signatures, targets, configs;
+  std::optional<int> numWarps, numStages;
+  int jobs = 0;
+  bool noCache = false, noPtx = false, summary = false, verbose = false, version = false;
+
+  app.add_option("kernel", kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
+  app.add_option("-n,--kernel-name", kernelName, "Name of the @triton.jit / @gluon.jit function");
+  app.add_option("-s,--signature", signatures,
+                 "Signature, e.g. \"*fp32:16, *fp32:16, i32, 1024\"; repeat for hint variants")
+      ->take_all();
+  app.add_option("-g,--grid", grid, "Launch grid: three C expressions, e.g. \"cdiv(n, BLOCK), 1, 1\"");
+  app.add_option("-w,--num-warps", numWarps, "Warps per program (default: Triton's, 4)");
+  app.add_option("-ns,--num-stages", numStages,
+                 "Pipeline stages (default: the backend's: CUDA 3, HIP 2)");
+  app.add_option("-t,--target", targets,
+                 "Target: cuda:80, cuda:90a, hip:gfx942, hip:gfx90a:xnack-, cuda:80:32; repeatable")
+      ->take_all();
+  app.add_option("-o,--out-path", outPath,
+                 "Output path stem (upstream), or a directory (ends with / or exists)");
+  app.add_option("-on,--out-name", outName, "Entry point name (default: the function name)");
+  app.add_option("--config", configs,
+                 "Config \"BLOCK=1024 num_warps=4 num_stages=3\"; repeat for several configs")
+      ->take_all();
+  app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
+  app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
+  app.add_option("--index", index, "Write a JSON list of the metadata files written");
+  app.add_option("--cache-dir", cacheDir,
+                 "Compile cache (default: $TRITON_AOT_CACHE_DIR, else <out>/.triton-aot-cache)");
+  app.add_flag("--no-cache", noCache, "Neither read nor write the compile cache");
+  app.add_option("--python", python,
+                 "Python interpreter that has Triton (default: $TRITON_AOT_PYTHON, else the "
+                 "configured one, else python3)");
+  app.add_option("-j,--jobs", jobs, "Parallel frontend workers (default: one per CPU)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--emit-ir", emitIr, "Also write each variant's ttir, ttgir, llir and ptx/amdgcn here");
+  app.add_flag("--no-ptx", noPtx, "Do not write the .ptx beside CUDA images");
+  app.add_flag("--summary", summary, "Print a table of what was built");
+  app.add_flag("-v,--verbose", verbose, "Explain what happens; show Python tracebacks");
+  app.add_flag("--version", version, "Print the version and exit");
+
+  std::vector<std::string> args = rewriteUpstreamSpellings(rawArgs);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11 pops from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp &) {
+    CommandLine help;
+    help.earlyExitText = app.help();
+    return help;
+  } catch (const CLI::ParseError &e) {
+    Diagnostic diag = usage(e.what());
+    diag.notes.push_back("run 'triton-aot-cc --help' for the options");
+    return diag;
+  }
+  if (version) {
+    CommandLine out;
+    out.earlyExitText = std::string("triton-aot-cc ") + TRITON_AOT_VERSION +
+                        " (frontend needs Triton >= " + kMinTritonVersion + ", tested with " +
+                        kTestedTritonVersion + ")\n";
+    return out;
+  }
+
+  auto parsedTargets = parseAll<Target>(targets, parseTarget, "target", "command line");
+  if (!parsedTargets)
+    return parsedTargets.takeError();
+
+  CommandLine out;
+  out.summary = summary;
+  CompileOptions &opts = out.request.options;
+  opts.verbose = verbose;
+  opts.writePtx = !noPtx;
+  opts.jobs = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  opts.python = python.empty() ? defaultPython() : python;
+  opts.workerScript = defaultWorkerScript();
+  if (!depfile.empty())
+    opts.depfile = fs::absolute(depfile);
+  if (!index.empty())
+    opts.index = fs::absolute(index);
+  if (!emitIr.empty())
+    opts.irDir = fs::absolute(emitIr);
+
+  if (!spec.empty()) {
+    if (!kernelPath.empty())
+      return usage("give either a kernel file or --spec, not both");
+    for (const char *flag : {"signature", "kernel-name", "grid", "config", "out-name"})
+      if (app.count(std::string("--") + flag))
+        return usage(std::string("--") + flag + " cannot be combined with --spec: put it in the spec file");
+    auto kernels = loadSpecFile(spec, *parsedTargets);
+    if (!kernels)
+      return kernels.takeError();
+    for (KernelSpec &k : *kernels)
+      k.configs = withDefaults(std::move(k.configs), numWarps, numStages);
+    out.request.kernels = std::move(*kernels);
+    opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
+  } else {
+    if (kernelPath.empty())
+      return usage("no kernel file: give a .py/.ttir/.ttgir file, or --spec FILE (see --help)");
+    KernelSpec kernel;
+    kernel.origin = "command line";
+    kernel.source = kernelPath;
+    kernel.sourcePath = fs::absolute(kernelPath).lexically_normal();
+    auto kind = sourceKindOf(kernel.sourcePath);
+    if (!kind)
+      return kind.takeError();
+    kernel.sourceKind = *kind;
+    kernel.function = kernelName;
+    kernel.name = outName.empty() ? kernelName : outName;
+    if (kernel.sourceKind == "python") {
+      if (kernelName.empty())
+        return usage("missing -n/--kernel-name: name the @triton.jit function to compile");
+      if (signatures.empty())
+        return usage("missing -s/--signature: give one entry per kernel parameter, e.g. "
+                     "-s \"*fp32:16, *fp32:16, i32, 1024\"");
+    } else if (!signatures.empty()) {
+      return usage("a " + kernel.sourceKind + " file carries its own signature: drop -s/--signature");
+    }
+    auto parsedSignatures = parseAll<Signature>(signatures, parseSignature, "signature", "command line");
+    if (!parsedSignatures)
+      return parsedSignatures.takeError();
+    kernel.signatures = *parsedSignatures;
+    auto parsedConfigs = parseAll<Config>(configs, parseConfig, "config", "command line");
+    if (!parsedConfigs)
+      return parsedConfigs.takeError();
+    kernel.configs = withDefaults(*parsedConfigs, numWarps, numStages);
+    if (grid.empty())
+      return usage("missing -g/--grid: give three C expressions, e.g. -g \"cdiv(n, BLOCK), 1, 1\"");
+    auto parsedGrid = parseGrid(grid);
+    if (!parsedGrid) {
+      Diagnostic diag = parsedGrid.takeError();
+      diag.notes.insert(diag.notes.begin(), "in grid '" + grid + "'");
+      return diag;
+    }
+    kernel.grid = *parsedGrid;
+    kernel.targets = *parsedTargets;
+    out.request.kernels.push_back(std::move(kernel));
+
+    bool isDir = !outPath.empty() && (outPath.back() == '/' || fs::is_directory(outPath));
+    if (outPath.empty() || isDir)
+      opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
+    else {
+      opts.outputStem = fs::absolute(outPath);
+      opts.outputDir = opts.outputStem.parent_path();
+    }
+  }
+  for (const KernelSpec &k : out.request.kernels)
+    if (k.targets.empty())
+      return usage("no target: give -t/--target, e.g. -t cuda:90a (triton-aot-cc cross-compiles "
+                   "and never looks for a GPU)");
+
+  if (!noCache) {
+    const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
+    opts.cacheDir = !cacheDir.empty()            ? fs::absolute(cacheDir)
+                    : (env && *env)              ? fs::absolute(env)
+                                                 : opts.outputDir / ".triton-aot-cache";
+  }
+  return out;
+}
+
+} // namespace tta

@@ -1,0 +1,81 @@
+// triton-aot-cc as a library: expands kernels x signatures x configs x targets into variants,
+// serves what it can from the cache, compiles the rest through frontend workers in parallel,
+// checks every image, and writes images, metadata, depfile and index all-or-nothing.
+#pragma once
+
+#include "compiler/config.h"
+#include "compiler/diagnostic.h"
+#include "compiler/grid.h"
+#include "compiler/metadata.h"
+#include "compiler/signature.h"
+#include "compiler/target.h"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tta {
+
+/// One entry point: a kernel function and the variants to build of it.
+struct KernelSpec {
+  std::string source;                  ///< as given (diagnostics, metadata)
+  std::filesystem::path sourcePath;    ///< absolute
+  std::string sourceKind;              ///< "python", "ttir", "ttgir" (from the extension)
+  std::string function;                ///< the @jit function; empty for IR (taken from the IR)
+  std::string name;                    ///< entry point name; default: function
+  std::vector<Signature> signatures;   ///< hint variants; empty for IR sources
+  std::vector<Config> configs;         ///< at least one (possibly empty)
+  std::vector<Target> targets;         ///< at least one
+  Grid grid;
+  std::string origin;                  ///< where it was declared: "command line" or the spec file
+};
+
+struct CompileOptions {
+  /// Outputs are "<outputStem>.<target tag>.<digest>.<ext>" per kernel: outputDir / name.
+  std::filesystem::path outputDir;
+  /// Upstream's -o: an explicit stem for a single-kernel run (empty: outputDir / name).
+  std::filesystem::path outputStem;
+  std::filesystem::path depfile;       ///< empty: none
+  std::filesystem::path index;         ///< empty: none
+  std::filesystem::path cacheDir;      ///< empty: no cache
+  std::string python;                  ///< interpreter with Triton (absolute or on PATH)
+  std::filesystem::path workerScript;  ///< triton_aot_worker.py
+  std::filesystem::path irDir;         ///< --emit-ir: also write ttir/ttgir/llir/ptx|amdgcn here
+  bool writePtx = true;                ///< CUDA: write the .ptx beside the cubin
+  int jobs = 0;                        ///< parallel workers; 0 = one per CPU
+  bool verbose = false;
+  int interruptFd = -1;                ///< readable when the run must stop (SIGINT self-pipe)
+};
+
+struct CompileRequest {
+  std::vector<KernelSpec> kernels;
+  CompileOptions options;
+};
+
+struct CompiledVariant {
+  KernelMetadata metadata;
+  std::filesystem::path metadataPath;
+  bool fromCache = false;
+};
+
+struct CompileOutcome {
+  ExitCode code = ExitCode::Success;
+  std::vector<CompiledVariant> variants;   ///< in expansion order; empty on failure
+  std::vector<Diagnostic> errors;          ///< every failure, in expansion order
+};
+
+/// Receives progress and --verbose lines; the library never prints.
+using LogSink = std::function<void(std::string_view line)>;
+
+CompileOutcome compile(const CompileRequest &request, const LogSink &log = {});
+
+/// The table printed by --summary: kernel, variant, target, image size, shared, registers, spills.
+std::string formatSummary(const std::vector<CompiledVariant> &variants);
+
+/// Oldest Triton the frontend supports, and the newest it was written against.
+inline constexpr const char *kMinTritonVersion = "3.5.0";
+inline constexpr const char *kTestedTritonVersion = "3.6.0";
+
+} // namespace tta

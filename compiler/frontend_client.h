@@ -1,0 +1,44 @@
+// What the compiler makes of the frontend worker's answers: Triton version checks, errors
+// turned into diagnostics, and compile requests built from resolved signatures.
+#pragma once
+
+#include "compiler/config.h"
+#include "compiler/diagnostic.h"
+#include "compiler/signature.h"
+#include "compiler/target.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tta {
+
+/// Checks the worker's hello: Triton importable and at least kMinTritonVersion.
+Status checkHello(const nlohmann::json &hello, const std::string &python);
+
+/// Compares dotted versions numerically ("3.10.0" > "3.9.1"); suffixes such as "+git" ignored.
+int compareVersions(const std::string &a, const std::string &b);
+
+/// Turns an {"ok": false, "error": {...}} answer into a diagnostic. \p fallbackFile locates
+/// errors the worker could not place.
+Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::string &fallbackFile);
+
+/// Checks a resolved signature against the function's parameters from a describe answer:
+/// one entry per parameter, and values (not types) for tl.constexpr parameters.
+Status checkSignatureAgainstParams(const Signature &signature, const nlohmann::json &describe,
+                                   const std::string &function, const std::string &file);
+
+/// The "params" list of a compile request.
+nlohmann::json requestParams(const Signature &signature, const nlohmann::json &describe);
+
+/// The "target" object of a compile request: CUDA arch as an integer, HIP processor string.
+nlohmann::json requestTarget(const Target &target);
+
+/// The "options" object of a compile request (num_warps, num_stages and every other option).
+nlohmann::json requestOptions(const Config &config);
+
+/// JSON value of a constexpr for metadata: number, bool, string, or null.
+nlohmann::json constexprJson(const ConstexprValue &value);
+
+} // namespace tta

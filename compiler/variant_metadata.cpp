@@ -1,0 +1,234 @@
+// Builds a variant's metadata from the request, the frontend's answer and the image itself.
+// Launch facts come from Triton's metadata (never from the command line: Triton rewrites
+// num_warps for warp-specialised kernels); resource figures come from the image.
+#include "compiler/cache.h"
+#include "compiler/compiler.h"
+#include "compiler/frontend_client.h"
+#include "compiler/image_info.h"
+#include "compiler/naming.h"
+
+#include <cstdio>
+#include <span>
+
+namespace tta {
+
+namespace {
+
+template <class T> T number(const nlohmann::json &md, const char *key, T fallback) {
+  auto it = md.find(key);
+  if (it == md.end() || it->is_null())
+    return fallback;
+  if (it->is_boolean())
+    return static_cast<T>(it->get<bool>());
+  if (it->is_number())
+    return it->get<T>();
+  return fallback;
+}
+
+ImageFile imageFile(const std::string &kind, const std::filesystem::path &path,
+                    const std::string &bytes) {
+  return {kind, path.filename().string(), bytes.size(), sha256Hex(bytes)};
+}
+
+} // namespace
+
+Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const Target &target,
+                                       const Signature &signature, const Config &config,
+                                       const std::string &id, const OutputPaths &paths,
+                                       const nlohmann::json &result,
+                                       const std::map<std::string, std::string> &files,
+                                       bool writePtx) {
+  const nlohmann::json &md = result.value("metadata", nlohmann::json::object());
+  const nlohmann::json &describe = result.value("describe", nlohmann::json::object());
+  const nlohmann::json &declared = describe.value("params", nlohmann::json::array());
+
+  KernelMetadata meta;
+  meta.generator = std::string("triton-aot-cc ") + TRITON_AOT_VERSION;
+  meta.tritonVersion = result.value("triton_version", md.value("triton_version", ""));
+  meta.name = id.substr(0, id.find('.'));
+  meta.function = kernel.function.empty() ? describe.value("function", meta.name) : kernel.function;
+  meta.source = kernel.source;
+  meta.sourceKind = kernel.sourceKind;
+  meta.target = target;
+  meta.imageArch = result.value("image_arch", "");
+  meta.tritonHash = md.value("hash", "");
+
+  // Variant.
+  meta.variant.id = id;
+  meta.variant.config = config.name;
+  meta.variant.signature = formatSignature(signature);
+  meta.variant.numWarps = config.numWarps.value_or(number<int>(md, "num_warps", 0));
+  meta.variant.numStages = config.numStages.value_or(number<int>(md, "num_stages", 0));
+  nlohmann::json options = requestOptions(config);
+  options.erase("num_warps");
+  options.erase("num_stages");
+  meta.variant.options = options;
+
+  // Parameters: declaration order, then what Triton appends.
+  std::vector<std::string> names;
+  if (kernel.sourceKind == "python") {
+    for (std::size_t i = 0; i < signature.entries.size(); ++i) {
+      const SignatureEntry &entry = signature.entries[i];
+      ParamInfo p;
+      p.name = i < declared.size() ? declared[i].value("name", "") : "arg" + std::to_string(i);
+      p.hint = entry.hint;
+      switch (entry.kind) {
+      case SignatureEntry::Kind::Pointer:
+        p.kind = ParamInfo::Kind::Pointer;
+        p.type = "*" + std::string(typeInfo(entry.type).name);
+        p.size = 8;
+        break;
+      case SignatureEntry::Kind::Scalar:
+        p.type = std::string(typeInfo(entry.type).name);
+        if (entry.hint == 1) {
+          p.kind = ParamInfo::Kind::SpecializedToOne;
+          p.value = 1;
+          p.valueText = "1";
+          meta.variant.constexprs[p.name] = 1;
+        } else {
+          p.kind = ParamInfo::Kind::Scalar;
+          p.size = typeInfo(entry.type).size;
+        }
+        break;
+      case SignatureEntry::Kind::Constexpr:
+        p.kind = ParamInfo::Kind::Constexpr;
+        p.type = "constexpr";
+        p.value = constexprJson(entry.value);
+        p.valueText = formatConstexpr(entry.value);
+        meta.variant.constexprs[p.name] = p.value;
+        break;
+      }
+      names.push_back(p.name);
+      meta.params.push_back(std::move(p));
+    }
+  } else {
+    // IR sources: types and hints come from the IR itself.
+    for (const auto &param : declared) {
+      ParamInfo p;
+      p.name = param.value("name", "arg" + std::to_string(meta.params.size()));
+      p.type = param.value("type", "");
+      p.hint = param.value("hint", 0);
+      bool pointer = !p.type.empty() && p.type[0] == '*';
+      auto scalar = parseScalarType(pointer ? p.type.substr(1) : p.type);
+      if (!scalar)
+        return makeError(ExitCode::KernelError, "parameter '" + p.name + "' of the IR has type '" +
+                                                    p.type + "', which triton-aot cannot pass");
+      p.kind = pointer ? ParamInfo::Kind::Pointer : ParamInfo::Kind::Scalar;
+      p.size = pointer ? 8 : typeInfo(*scalar).size;
+      names.push_back(p.name);
+      meta.params.push_back(std::move(p));
+    }
+  }
+  for (const auto &trailing : result.value("trailing_params", nlohmann::json::array())) {
+    ParamInfo p;
+    p.name = trailing.get<std::string>();
+    p.kind = p.name == "profile_scratch" ? ParamInfo::Kind::ProfileScratch
+                                         : ParamInfo::Kind::GlobalScratch;
+    p.type = "*i8";
+    p.size = 8;
+    meta.params.push_back(std::move(p));
+  }
+
+  // Launch facts.
+  LaunchInfo &launch = meta.launch;
+  launch.entry = result.value("entry", md.value("name", meta.function));
+  launch.numWarps = number<int>(md, "num_warps", 0);
+  launch.warpSize = number<int>(md, "warp_size", target.warpSize);
+  launch.block = {launch.numWarps * launch.warpSize, 1, 1};
+  launch.shared = number<std::uint64_t>(md, "shared", 0);
+  launch.numCtas = number<int>(md, "num_ctas", 1);
+  launch.clusterDims = {launch.numCtas, 1, 1};
+  if (md.contains("cluster_dims") && md["cluster_dims"].is_array() && md["cluster_dims"].size() == 3)
+    for (int i = 0; i < 3; ++i)
+      launch.clusterDims[i] = md["cluster_dims"][i].get<int>();
+  launch.globalScratch = {number<std::uint64_t>(md, "global_scratch_size", 0),
+                          std::max<std::uint64_t>(1, number<std::uint64_t>(md, "global_scratch_align", 1))};
+  launch.profileScratch = {number<std::uint64_t>(md, "profile_scratch_size", 0),
+                           std::max<std::uint64_t>(1, number<std::uint64_t>(md, "profile_scratch_align", 1))};
+  launch.cooperative = number<bool>(md, "launch_cooperative_grid", false);
+  launch.pdl = number<bool>(md, "launch_pdl", false);
+  launch.tmemSize = number<std::uint64_t>(md, "tmem_size", 0);
+  if (launch.numWarps <= 0 || launch.warpSize <= 0)
+    return makeError(ExitCode::InternalError,
+                     "Triton's metadata for " + id + " has no usable num_warps / warp_size");
+
+  // Grid: the expressions may only use parameter and constexpr names.
+  if (Status s = checkGridNames(kernel.grid, names); !s)
+    return s.takeError();
+  meta.grid = kernel.grid.dims;
+
+  // The image: it must be what the target asked for.
+  auto image = files.find("image");
+  if (image == files.end())
+    return makeError(ExitCode::InternalError, "the frontend returned no image for " + id);
+  std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t *>(image->second.data()),
+                                      image->second.size());
+  auto info = inspectImage(bytes);
+  if (!info)
+    return makeError(ExitCode::InternalError,
+                     "Triton's image for " + id + " is unreadable: " + info.error().message);
+  if (Status s = checkImageMatchesTarget(*info, target); !s)
+    return makeError(ExitCode::InternalError,
+                     "Triton's image for " + id + " does not match its target: " + s.error().message);
+  if (auto it = info->kernels.find(launch.entry); it != info->kernels.end())
+    meta.resources = it->second;
+
+  meta.images.push_back(imageFile(target.backend == Backend::Cuda ? "cubin" : "hsaco", paths.image,
+                                  image->second));
+  if (auto ptx = files.find("ptx"); ptx != files.end() && writePtx)
+    meta.images.push_back(imageFile("ptx", paths.ptx, ptx->second));
+  return meta;
+}
+
+std::string formatSummary(const std::vector<CompiledVariant> &variants) {
+  struct Row {
+    std::vector<std::string> cells;
+  };
+  std::vector<std::string> header = {"kernel", "target", "config", "signature", "image",
+                                     "bytes",  "shared", "regs",   "spills"};
+  std::vector<Row> rows;
+  auto orDash = [](const auto &value) {
+    return value ? std::to_string(*value) : std::string("-");
+  };
+  for (const CompiledVariant &v : variants) {
+    const KernelMetadata &m = v.metadata;
+    std::string config = m.variant.config;
+    if (config.empty()) {
+      for (const auto &[name, value] : m.variant.constexprs)
+        config += name + "=" + value.dump() + " ";
+      config += "w" + std::to_string(m.variant.numWarps) + " s" + std::to_string(m.variant.numStages);
+    }
+    std::string signature = m.variant.signature;
+    if (signature.size() > 44)
+      signature = signature.substr(0, 41) + "...";
+    rows.push_back({{m.name, m.target.spelling(), config, signature, m.imageArch,
+                     std::to_string(m.images.empty() ? 0 : m.images[0].size),
+                     std::to_string(m.launch.shared), orDash(m.resources.registers),
+                     orDash(m.resources.spills)}});
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const Row &r : rows)
+      width[c] = std::max(width[c], r.cells[c].size());
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string> &cells) {
+    std::string text;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      bool numeric = c >= 5;
+      std::string pad(width[c] - cells[c].size(), ' ');
+      text += numeric ? pad + cells[c] : cells[c] + pad;
+      text += c + 1 < cells.size() ? "  " : "";
+    }
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();
+    out += text + '\n';
+  };
+  line(header);
+  for (const Row &r : rows)
+    line(r.cells);
+  return out;
+}
+
+} // namespace tta

@@ -1,0 +1,58 @@
+// Frontend workers: Python processes that run triton_aot_worker.py and answer JSON-line
+// requests (docs/frontend-protocol.md). The pool starts them lazily, keeps each busy with one
+// request at a time, and stops them all on an interrupt or when it is destroyed.
+#pragma once
+
+#include "compiler/diagnostic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tta {
+
+struct WorkerSettings {
+  std::string python;                         ///< absolute interpreter path
+  std::string script;                         ///< triton_aot_worker.py
+  std::map<std::string, std::string> environment;   ///< added to (or replacing in) ours
+  int interruptFd = -1;                       ///< readable: stop everything (Interrupted)
+  std::function<void(std::string_view)> log;  ///< worker stderr lines, when verbose
+};
+
+/// Looks \p program up on PATH unless it contains a '/', and makes it absolute.
+Expected<std::string> resolveProgram(const std::string &program);
+
+class WorkerProcess;
+
+class WorkerPool {
+public:
+  WorkerPool(WorkerSettings settings, int maxWorkers);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool &) = delete;
+  WorkerPool &operator=(const WorkerPool &) = delete;
+
+  /// Starts \p count workers now (import Triton in parallel) and returns the first hello.
+  /// Errors: the interpreter cannot be started, or it exited before saying hello.
+  Expected<nlohmann::json> start(int count);
+
+  /// Sends every request (each gets an "id") to the idle workers and calls \p onResponse for
+  /// each answer as it arrives. A worker that dies fails its request with an "internal" error
+  /// response (and is replaced); an interrupt stops everything and returns Interrupted.
+  Status run(const std::vector<nlohmann::json> &requests,
+             const std::function<void(std::size_t index, nlohmann::json response)> &onResponse);
+
+private:
+  Expected<WorkerProcess *> spawn();
+
+  WorkerSettings settings_;
+  int maxWorkers_;
+  std::vector<std::unique_ptr<WorkerProcess>> workers_;
+  nlohmann::json hello_;
+};
+
+} // namespace tta

@@ -1,0 +1,134 @@
+#include "compiler/options.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace tta {
+namespace {
+
+Expected<CommandLine> parse(std::vector<std::string> args) { return parseCommandLine(args); }
+
+TEST(Options, UpstreamFlagsIncludingTwoLetterShortOptions) {
+  auto cl = parse({"k.py", "-n", "add_kernel", "-s", "*fp32:16, *fp32, i32, 1024", "-g",
+                   "cdiv(n, 1024), 1, 1", "-w", "8", "-ns", "4", "-t", "cuda:80", "-on",
+                   "vadd", "-o", "out/add"});
+  ASSERT_TRUE(cl) << cl.error().message;
+  const KernelSpec &k = cl->request.kernels.at(0);
+  EXPECT_EQ(k.function, "add_kernel");
+  EXPECT_EQ(k.name, "vadd");
+  EXPECT_EQ(k.sourceKind, "python");
+  ASSERT_EQ(k.signatures.size(), 1u);
+  EXPECT_EQ(k.signatures[0].entries.size(), 4u);
+  ASSERT_EQ(k.configs.size(), 1u);
+  EXPECT_EQ(k.configs[0].numWarps, 8);
+  EXPECT_EQ(k.configs[0].numStages, 4);
+  EXPECT_EQ(k.targets.at(0).spelling(), "cuda:80");
+  EXPECT_EQ(cl->request.options.outputStem, fs::absolute("out/add"));
+  EXPECT_EQ(k.grid.dims[0], "cdiv(n, 1024)");
+}
+
+TEST(Options, RepeatedSignaturesTargetsAndConfigs) {
+  auto cl = parse({"k.py", "-n", "f", "-s", "*fp32:16, i32:16, BLOCK", "-s", "*fp32, i32, BLOCK",
+                   "-g", "1,1,1", "-t", "cuda:80", "-t", "hip:gfx942", "--config",
+                   "BLOCK=128 num_warps=4", "--config", "BLOCK=256 num_warps=8", "-o", "dir/"});
+  ASSERT_TRUE(cl) << cl.error().message;
+  const KernelSpec &k = cl->request.kernels.at(0);
+  EXPECT_EQ(k.signatures.size(), 2u);
+  EXPECT_EQ(k.targets.size(), 2u);
+  EXPECT_EQ(k.configs.size(), 2u);
+  EXPECT_TRUE(cl->request.options.outputStem.empty());
+  EXPECT_EQ(cl->request.options.outputDir, fs::absolute("dir/"));
+  EXPECT_EQ(cl->request.options.cacheDir, fs::absolute("dir/") / ".triton-aot-cache");
+}
+
+TEST(Options, MissingPiecesAreUsageErrorsThatSayWhatToAdd) {
+  auto noName = parse({"k.py", "-s", "i32", "-g", "1", "-t", "cuda:80"});
+  ASSERT_FALSE(noName);
+  EXPECT_EQ(noName.error().code, ExitCode::UsageError);
+  EXPECT_EQ(noName.error().message,
+            "missing -n/--kernel-name: name the @triton.jit function to compile");
+  auto noGrid = parse({"k.py", "-n", "f", "-s", "i32", "-t", "cuda:80"});
+  ASSERT_FALSE(noGrid);
+  EXPECT_EQ(noGrid.error().message,
+            "missing -g/--grid: give three C expressions, e.g. -g \"cdiv(n, BLOCK), 1, 1\"");
+  auto noTarget = parse({"k.py", "-n", "f", "-s", "i32", "-g", "1"});
+  ASSERT_FALSE(noTarget);
+  EXPECT_EQ(noTarget.error().message,
+            "no target: give -t/--target, e.g. -t cuda:90a (triton-aot-cc cross-compiles and "
+            "never looks for a GPU)");
+  auto badFile = parse({"k.cu", "-n", "f", "-s", "i32", "-g", "1", "-t", "cuda:80"});
+  ASSERT_FALSE(badFile);
+  EXPECT_EQ(badFile.error().message,
+            "unsupported kernel file '" + fs::absolute("k.cu").string() +
+                "': expected a Python file (.py) or Triton IR (.ttir, .ttgir)");
+  auto unknown = parse({"k.py", "--frobnicate"});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, ExitCode::UsageError);
+}
+
+TEST(Options, BadSignatureIsReportedWithItsText) {
+  auto cl = parse({"k.py", "-n", "f", "-s", "*fp33", "-g", "1", "-t", "cuda:80"});
+  ASSERT_FALSE(cl);
+  EXPECT_EQ(cl.error().code, ExitCode::UsageError);
+  ASSERT_FALSE(cl.error().notes.empty());
+  EXPECT_EQ(cl.error().notes[0], "in signature '*fp33'");
+}
+
+TEST(Options, HelpAndVersionExitEarly) {
+  auto help = parse({"--help"});
+  ASSERT_TRUE(help);
+  EXPECT_NE(help->earlyExitText.find("--signature"), std::string::npos);
+  auto version = parse({"--version"});
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->earlyExitText.rfind("triton-aot-cc ", 0), 0u);
+}
+
+TEST(Options, SpecFileExpandsKernelsWithPathsRelativeToIt) {
+  fs::path dir = fs::temp_directory_path() / "tta-options-test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "spec.json") << R"({
+    "targets": ["cuda:80", "hip:gfx942"],
+    "kernels": [
+      {"source": "kernels/add.py", "function": "add_kernel", "name": "add",
+       "signatures": ["*fp32:16, *fp32:16, i32, BLOCK"],
+       "configs": ["BLOCK=1024 num_warps=4", "BLOCK=256 name=small"],
+       "grid": "cdiv(n, BLOCK), 1, 1"},
+      {"source": "kernels/mm.py", "function": "mm", "signatures": "*fp16, 64",
+       "grid": ["1", "1", "1"], "targets": ["cuda:90a"]}
+    ]})";
+  auto kernels = loadSpecFile((dir / "spec.json").string(), {});
+  ASSERT_TRUE(kernels) << kernels.error().message;
+  ASSERT_EQ(kernels->size(), 2u);
+  EXPECT_EQ((*kernels)[0].sourcePath, dir / "kernels/add.py");
+  EXPECT_EQ((*kernels)[0].targets.size(), 2u);
+  EXPECT_EQ((*kernels)[0].configs.size(), 2u);
+  EXPECT_EQ((*kernels)[0].configs[1].name, "small");
+  EXPECT_EQ((*kernels)[1].name, "mm");
+  EXPECT_EQ((*kernels)[1].targets.at(0).spelling(), "cuda:90a");
+  fs::remove_all(dir);
+}
+
+TEST(Options, SpecFileErrorsNameTheFileAndTheField) {
+  fs::path dir = fs::temp_directory_path() / "tta-options-test-bad";
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.json") << "{\"kernels\": [{\"source\": \"a.py\", \"function\": \"f\", "
+                                     "\"signatures\": \"i32\", \"grid\": \"1\", \"colour\": 1}]}";
+  auto unknown = loadSpecFile((dir / "bad.json").string(), {});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().file, (dir / "bad.json").string());
+  EXPECT_EQ(unknown.error().message, "kernels[0]: unknown field 'colour'; expected source, "
+                                     "function, name, signatures, configs, grid, targets");
+  std::ofstream(dir / "syntax.json") << "{\n  \"kernels\": [\n    oops\n]}";
+  auto syntax = loadSpecFile((dir / "syntax.json").string(), {});
+  ASSERT_FALSE(syntax);
+  EXPECT_EQ(syntax.error().line, 3);
+  EXPECT_EQ(syntax.error().column, 5);
+  fs::remove_all(dir);
+}
+
+} // namespace
+} // namespace tta
