@@ -1,0 +1,429 @@
+"""Every difference between the Triton versions triton-aot supports (3.5 to 3.8) lives here.
+
+The worker speaks the protocol; this module knows how the installed Triton spells things:
+how to build a source object, which parameters the kernel ABI appends, which metadata fields
+exist, how the IR text names module attributes. Only 3.6.0 is tested; the other versions'
+differences come from the upstream history (research/triton-aot.md, section 4):
+
+- ASTSource: signature keyed by name with "constexpr" entries, constexprs by name, hints as a
+  plain attrs dict (3.2+, so every supported version); Gluon kernels need GluonASTSource.
+- Kernel ABI: global_scratch (3.2+) and profile_scratch (3.5+) pointers are appended on both
+  backends; main (3.8 development) appends three more under GSan instrumentation (rejected).
+- Metadata: cluster_dims up to 3.5, gone in 3.6 (launch (num_ctas, 1, 1)); HIP has no
+  global_scratch_* up to 3.6 (3.7+ has them, possibly None) and never tmem_size/launch_pdl.
+"""
+
+import dataclasses
+import enum
+import os
+import re
+
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler.compiler import ASTSource, make_backend  # noqa: F401  (re-exported)
+from triton.compiler.errors import CompilationError  # noqa: F401  (re-exported)
+from triton.runtime import autotuner as _autotuner
+from triton.runtime import errors as _errors
+from triton.runtime import jit as _jit
+
+
+def parse_version(text):
+    """'3.6.0+git1234' -> (3, 6, 0)."""
+    match = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
+    if not match:
+        return (0, 0, 0)
+    return tuple(int(part or 0) for part in match.groups())
+
+
+VERSION_TEXT = triton.__version__
+VERSION = parse_version(VERSION_TEXT)
+TRITON_DIR = os.path.dirname(os.path.abspath(triton.__file__))
+
+
+def at_least(major, minor):
+    return VERSION[:2] >= (major, minor)
+
+
+class UsageError(Exception):
+    """A request Triton cannot satisfy as asked (bad target, option, signature)."""
+
+    def __init__(self, message, notes=()):
+        super().__init__(message)
+        self.notes = list(notes)
+
+
+# Errors raised by a backend after the front end succeeded: the kernel itself does not compile.
+BACKEND_ERRORS = tuple(getattr(_errors, name) for name in ("OutOfResources", "PTXASError") if hasattr(_errors, name))
+
+
+def toolchain_files():
+    """Files whose change means cached outputs can no longer be trusted."""
+    candidates = [
+        "__init__.py",
+        "_C/libtriton.so",
+        "compiler/compiler.py",
+        "compiler/code_generator.py",
+        "backends/nvidia/compiler.py",
+        "backends/nvidia/bin/ptxas",
+        "backends/nvidia/bin/ptxas-blackwell",
+        "backends/nvidia/lib/libdevice.10.bc",
+        "backends/amd/compiler.py",
+        "backends/amd/lib/ocml.bc",
+        "backends/amd/lib/ockl.bc",
+    ]
+    paths = (os.path.join(TRITON_DIR, rel) for rel in candidates)
+    return [path for path in paths if os.path.exists(path)]
+
+
+def warm_up():
+    """Hash Triton's own files now: triton_key() reads libtriton.so and every compiler source
+    (~0.4 s), once per process, on the first compile. Hashing releases the GIL."""
+    try:
+        from triton.runtime.cache import triton_key
+    except ImportError:
+        from triton.compiler.compiler import triton_key
+    triton_key()
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets and options
+
+
+def make_target(spec):
+    """Protocol target {"backend", "arch", "warp_size"} -> GPUTarget (CUDA arch int, HIP str)."""
+    backend = spec.get("backend")
+    arch = spec.get("arch")
+    warp_size = spec.get("warp_size")
+    if backend == "cuda":
+        text = str(arch).rstrip("a")  # the "a" of sm_90a is implied: Triton adds it for >= 90
+        if not text.isdigit():
+            raise UsageError(f"CUDA target arch must be an integer such as 90, got {arch!r}")
+        return GPUTarget("cuda", int(text), int(warp_size or 32))
+    if backend == "hip":
+        if not isinstance(arch, str) or not arch.startswith("gfx"):
+            raise UsageError(f"HIP target arch must be a processor name such as 'gfx942', got {arch!r}")
+        return GPUTarget("hip", arch, int(warp_size or (32 if arch.startswith("gfx1") else 64)))
+    raise UsageError(f"unknown target backend {backend!r} (expected 'cuda' or 'hip')")
+
+
+def target_name(target):
+    """The spelling of the IR's ttg.target attribute for `target` ("cuda:90", "hip:gfx942")."""
+    return f"{target.backend}:{target.arch}"
+
+
+_option_fields = {}
+
+
+def check_options(backend, options):
+    """Reject option names the backend would silently ignore (parse_options drops them)."""
+    name = backend.target.backend
+    if name not in _option_fields:
+        defaults = backend.parse_options({})
+        _option_fields[name] = {field.name for field in dataclasses.fields(defaults)}
+    known = _option_fields[name]
+    unknown = sorted(key for key in options if key not in known)
+    if unknown:
+        raise UsageError(
+            f"option {unknown[0]!r} is not an option of Triton {VERSION_TEXT}'s {name} backend",
+            [f"known options: {', '.join(sorted(known))}"])
+
+
+# ---------------------------------------------------------------------------------------------
+# What a Python file holds
+
+
+def classify(obj):
+    """'jit' | 'autotune' | 'heuristics' | 'constexpr_function' | 'function' | 'other'."""
+    if isinstance(obj, _jit.JITFunction):
+        return "jit"
+    if isinstance(obj, _autotuner.Autotuner):
+        return "autotune"
+    if isinstance(obj, _autotuner.Heuristics):
+        return "heuristics"
+    constexpr_fn = getattr(_jit, "ConstexprFunction", None)  # 3.5+
+    if constexpr_fn is not None and isinstance(obj, constexpr_fn):
+        return "constexpr_function"
+    if callable(obj) and hasattr(obj, "__code__"):
+        return "function"
+    return "other"
+
+
+def is_jit_callable(obj):
+    """Anything whose source Triton compiles (kernels, helpers, constexpr functions)."""
+    base = getattr(_jit, "JITCallable", _jit.JITFunction)  # JITCallable appeared in 3.5
+    return isinstance(obj, base)
+
+
+def is_gluon(fn):
+    return bool(getattr(fn, "is_gluon", lambda: False)())
+
+
+def function_start(fn):
+    """(file, line of `def`, indentation of `def`) of a @jit function; 1-based line.
+
+    Triton reports AST line numbers relative to `fn.src`, which starts at the `def` line (the
+    decorators are stripped) and is dedented. `starting_line_number` is the first decorator's
+    line, as inspect.getsourcelines reports it.
+    """
+    file = fn.fn.__code__.co_filename
+    start = getattr(fn, "starting_line_number", None) or fn.fn.__code__.co_firstlineno
+    for index, line in enumerate(getattr(fn, "raw_src", None) or ()):
+        stripped = line.lstrip()
+        if stripped.startswith("def ") or stripped.startswith("async def "):
+            return file, start + index, len(line) - len(stripped)
+    return file, fn.fn.__code__.co_firstlineno, 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources
+
+
+def _dtype(name):
+    import triton.language as tl
+    value = getattr(tl, name, None)
+    if isinstance(value, tl.dtype):
+        return value
+    try:
+        return tl.dtype(name)  # Triton's short spelling: "fp16", "bf16", "int32"
+    except Exception:
+        raise UsageError(f"unknown Triton dtype {name!r} for a constexpr") from None
+
+
+def constexpr_value(spec):
+    """Protocol constexpr value -> the Python value Triton expects."""
+    kind = spec.get("type")
+    value = spec.get("value")
+    if kind == "int":
+        return int(value)
+    if kind == "float":
+        return float(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "str":
+        return str(value)
+    if kind == "dtype":
+        return _dtype(str(value))
+    if kind == "none":
+        return None
+    raise UsageError(f"unknown constexpr value type {kind!r}")
+
+
+def _source_class(fn):
+    if not is_gluon(fn):
+        return ASTSource
+    try:
+        from triton.experimental.gluon._runtime import GluonASTSource
+    except ImportError:
+        raise UsageError(f"Gluon kernels are not supported by Triton {VERSION_TEXT}") from None
+    return GluonASTSource
+
+
+def build_ast_source(fn, params):
+    """ASTSource for `fn` specialised as `params` (protocol entries, one per parameter).
+
+    Since 3.2 the signature is keyed by parameter name and covers every parameter (constexprs
+    as "constexpr"), constexprs are keyed by name, and hints are a plain attrs dict. A hint of 1
+    makes the parameter a constexpr equal to 1 (3.3+ semantics, as tools/compile.py does).
+    Gluon kernels need GluonASTSource, which `GluonJITFunction.create_binder` would pick, but
+    that needs an active driver.
+    """
+    signature, constexprs, attrs = {}, {}, {}
+    for index, param in enumerate(params):
+        name = param["name"]
+        kind = param.get("kind")
+        if kind == "constexpr":
+            signature[name] = "constexpr"
+            constexprs[name] = constexpr_value(param.get("value") or {"type": "none"})
+        elif param.get("hint") == 1:
+            signature[name] = "constexpr"
+            constexprs[name] = 1
+        elif kind in ("pointer", "scalar"):
+            ty = param.get("type") or ""
+            if not ty:
+                raise UsageError(f"parameter {name!r}: no type given")
+            signature[name] = "*" + ty if kind == "pointer" and not ty.startswith("*") else ty
+            if param.get("hint") == 16:
+                attrs[(index, )] = [["tt.divisibility", 16]]
+        else:
+            raise UsageError(f"parameter {name!r}: unknown kind {kind!r}")
+    return _source_class(fn)(fn, signature, constexprs=constexprs, attrs=attrs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+def trailing_params(metadata):
+    """The pointer parameters this Triton appends to every kernel, in order (both backends)."""
+    if "gsan" in str(metadata.get("instrumentation_mode") or ""):
+        # main (3.8 development) appends three more for GSan; their ABI is not supported.
+        raise UsageError("instrumentation_mode 'gsan' is not supported by triton-aot")
+    names = []
+    if at_least(3, 2):
+        names.append("global_scratch")
+    if at_least(3, 5):
+        names.append("profile_scratch")
+    return names
+
+
+# Fields the protocol guarantees; None or absent means this version/backend lacks them:
+# HIP has no global_scratch_* before 3.7 and never tmem_size/launch_pdl; Triton itself
+# defaults alignments to 1.
+_METADATA_DEFAULTS = {
+    "num_ctas": 1,
+    "shared": 0,
+    "global_scratch_size": 0,
+    "global_scratch_align": 1,
+    "profile_scratch_size": 0,
+    "profile_scratch_align": 1,
+    "launch_pdl": False,
+    "launch_cooperative_grid": False,
+    "tmem_size": 0,
+}
+
+_DROP = object()
+
+
+def _jsonable(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, GPUTarget):
+        return {"backend": value.backend, "arch": value.arch, "warp_size": value.warp_size}
+    if isinstance(value, enum.Enum):
+        return _jsonable(value.value)
+    if isinstance(value, (list, tuple)):
+        items = (_jsonable(item) for item in value)
+        return [item for item in items if item is not _DROP]
+    if isinstance(value, dict):
+        items = ((str(key), _jsonable(item)) for key, item in value.items())
+        return {key: item for key, item in items if item is not _DROP}
+    return _DROP  # nothing a launcher needs is an arbitrary object
+
+
+def metadata_dict(compiled):
+    """CompiledKernel.metadata as a JSON-ready dict with the protocol's guaranteed fields."""
+    raw = compiled.metadata._asdict()
+    meta = {key: item for key, item in ((k, _jsonable(v)) for k, v in raw.items()) if item is not _DROP}
+    for key, default in _METADATA_DEFAULTS.items():
+        if meta.get(key) is None:
+            meta[key] = default
+    # Up to 3.5 the metadata has cluster_dims; 3.6 removed it and launches (num_ctas, 1, 1).
+    cluster = meta.get("cluster_dims")
+    meta["cluster_dims"] = list(cluster) if cluster else [meta["num_ctas"], 1, 1]
+    return meta
+
+
+def image_arch(target, meta, asm):
+    """What the image is built for, as the backend names it ("sm_90a", "gfx942")."""
+    if target.backend == "cuda":
+        match = re.search(r"^\s*\.target\s+(sm_\w+)", asm.get("ptx") or "", re.MULTILINE)
+        if match:
+            return match.group(1)
+        return f"sm_{target.arch}{'a' if target.arch >= 90 else ''}"
+    return meta.get("arch") or str(target.arch)
+
+
+def ir_stages(target):
+    """The asm keys written to ir_dir, in pipeline order."""
+    return ["ttir", "ttgir", "llir", "ptx" if target.backend == "cuda" else "amdgcn"]
+
+
+# ---------------------------------------------------------------------------------------------
+# IR text (.ttir / .ttgir). Read as text: describe must not need a target or a backend.
+# Module attributes are spelled "ttg." since 3.2 ("triton_gpu." before).
+
+_ATTR_PREFIXES = ("ttg", "triton_gpu")
+
+_MLIR_TYPES = {
+    "f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64",
+    "f8E4M3FN": "fp8e4nv", "f8E5M2": "fp8e5", "f8E4M3FNUZ": "fp8e4b8", "f8E5M2FNUZ": "fp8e5b16",
+    "i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
+}
+
+
+def _split_top_level(text, sep=","):
+    """Split on `sep` outside (), <>, {}, [] and string literals."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for index, char in enumerate(text):
+        if char == '"' and (index == 0 or text[index - 1] != "\\"):
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char in "(<{[":
+            depth += 1
+        elif char in ")>}]":
+            depth -= 1
+        elif char == sep and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
+def _closing(text, open_index):
+    """Index of the parenthesis closing the one at `open_index`."""
+    depth, quoted = 0, False
+    for index in range(open_index, len(text)):
+        char = text[index]
+        if char == '"' and text[index - 1] != "\\":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+    raise ValueError("unbalanced parentheses in the function signature")
+
+
+def mlir_type_to_triton(ty):
+    """'!tt.ptr<f32>' -> '*fp32', 'i32' -> 'i32'; anything else is returned as written."""
+    match = re.fullmatch(r"!tt\.ptr<(.+?)(?:,\s*\d+)?>", ty)
+    if match:
+        return "*" + mlir_type_to_triton(match.group(1))
+    return _MLIR_TYPES.get(ty, ty)
+
+
+def _module_attr(text, name):
+    for prefix in _ATTR_PREFIXES:
+        match = re.search(r'"?%s\.%s"?\s*=\s*("[^"]*"|-?\d+)' % (prefix, re.escape(name)), text)
+        if match:
+            value = match.group(1)
+            return value.strip('"') if value.startswith('"') else int(value)
+    return None
+
+
+def parse_ir(text):
+    """The public kernel of a .ttir/.ttgir module: name, params and module attributes."""
+    match = re.search(r"\btt\.func\s+public\s+@([\w$.]+)\s*\(", text)
+    if not match:
+        raise ValueError("no public tt.func (kernel) in the module")
+    open_index = match.end() - 1
+    args = text[open_index + 1:_closing(text, open_index)]
+    params = []
+    for index, arg in enumerate(_split_top_level(args)):
+        arg_match = re.match(r"%([\w$.-]+)\s*:\s*(.*)$", arg, re.DOTALL)
+        if not arg_match:
+            raise ValueError(f"cannot read kernel argument {index}: {arg!r}")
+        ssa_name, rest = arg_match.groups()
+        ty = _split_top_level(rest, " ")[0]
+        divisibility = re.search(r"tt\.divisibility\s*=\s*(\d+)", rest)
+        params.append({
+            "name": ssa_name if not ssa_name[0].isdigit() else f"arg{index}",
+            "constexpr": False,
+            "annotation": None,
+            "type": mlir_type_to_triton(ty),
+            "hint": 16 if divisibility and int(divisibility.group(1)) % 16 == 0 else 0,
+        })
+    header = text[:match.start()]
+    module = re.search(r"^\s*module\b[^\n]*", header, re.MULTILINE)
+    attrs = module.group(0) if module else ""
+    return {
+        "function": match.group(1),
+        "params": params,
+        "target": _module_attr(attrs, "target"),
+        "num_warps": _module_attr(attrs, "num-warps"),
+        "num_ctas": _module_attr(attrs, "num-ctas"),
+    }

@@ -1,0 +1,672 @@
+"""triton-aot frontend worker: turns Triton kernels into IR and binaries for triton-aot-cc.
+
+Started once per build by the C++ driver; answers JSON-line requests on stdin with one JSON
+line each on stdout, as docs/frontend-protocol.md specifies. Never imports torch and never
+needs a GPU: everything goes through triton.compile(src, target=GPUTarget(...)).
+Triton-version differences live in triton_adapter.py.
+"""
+
+import ast
+import difflib
+import importlib.util
+import json
+import linecache
+import os
+import platform
+import re
+import site
+import sys
+import threading
+import traceback
+import types
+
+PROTOCOL = 1
+WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
+A = None  # triton_adapter, once Triton imported
+
+
+# ---------------------------------------------------------------------------------------------
+# Standard streams. fd 1 carries protocol lines only, but user code, Triton and C++ (MLIR
+# diagnostics, printf) write to fds 1 and 2 directly. So the protocol gets private copies of
+# fds 0/1; fds 1/2 feed a pipe whose reader forwards everything to the real stderr and keeps
+# the text written during a compile (MLIR errors exist only there); fd 0 reads /dev/null.
+
+
+class StderrTap:
+    SYNC = b"\x00tta-sync\x00"
+
+    def __init__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
+        self.proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+        self._real_stderr = os.dup(2)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        read_fd, write_fd = os.pipe()
+        os.dup2(write_fd, 1)
+        os.dup2(write_fd, 2)
+        os.close(write_fd)
+        sys.stdout = sys.stderr
+        self._read_fd = read_fd
+        self._cond = threading.Condition()
+        self._pending = b""
+        self._syncs = 0
+        self._record = None
+        threading.Thread(target=self._pump, name="stderr-tap", daemon=True).start()
+
+    def _pump(self):
+        while True:
+            data = os.read(self._read_fd, 65536)
+            if not data:
+                return
+            with self._cond:
+                buf, out = self._pending + data, bytearray()
+                while (index := buf.find(self.SYNC)) >= 0:
+                    out += buf[:index]
+                    buf = buf[index + len(self.SYNC):]
+                    self._syncs += 1
+                keep = next((k for k in range(min(len(self.SYNC) - 1, len(buf)), 0, -1)
+                             if buf.endswith(self.SYNC[:k])), 0)
+                out += buf[:len(buf) - keep]
+                self._pending = buf[len(buf) - keep:]
+                if self._record is not None:
+                    self._record += out
+                view = memoryview(out)
+                while view:
+                    view = view[os.write(self._real_stderr, view):]
+                self._cond.notify_all()
+
+    def sync(self):
+        """Wait until everything written so far has been forwarded."""
+        sys.stderr.flush()
+        with self._cond:
+            target = self._syncs + 1
+        os.write(2, self.SYNC)
+        with self._cond:
+            self._cond.wait_for(lambda: self._syncs >= target, timeout=5)
+
+    def start_recording(self):
+        self.sync()
+        with self._cond:
+            self._record = bytearray()
+
+    def stop_recording(self):
+        self.sync()
+        with self._cond:
+            text, self._record = bytes(self._record or b""), None
+        return text.decode("utf-8", errors="replace")
+
+    def send(self, obj):
+        self.proto_out.write(json.dumps(obj) + "\n")
+        self.proto_out.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+class RequestError(Exception):
+    """One failed request, already worded for the protocol."""
+
+    def __init__(self, kind, message, file="", line=0, column=0, source_line=None, notes=(), tb=""):
+        super().__init__(message)
+        if source_line is None:
+            source_line = line_text(file, line)
+        self.fields = {"kind": kind, "file": file, "line": line, "column": column, "message": message,
+                       "source_line": source_line, "notes": list(notes), "traceback": tb}
+
+
+def display(path):
+    """The path as the user would write it: relative to the working directory when inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def line_text(file, line):
+    return linecache.getline(file, line).rstrip("\n") if file and line > 0 else ""
+
+
+def format_exc(exc, extra=""):
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return text + (f"\n{extra}" if extra else "")
+
+
+def exception_chain(exc):
+    """exc, then its causes/contexts, innermost last."""
+    chain, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return chain
+
+
+def innermost_user_frame(exc):
+    """(file, line, column) of the innermost traceback frame in a project file, else None."""
+    for exc in reversed(exception_chain(exc)):
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_project_file(f.filename)]
+        if frames:
+            frame = frames[-1]
+            return frame.filename, frame.lineno or 0, (getattr(frame, "colno", None) or -1) + 1
+    return None
+
+
+def load_error(exc, path):
+    """A Python error while importing the kernel file (or a project file it imports)."""
+    tb = format_exc(exc)
+    if isinstance(exc, SyntaxError):
+        file = exc.filename or path
+        return RequestError("kernel", f"{type(exc).__name__}: {exc.msg}", file, exc.lineno or 0,
+                            exc.offset or 0, (exc.text or "").rstrip("\n"), tb=tb)
+    file, line, column = innermost_user_frame(exc) or (path, 0, 0)
+    return RequestError("kernel", f"{type(exc).__name__}: {exc}", file, line, column, tb=tb)
+
+
+def jit_sources(root):
+    """src text -> @jit function, for every @jit function reachable from `root`'s globals."""
+    found, stack, seen = {}, [root], set()
+    while stack:
+        fn = stack.pop()
+        found.setdefault(fn.src, fn)
+        scope = getattr(fn, "__globals__", None) or {}
+        if id(scope) in seen:
+            continue
+        seen.add(id(scope))
+        values = list(scope.values())
+        values += [v for m in values if isinstance(m, types.ModuleType) for v in vars(m).values()]
+        stack += [v for v in values if A.is_jit_callable(v) and v.src not in found]
+    return found
+
+
+def compilation_error(exc, fn):
+    """A Triton CompilationError, located in the innermost user @jit function involved."""
+    chain = exception_chain(exc)
+    errors = [e for e in chain if isinstance(e, A.CompilationError)]
+    sources = jit_sources(fn)
+    located = []  # innermost first: (owner, file, line, column)
+    for err in reversed(errors):
+        owner = sources.get(err.src)
+        if owner is None:
+            continue
+        file, def_line, indent = A.function_start(owner)
+        lineno = getattr(err.node, "lineno", None)
+        if lineno:
+            located.append((owner, file, def_line + lineno - 1, getattr(err.node, "col_offset", 0) + indent + 1))
+        else:
+            located.append((owner, file, def_line, indent + 1))
+
+    message = None
+    for err in reversed(errors):
+        if err.error_message:
+            message = str(err.error_message)
+            cause = err.__cause__ or err.__context__
+            # Triton wraps Python errors as repr(e): show "NameError: x is not defined" instead.
+            if cause is not None and not isinstance(cause, A.CompilationError) and message == repr(cause):
+                message = f"{type(cause).__name__}: {cause}"
+            break
+    if message is None:
+        inner = chain[-1]
+        message = f"{type(inner).__name__}: {inner}" if inner is not exc else "compilation failed"
+
+    # Point at the user's code, not at a Triton library function the user called wrongly.
+    in_user = [not os.path.realpath(loc[1]).startswith(A.TRITON_DIR + os.sep) for loc in located]
+    primary = in_user.index(True) if True in in_user else 0
+    notes = []
+    for index, (owner, file, line, _) in enumerate(located):
+        if index < primary:
+            notes.append(f"raised inside {owner.__name__} at {display(file)}:{line}")
+        elif index > primary:
+            callee = located[index - 1][0].__name__
+            notes.append(f"{display(file)}:{line}: {callee} called from {owner.__name__}: "
+                         f"{line_text(file, line).strip()}")
+    if not located:
+        return RequestError("kernel", message, A.function_start(fn)[0], 0, 0, "", notes, format_exc(exc))
+    _, file, line, column = located[primary]
+    return RequestError("kernel", message, file, line, column, None, notes, format_exc(exc))
+
+
+_MLIR_ERROR = re.compile(r'^(?:loc\()?"?(?P<file>[^":\n]+)"?:(?P<line>\d+):(?P<col>\d+)\)?: error: (?P<msg>.*)$',
+                         re.MULTILINE)
+
+
+def backend_error(exc, path, captured):
+    """Anything else Triton raised while compiling: MLIR/LLVM failures, ptxas, resources."""
+    tb = format_exc(exc, captured)
+    diag = _MLIR_ERROR.search(captured or "")
+    if diag:
+        file, line = diag["file"], int(diag["line"])
+        if os.path.isfile(file):
+            return RequestError("kernel", diag["msg"].strip(), file, line, int(diag["col"]), tb=tb)
+        return RequestError("kernel", diag["msg"].strip(), path, 0, 0, tb=tb)
+    text = getattr(exc, "error_message", None) or str(exc) or type(exc).__name__
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # ptxas: the first line only says "`ptxas` failed with error code 255"; its stderr says why.
+    detail = [line for line in lines[1:] if re.search(r"\b(error|fatal)\b", line, re.IGNORECASE)]
+    message = detail[0] if detail else lines[0] if lines else type(exc).__name__
+    if not isinstance(exc, A.BACKEND_ERRORS) and type(exc).__name__ not in message:
+        message = f"{type(exc).__name__}: {message}"
+    return RequestError("kernel", message, path, 0, 0, tb=tb)
+
+
+# ---------------------------------------------------------------------------------------------
+# Project files, module loading and dependencies
+
+
+def _excluded_roots():
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, WORKER_DIR}
+    roots.update(getattr(site, "getsitepackages", lambda: [])())
+    roots.add(getattr(site, "getusersitepackages", lambda: "")() or "")
+    roots.update(p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages")))
+    return sorted({os.path.realpath(r) for r in roots if r and r != "/"})
+
+
+_EXCLUDED = None
+_project_file = {}  # path -> bool; realpath() on every module of every purge is not free
+
+
+def is_project_file(path):
+    """A Python source file of the user's project (not the interpreter, packages or Triton)."""
+    if not path or not path.endswith(".py") or not os.path.isabs(path):
+        return False
+    known = _project_file.get(path)
+    if known is None:
+        real = os.path.realpath(path)
+        known = not any(real == root or real.startswith(root + os.sep) for root in _EXCLUDED)
+        _project_file[path] = known
+    return known
+
+
+def _module_file(module):
+    file = getattr(module, "__file__", None)
+    return os.path.abspath(file) if isinstance(file, str) else None
+
+
+def purge_project_modules():
+    """Drop project modules from sys.modules, so each kernel file imports its own copies.
+
+    Kernel files from different directories may import different `common.py`s; and a module
+    already in sys.modules would be missed as a dependency of the next kernel file.
+    """
+    for name, module in list(sys.modules.items()):
+        if is_project_file(_module_file(module)):
+            del sys.modules[name]
+
+
+def _stamp(path):
+    try:
+        st = os.stat(path)
+        return (st.st_mtime_ns, st.st_size)
+    except OSError:
+        return None
+
+
+class KernelFile:
+    """A loaded kernel file, its module and the project files it depends on (with stamps)."""
+
+    def __init__(self, path, module):
+        self.path = path
+        self.module = module
+        self.stamps = {path: _stamp(path)}
+
+    def add_deps(self, files):
+        for file in files:
+            if file not in self.stamps:
+                self.stamps[file] = _stamp(file)
+
+    @property
+    def deps(self):
+        return list(self.stamps)
+
+    def fresh(self):
+        return all(_stamp(path) == stamp for path, stamp in self.stamps.items())
+
+
+class ImportWatch:
+    """Context: the kernel's directory first on sys.path; records project modules imported."""
+
+    def __init__(self, path):
+        self.dir = os.path.dirname(path)
+        self.files = []
+
+    def __enter__(self):
+        self._before = set(sys.modules)
+        sys.path.insert(0, self.dir)
+        return self
+
+    def __exit__(self, *exc):
+        if self.dir in sys.path:
+            sys.path.remove(self.dir)
+        new = (sys.modules[name] for name in set(sys.modules) - self._before)
+        self.files = sorted({f for f in map(_module_file, new) if is_project_file(f)})
+        purge_project_modules()
+        return False
+
+
+_kernel_files = {}
+
+
+def load_kernel_file(path):
+    entry = _kernel_files.get(path)
+    if entry is not None and entry.fresh():
+        return entry
+    _kernel_files.pop(path, None)
+    purge_project_modules()
+    importlib.invalidate_caches()
+    for stale in ([path] + (entry.deps if entry else [])):
+        linecache.cache.pop(stale, None)  # inspect reads sources through linecache
+    stem = os.path.splitext(os.path.basename(path))[0]
+    # Like a normal import (dataclasses and pickle look modules up), but never shadow a module
+    # that is not the user's (a kernel file named "math.py").
+    name = stem if stem not in sys.modules else f"_tta_kernel_{stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    with ImportWatch(path) as watch:
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:
+            raise load_error(exc, path) from None
+        finally:
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+    entry = KernelFile(path, module)
+    entry.add_deps(watch.files)
+    # @jit functions the kernel can reach that live in other project files.
+    for value in vars(module).values():
+        if A.is_jit_callable(value):
+            file = os.path.abspath(value.fn.__code__.co_filename)
+            if is_project_file(file):
+                entry.add_deps([file])
+    _kernel_files[path] = entry
+    return entry
+
+
+def find_function(entry, name):
+    """The @jit function `name` of a loaded file, or a usage error saying what is there."""
+    module = entry.module
+    jit_names = [key for key, value in vars(module).items() if A.classify(value) == "jit"]
+    where = display(entry.path)
+    obj = getattr(module, name, None) if name else None
+    kind = A.classify(obj) if obj is not None else None
+    if kind == "jit":
+        return obj, jit_names
+    listing = f"@jit functions in {where}: {', '.join(jit_names)}" if jit_names else f"{where} defines no @jit functions"
+    if obj is None:
+        notes = [f"did you mean '{match}'?" for match in difflib.get_close_matches(name, jit_names, n=1)]
+        message = f"{where} has no @triton.jit function named '{name}'" if name else "no function name given"
+        raise RequestError("usage", message, entry.path, notes=notes + [listing])
+    if kind in ("autotune", "heuristics"):
+        decorator = "@triton.autotune" if kind == "autotune" else "@triton.heuristics"
+        fix = ("pass the configs explicitly; triton-aot-cc compiles one config per variant" if kind == "autotune"
+               else "pass the values it computes explicitly as constexprs")
+        message = f"'{name}' in {where} is wrapped in {decorator}, which runs at launch time"
+        notes = [f"compile the @triton.jit function itself (remove {decorator}) and {fix}"]
+    elif kind == "constexpr_function":
+        message = f"'{name}' in {where} is a @triton.constexpr_function, not a kernel"
+        notes = []
+    elif kind == "function":
+        message = f"'{name}' in {where} is a plain Python function, not a @triton.jit kernel"
+        notes = ["decorate it with @triton.jit (or @gluon.jit)"]
+    else:
+        message = f"'{name}' in {where} is not a function (it is a {type(obj).__name__})"
+        notes = []
+    while not hasattr(obj, "__code__") and hasattr(obj, "fn"):  # autotune -> heuristics -> jit -> def
+        obj = obj.fn
+    line = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
+    raise RequestError("usage", message, entry.path, line, notes=notes + [listing])
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+
+
+def _source(req):
+    path = req.get("source")
+    if not isinstance(path, str) or not path:
+        raise RequestError("usage", "request has no source")
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise RequestError("usage", f"{display(path)}: no such file", path)
+    kind = req.get("source_kind") or "python"
+    if kind not in ("python", "ttir", "ttgir"):
+        raise RequestError("usage", f"unknown source_kind {kind!r}")
+    if kind != "python" and not path.endswith("." + kind):
+        raise RequestError("usage", f"{display(path)}: a {kind} source must be named *.{kind}", path)
+    return path, kind
+
+
+def _value_spec(value):
+    """A default value in the protocol's constexpr-value form."""
+    import triton.language as tl
+    value = getattr(value, "value", value) if isinstance(value, tl.constexpr) else value
+    if value is None:
+        return {"type": "none"}
+    for kind, types_ in (("bool", bool), ("int", int), ("float", float), ("str", str)):
+        if isinstance(value, types_):
+            return {"type": kind, "value": value}
+    if isinstance(value, tl.dtype):
+        names = [k for k, v in vars(tl).items() if isinstance(v, tl.dtype) and v == value and not k.startswith("_")]
+        return {"type": "dtype", "value": names[0] if names else str(value)}
+    return {"type": "unsupported", "repr": repr(value)}
+
+
+def _read_ir(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return A.parse_ir(f.read())
+    except (OSError, ValueError) as exc:
+        raise RequestError("kernel", f"cannot read the kernel from {display(path)}: {exc}", path) from None
+
+
+def describe(req):
+    path, kind = _source(req)
+    if kind != "python":
+        info = _read_ir(path)
+        ttgir = kind == "ttgir"
+        return {"function": info["function"], "dialect": "triton", "params": info["params"],
+                "jit_functions": [info["function"]], "target": info["target"] if ttgir else None,
+                "num_warps": info["num_warps"] if ttgir else None, "num_ctas": info["num_ctas"] if ttgir else None}
+    entry = load_kernel_file(path)
+    fn, jit_names = find_function(entry, req.get("function") or "")
+    tree = fn.parse().body[0].args
+    annotations = {a.arg: a.annotation for a in tree.posonlyargs + tree.args + tree.kwonlyargs}
+    params = []
+    for param in fn.params:
+        note = annotations.get(param.name)
+        item = {"name": param.name, "constexpr": bool(param.is_constexpr),
+                "annotation": ast.unparse(note) if note is not None else None}
+        if param.has_default:
+            item["default"] = _value_spec(param.default)
+        params.append(item)
+    file, def_line, _ = A.function_start(fn)
+    return {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
+            "jit_functions": jit_names, "file": file, "line": def_line}
+
+
+def _check_params(fn, params):
+    names = [p.get("name") for p in params]
+    if names != list(fn.arg_names):
+        raise RequestError("usage", f"the signature does not fit {fn.__name__}: expected parameters "
+                           f"({', '.join(fn.arg_names)}), got ({', '.join(map(str, names))})",
+                           *A.function_start(fn)[:2])
+    for param, given in zip(fn.params, params):
+        if param.is_constexpr and given.get("kind") != "constexpr" and given.get("hint") != 1:
+            raise RequestError("usage", f"parameter '{param.name}' of {fn.__name__} is tl.constexpr: "
+                               "the signature must give it a value", *A.function_start(fn)[:2])
+
+
+def _target_and_options(req):
+    target = None
+    try:
+        target = A.make_target(req.get("target") or {})
+        backend = A.make_backend(target)
+        options = dict(req.get("options") or {})
+        A.check_options(backend, options)
+        backend.parse_options(dict(options))  # raises on illegal values (num_warps=3, ...)
+    except A.UsageError as exc:
+        raise RequestError("usage", str(exc), notes=exc.notes) from None
+    except Exception as exc:
+        where = A.target_name(target) if target else req.get("target")
+        raise RequestError("usage", f"invalid options for {where}: {exc}", tb=format_exc(exc)) from None
+    return target, options
+
+
+def _write(path, data):
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+        f.write(data)
+    return path
+
+
+def _write_outputs(compiled, target, outputs):
+    written = {}
+    if outputs.get("image"):
+        written["image"] = _write(outputs["image"], compiled.kernel)
+    if outputs.get("ptx") and target.backend == "cuda":
+        written["ptx"] = _write(outputs["ptx"], compiled.asm["ptx"])
+    ir_dir = outputs.get("ir_dir")
+    if ir_dir:
+        stem = os.path.splitext(os.path.basename(outputs.get("image") or "kernel"))[0]
+        written["ir"] = {}
+        for ext in A.ir_stages(target):
+            if ext in compiled.asm:
+                written["ir"][ext] = _write(os.path.join(ir_dir, f"{stem}.{ext}"), compiled.asm[ext])
+    return written
+
+
+def compile_request(req, tap):
+    path, kind = _source(req)
+    target, options = _target_and_options(req)
+    function = req.get("function") or ""
+    import triton
+    if kind == "python":
+        entry = load_kernel_file(path)
+        fn, _ = find_function(entry, function)
+        params = req.get("params") or []
+        _check_params(fn, params)
+        try:
+            src = A.build_ast_source(fn, params)
+        except A.UsageError as exc:
+            raise RequestError("usage", str(exc), path, notes=exc.notes) from None
+        watch = ImportWatch(path)
+    else:
+        info = _read_ir(path)
+        if function and function != info["function"]:
+            raise RequestError("usage", f"{display(path)} holds kernel '{info['function']}', not '{function}'", path)
+        wanted = A.target_name(target)
+        if kind == "ttgir" and info["target"] and info["target"] != wanted:
+            raise RequestError("usage", f"{display(path)} was generated for target {info['target']}, "
+                               f"but the requested target is {wanted}", path,
+                               notes=["regenerate the .ttgir for this target or request its target"])
+        for option in ("num_warps", "num_ctas"):  # a .ttgir fixes these; Triton would ignore the request
+            fixed = info[option] if kind == "ttgir" else None
+            if fixed is not None and options.get(option) not in (None, fixed):
+                raise RequestError("usage", f"{option}={options[option]} was requested, but {display(path)} "
+                                   f"was generated with {option}={fixed}", path)
+        fn, entry, src, watch = None, None, path, None
+
+    if _WARM_UP.ident is not None:
+        _WARM_UP.join()
+    failure = None
+    tap.start_recording()
+    try:
+        if watch is not None:
+            with watch:
+                compiled = triton.compile(src, target=target, options=options)
+            entry.add_deps(watch.files)
+        else:
+            compiled = triton.compile(src, target=target, options=options)
+    except (Exception, SystemExit) as exc:
+        failure = exc
+    captured = tap.stop_recording()
+    if isinstance(failure, A.CompilationError):
+        raise compilation_error(failure, fn) from None
+    if failure is not None:
+        raise backend_error(failure, path, captured) from None
+
+    meta = A.metadata_dict(compiled)
+    try:
+        trailing = A.trailing_params(meta)
+    except A.UsageError as exc:
+        raise RequestError("usage", str(exc), path) from None
+    return {"triton_version": A.VERSION_TEXT, "metadata": meta, "entry": meta.get("name"),
+            "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
+            "deps": entry.deps if entry else [path],
+            "written": _write_outputs(compiled, target, req.get("outputs") or {})}
+
+
+def _warm_up():
+    try:
+        A.warm_up()
+    except Exception:
+        pass  # the first compile will do it again and report what fails
+
+
+# Runs between hello and the first compile, overlapping the driver's first requests.
+_WARM_UP = threading.Thread(target=_warm_up, name="warm-up", daemon=True)
+
+
+def handle(line, tap, import_error):
+    try:
+        req = json.loads(line)
+        if not isinstance(req, dict):
+            raise ValueError("a request must be a JSON object")
+    except ValueError as exc:
+        return {"id": None, "ok": False, "error": RequestError("usage", f"malformed request: {exc}").fields}
+    rid = req.get("id")
+    try:
+        if import_error:
+            raise RequestError("environment", f"Triton cannot be imported: {import_error}")
+        op = req.get("op")
+        if op == "describe":
+            body = describe(req)
+        elif op == "compile":
+            body = compile_request(req, tap)
+        else:
+            raise RequestError("usage", f"unknown op {op!r}")
+        return {"id": rid, "ok": True, **body}
+    except RequestError as exc:
+        return {"id": rid, "ok": False, "error": exc.fields}
+    except (Exception, SystemExit) as exc:
+        return {"id": rid, "ok": False,
+                "error": RequestError("internal", f"{type(exc).__name__}: {exc}", tb=format_exc(exc)).fields}
+
+
+def main():
+    global A, _EXCLUDED
+    tap = StderrTap()
+    hello = {"event": "hello", "protocol": PROTOCOL, "python": sys.executable,
+             "python_version": platform.python_version(), "triton_version": None, "triton_dir": None,
+             "toolchain_files": [], "import_error": None}
+    try:
+        import triton
+        hello["triton_version"] = getattr(triton, "__version__", None)
+        hello["triton_dir"] = os.path.dirname(os.path.abspath(triton.__file__))
+        sys.path.insert(0, WORKER_DIR)
+        import triton_adapter
+        A = triton_adapter
+        hello["toolchain_files"] = A.toolchain_files()
+        _WARM_UP.start()
+    except Exception as exc:
+        hello["import_error"] = f"{exc}" if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
+        traceback.print_exc()
+    # Kernel files must not import from here (Python put the script's directory first).
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(WORKER_DIR)]
+    _EXCLUDED = _excluded_roots() + ([os.path.realpath(hello["triton_dir"])] if hello["triton_dir"] else [])
+    tap.send(hello)
+    for line in tap.proto_in:
+        if line.strip():
+            response = handle(line, tap, hello["import_error"])
+            try:
+                tap.send(response)
+            except (TypeError, ValueError) as exc:  # not JSON-serialisable: a worker bug
+                tap.send({"id": response.get("id"), "ok": False,
+                          "error": RequestError("internal", f"unserialisable response: {exc}").fields})
+    tap.sync()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
