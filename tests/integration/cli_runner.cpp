@@ -1,0 +1,114 @@
+#include "cli_runner.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char **environ;
+namespace fs = std::filesystem;
+
+namespace tta::testing {
+
+namespace {
+
+pid_t spawnIn(const std::string &program, const std::vector<std::string> &args,
+              const fs::path &dir, const std::vector<std::string> &env, const fs::path &outFile,
+              const fs::path &errFile) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, outFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // posix_spawn_file_actions_addchdir_np is glibc 2.29+: Debian 12 has it.
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  std::vector<std::string> argvStrings = {program};
+  argvStrings.insert(argvStrings.end(), args.begin(), args.end());
+  std::vector<char *> argv;
+  for (std::string &a : argvStrings)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> envStrings;
+  for (char **e = environ; *e; ++e)
+    envStrings.emplace_back(*e);
+  envStrings.insert(envStrings.end(), env.begin(), env.end());
+  std::vector<char *> envp;
+  for (std::string &e : envStrings)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data()) != 0)
+    pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+RunResult finish(pid_t pid, const fs::path &outFile, const fs::path &errFile) {
+  RunResult result;
+  int status = 0;
+  if (pid > 0 && waitpid(pid, &status, 0) == pid)
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = readText(outFile);
+  result.err = readText(errFile);
+  fs::remove(outFile);
+  fs::remove(errFile);
+  return result;
+}
+
+fs::path captureFile(const char *what) {
+  static int counter = 0;
+  return fs::temp_directory_path() /
+         ("tta-cli-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + what);
+}
+
+} // namespace
+
+RunResult run(const std::string &program, const std::vector<std::string> &args,
+              const fs::path &dir, const std::vector<std::string> &env) {
+  fs::path out = captureFile(".out"), err = captureFile(".err");
+  return finish(spawnIn(program, args, dir, env, out, err), out, err);
+}
+
+RunResult runAndSignal(const std::string &program, const std::vector<std::string> &args,
+                       const fs::path &dir, int signal, const std::function<bool()> &ready) {
+  fs::path out = captureFile(".out"), err = captureFile(".err");
+  pid_t pid = spawnIn(program, args, dir, {}, out, err);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!ready() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (pid > 0)
+    kill(pid, signal);
+  return finish(pid, out, err);
+}
+
+std::string readText(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::vector<std::string> listFiles(const fs::path &dir, const std::string &skipDir) {
+  std::vector<std::string> files;
+  if (!fs::exists(dir))
+    return files;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
+    if (it->is_directory() && !skipDir.empty() && it->path().filename() == skipDir) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file())
+      files.push_back(fs::relative(it->path(), dir).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+} // namespace tta::testing

@@ -1,0 +1,310 @@
+// Compiles the real kernels of tests/kernels for cuda:80, cuda:90a and hip:gfx942 through the
+// triton-aot-cc binary, and checks every output: metadata against the reader and the JSON
+// schema, every image with LLVM's Object library and (where the toolkit is here) cuobjdump.
+#include "cli_runner.h"
+#include "compiler/cache.h"
+#include "compiler/image_info.h"
+#include "compiler/metadata.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+namespace fs = std::filesystem;
+using tta::testing::listFiles;
+using tta::testing::readText;
+using tta::testing::run;
+using tta::testing::RunResult;
+
+namespace tta {
+namespace {
+
+const std::vector<std::string> kTargets = {"-t", "cuda:80", "-t", "cuda:90a", "-t", "hip:gfx942"};
+
+fs::path freshDir(const std::string &name) {
+  fs::path dir = fs::path(TTA_WORK_DIR) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+RunResult compile(const std::vector<std::string> &args, const fs::path &dir) {
+  return run(TTA_COMPILER, concat({"--python", TTA_PYTHON}, args), dir);
+}
+
+std::string kernel(const std::string &file) { return std::string(TTA_KERNELS_DIR) + "/" + file; }
+
+/// Every metadata file in \p dir, parsed and checked against its images.
+std::vector<KernelMetadata> checkOutputs(const fs::path &dir) {
+  std::vector<KernelMetadata> all;
+  for (const std::string &file : listFiles(dir, ".triton-aot-cache")) {
+    if (fs::path(file).extension() != ".json" || file == "index.json")
+      continue;
+    SCOPED_TRACE(file);
+    auto json = nlohmann::json::parse(readText(dir / file), nullptr, false);
+    EXPECT_FALSE(json.is_discarded());
+    auto meta = parseMetadata(json);
+    EXPECT_TRUE(meta) << (meta ? "" : meta.error().message);
+    if (!meta)
+      continue;
+
+    // JSON Schema, with the jsonschema package of the test environment.
+    RunResult schema = run(TTA_PYTHON,
+                           {"-c",
+                            "import json, sys, jsonschema; "
+                            "jsonschema.validate(json.load(open(sys.argv[1])), "
+                            "json.load(open(sys.argv[2])))",
+                            (dir / file).string(), TTA_SCHEMA},
+                           dir);
+    EXPECT_EQ(schema.status, 0) << schema.err;
+
+    EXPECT_EQ(meta->launch.block[0], meta->launch.numWarps * meta->launch.warpSize);
+    EXPECT_FALSE(meta->images.empty());
+    for (const ImageFile &image : meta->images) {
+      std::string bytes = readText(dir / image.file);
+      EXPECT_EQ(bytes.size(), image.size) << image.file;
+      EXPECT_EQ(sha256Hex(bytes), image.sha256) << image.file;
+      if (image.kind == "ptx") {
+        EXPECT_NE(bytes.find(".target " + meta->imageArch), std::string::npos);
+        continue;
+      }
+      auto info = inspectImage(std::span(reinterpret_cast<const std::uint8_t *>(bytes.data()),
+                                         bytes.size()));
+      EXPECT_TRUE(info) << (info ? "" : info.error().message);
+      if (!info)
+        continue;
+      EXPECT_EQ(info->machine, meta->target.backend == Backend::Cuda ? 190 : 224);
+      Status matches = checkImageMatchesTarget(*info, meta->target);
+      EXPECT_TRUE(matches) << (matches ? "" : matches.error().message);
+      EXPECT_TRUE(info->kernels.count(meta->launch.entry)) << meta->launch.entry;
+
+      std::string cuobjdump = TTA_CUOBJDUMP;
+      if (image.kind == "cubin" && !cuobjdump.empty() && fs::exists(cuobjdump)) {
+        RunResult elf = run(cuobjdump, {"-elf", (dir / image.file).string()}, dir);
+        EXPECT_EQ(elf.status, 0) << elf.err;
+        RunResult usage = run(cuobjdump, {"--dump-resource-usage", (dir / image.file).string()}, dir);
+        EXPECT_EQ(usage.status, 0) << usage.err;
+        std::smatch regs;
+        ASSERT_TRUE(std::regex_search(usage.out, regs, std::regex("REG:([0-9]+)"))) << usage.out;
+        ASSERT_TRUE(meta->resources.registers.has_value());
+        EXPECT_EQ(*meta->resources.registers, std::stoi(regs[1]));
+      }
+    }
+    all.push_back(std::move(*meta));
+  }
+  return all;
+}
+
+const ParamInfo &param(const KernelMetadata &meta, const std::string &name) {
+  for (const ParamInfo &p : meta.params)
+    if (p.name == name)
+      return p;
+  throw std::runtime_error("no parameter " + name);
+}
+
+TEST(Compile, VectorAddHintVariantsForThreeTargets) {
+  fs::path dir = freshDir("vector_add");
+  RunResult r = compile(concat({kernel("vector_add.py"), "-n", "add_kernel", "-s",
+                                "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-s",
+                                "*fp32, *fp32, *fp32, i32, 1024", "-s",
+                                "*fp32, *fp32, *fp32, i32:1, 1024", "-g",
+                                "cdiv(n_elements, 1024), 1, 1", "-o", dir.string() + "/",
+                                "--index", (dir / "index.json").string(), "--summary"},
+                               kTargets),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(dir);
+  ASSERT_EQ(metas.size(), 9u);
+  auto index = nlohmann::json::parse(readText(dir / "index.json"));
+  EXPECT_EQ(index["metadata"].size(), 9u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(m.name, "add_kernel");
+    EXPECT_EQ(m.tritonVersion, "3.6.0");
+    EXPECT_EQ(param(m, "x_ptr").kind, ParamInfo::Kind::Pointer);
+    EXPECT_EQ(param(m, "x_ptr").size, 8u);
+    EXPECT_EQ(param(m, "BLOCK").kind, ParamInfo::Kind::Constexpr);
+    EXPECT_EQ(param(m, "BLOCK").value, 1024);
+    const ParamInfo &n = param(m, "n_elements");
+    if (n.hint == 1) {
+      EXPECT_EQ(n.kind, ParamInfo::Kind::SpecializedToOne);
+      EXPECT_EQ(n.size, 0u);
+    } else {
+      EXPECT_EQ(n.kind, ParamInfo::Kind::Scalar);
+      EXPECT_EQ(n.size, 4u);
+    }
+    // Triton 3.6 appends two scratch pointers to every kernel.
+    ASSERT_GE(m.params.size(), 2u);
+    EXPECT_EQ(m.params[m.params.size() - 2].kind, ParamInfo::Kind::GlobalScratch);
+    EXPECT_EQ(m.params.back().kind, ParamInfo::Kind::ProfileScratch);
+    EXPECT_EQ(m.grid[0], "cdiv(n_elements, 1024)");
+    EXPECT_EQ(m.launch.numWarps, 4);
+    EXPECT_EQ(m.launch.warpSize, m.target.backend == Backend::Cuda ? 32 : 64);
+    EXPECT_EQ(m.images.size(), m.target.backend == Backend::Cuda ? 2u : 1u);
+  }
+  // The summary table lists every variant.
+  EXPECT_NE(r.out.find("sm_90a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gfx942"), std::string::npos) << r.out;
+}
+
+TEST(Compile, ScalarArgumentsRecordTheirExactWidth) {
+  fs::path dir = freshDir("scalar_args");
+  RunResult r = compile(concat({kernel("scalar_args.py"), "-n", "scale_shift_kernel", "-s",
+                                "*fp32:16, *fp32:16, fp32, fp16, i64, i1, 256", "-g",
+                                "cdiv(n_elements, BLOCK), 1, 1", "-o", dir.string() + "/"},
+                               kTargets),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(dir);
+  ASSERT_EQ(metas.size(), 3u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(param(m, "alpha").size, 4u);
+    EXPECT_EQ(param(m, "alpha").type, "fp32");
+    EXPECT_EQ(param(m, "beta").size, 2u);
+    EXPECT_EQ(param(m, "beta").type, "fp16");
+    EXPECT_EQ(param(m, "n_elements").size, 8u);
+    EXPECT_EQ(param(m, "use_beta").size, 1u);
+  }
+}
+
+TEST(Compile, Fp16MatmulWithDotAndConfigs) {
+  fs::path dir = freshDir("matmul");
+  RunResult r = compile(
+      concat({kernel("matmul_fp16.py"), "-n", "matmul_kernel", "-on", "matmul", "-s",
+              "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, "
+              "i32:16, i32:1, BM, BN, BK",
+              "-g", "cdiv(M, BM), cdiv(N, BN), 1", "--config", "name=small BM=64 BN=64 BK=32",
+              "--config", "name=wide BM=64 BN=128 BK=32 num_warps=8", "-o", dir.string() + "/"},
+             kTargets),
+      dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(dir);
+  ASSERT_EQ(metas.size(), 6u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(m.name, "matmul");
+    EXPECT_GT(m.launch.shared, 0u);
+    EXPECT_TRUE(m.variant.config == "small" || m.variant.config == "wide");
+    EXPECT_EQ(m.launch.numWarps, m.variant.config == "wide" ? 8 : 4);
+    EXPECT_EQ(param(m, "stride_ak").kind, ParamInfo::Kind::SpecializedToOne);
+  }
+}
+
+TEST(Compile, KernelAbove48KiBOfSharedMemory) {
+  fs::path dir = freshDir("big_shared");
+  RunResult r = compile(concat({kernel("big_shared.py"), "-n", "big_shared_kernel", "-s",
+                                "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16",
+                                "-g", "cdiv(M, 128), cdiv(N, 128), 1", "-w", "8", "-o",
+                                dir.string() + "/"},
+                               kTargets),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(dir);
+  ASSERT_EQ(metas.size(), 3u);
+  for (const KernelMetadata &m : metas)
+    if (m.target.backend == Backend::Cuda)
+      EXPECT_GT(m.launch.shared, 48u * 1024) << m.target.spelling();
+}
+
+TEST(Compile, GluonKernel) {
+  fs::path dir = freshDir("gluon");
+  RunResult cuda = compile({kernel("gluon_add.py"), "-n", "gluon_add_kernel", "-s",
+                            "*fp32:16, *fp32:16, *fp32:16, i32, 1024, 32", "-g",
+                            "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80", "-t", "cuda:90a",
+                            "-o", dir.string() + "/"},
+                           dir);
+  ASSERT_EQ(cuda.status, 0) << cuda.err;
+  // AMD's gfx9 wavefronts have 64 lanes, and a Gluon layout names the warp size.
+  RunResult hip = compile({kernel("gluon_add.py"), "-n", "gluon_add_kernel", "-s",
+                           "*fp32:16, *fp32:16, *fp32:16, i32, 1024, 64", "-g",
+                           "cdiv(n_elements, BLOCK), 1, 1", "-t", "hip:gfx942", "-o",
+                           dir.string() + "/"},
+                          dir);
+  ASSERT_EQ(hip.status, 0) << hip.err;
+  EXPECT_EQ(checkOutputs(dir).size(), 3u);
+}
+
+TEST(Compile, TtgirFilesFromEmitIr) {
+  fs::path dir = freshDir("ttgir");
+  fs::path ir = dir / "ir";
+  RunResult first = compile(concat({kernel("vector_add.py"), "-n", "add_kernel", "-s",
+                                    "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-g",
+                                    "cdiv(n_elements, 1024), 1, 1", "-o",
+                                    (dir / "from_py").string() + "/", "--emit-ir", ir.string()},
+                                   kTargets),
+                            dir);
+  ASSERT_EQ(first.status, 0) << first.err;
+  for (const char *tag : {"sm80", "sm90a", "gfx942"}) {
+    SCOPED_TRACE(tag);
+    fs::path ttgir;
+    for (const std::string &file : listFiles(ir))
+      if (file.find(std::string(".") + tag + ".") != std::string::npos &&
+          fs::path(file).extension() == ".ttgir")
+        ttgir = ir / file;
+    ASSERT_FALSE(ttgir.empty());
+    std::string target = std::string(tag) == "gfx942" ? "hip:gfx942"
+                         : std::string(tag) == "sm80" ? "cuda:80"
+                                                      : "cuda:90a";
+    fs::path out = dir / (std::string("from_ttgir_") + tag);
+    RunResult r = compile({ttgir.string(), "-g", "cdiv(n_elements, 1024), 1, 1", "-t", target,
+                           "-on", "add_ir", "-o", out.string() + "/"},
+                          dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto metas = checkOutputs(out);
+    ASSERT_EQ(metas.size(), 1u);
+    EXPECT_EQ(metas[0].sourceKind, "ttgir");
+    EXPECT_EQ(metas[0].name, "add_ir");
+    EXPECT_EQ(param(metas[0], "n_elements").kind, ParamInfo::Kind::Scalar);
+    EXPECT_EQ(param(metas[0], "x_ptr").hint, 16);
+  }
+}
+
+TEST(Compile, UnchangedRerunComesFromTheCacheWithoutPython) {
+  fs::path dir = freshDir("cache");
+  fs::copy_file(kernel("vector_add.py"), dir / "vector_add.py");
+  std::vector<std::string> args = concat({"vector_add.py", "-n", "add_kernel", "-s",
+                                          "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-g",
+                                          "cdiv(n_elements, 1024), 1, 1", "-o", "out/", "-v"},
+                                         kTargets);
+  RunResult first = compile(args, dir);
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_NE(first.err.find("frontend: Triton 3.6.0"), std::string::npos) << first.err;
+  auto before = listFiles(dir / "out", ".triton-aot-cache");
+
+  RunResult second = compile(args, dir);
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_EQ(second.err.find("frontend:"), std::string::npos) << "started Python: " << second.err;
+  EXPECT_NE(second.err.find("cache hit: add_kernel.sm90a."), std::string::npos) << second.err;
+  EXPECT_EQ(listFiles(dir / "out", ".triton-aot-cache"), before);
+
+  // Editing the kernel invalidates its entries.
+  std::string text = readText(dir / "vector_add.py");
+  std::ofstream(dir / "vector_add.py") << text << "\n# edited\n";
+  RunResult third = compile(args, dir);
+  ASSERT_EQ(third.status, 0) << third.err;
+  EXPECT_NE(third.err.find("frontend:"), std::string::npos) << third.err;
+}
+
+TEST(Compile, DepfileListsTheKernelAndItsProjectLocalImports) {
+  fs::path dir = freshDir("depfile");
+  RunResult r = compile({kernel("kernel_with_import.py"), "-n", "scale_kernel", "-s",
+                         "*fp32:16, *fp32:16, i32, 256", "-g", "cdiv(n_elements, 256), 1, 1",
+                         "-t", "cuda:80", "-o", dir.string() + "/", "--index",
+                         (dir / "scale.index.json").string(), "--depfile",
+                         (dir / "scale.d").string()},
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string depfile = readText(dir / "scale.d");
+  EXPECT_EQ(depfile.rfind((dir / "scale.index.json").string() + ":", 0), 0u) << depfile;
+  EXPECT_NE(depfile.find(kernel("kernel_with_import.py")), std::string::npos) << depfile;
+  EXPECT_NE(depfile.find(kernel("kernel_helpers.py")), std::string::npos) << depfile;
+  EXPECT_EQ(depfile.find("site-packages"), std::string::npos) << depfile;
+}
+
+} // namespace
+} // namespace tta

@@ -1,0 +1,211 @@
+// Every bad input gets its message and exit status, and leaves no output behind.
+#include "cli_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using tta::testing::listFiles;
+using tta::testing::readText;
+using tta::testing::run;
+using tta::testing::RunResult;
+
+namespace tta {
+namespace {
+
+class Errors : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = fs::path(TTA_WORK_DIR) / ("errors_" + std::string(::testing::UnitTest::GetInstance()
+                                                                ->current_test_info()
+                                                                ->name()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "out");
+    for (const char *file : {"vector_add.py", "bad_kernel.py"})
+      fs::copy_file(fs::path(TTA_KERNELS_DIR) / file, dir / file);
+  }
+
+  RunResult compile(std::vector<std::string> args, const std::vector<std::string> &env = {}) {
+    args.insert(args.begin(), {"--python", TTA_PYTHON});
+    return run(TTA_COMPILER, args, dir, env);
+  }
+
+  /// The output directory holds nothing but the cache (and no temporary files).
+  void expectNoOutputs() {
+    EXPECT_EQ(listFiles(dir / "out", ".triton-aot-cache"), std::vector<std::string>{});
+  }
+
+  std::vector<std::string> addArgs(const std::string &signature) {
+    return {"vector_add.py", "-n",       "add_kernel",  "-s", signature, "-g", "cdiv(n_elements, 1024)",
+            "-t",            "cuda:80",  "-o",          "out/"};
+  }
+
+  fs::path dir;
+};
+
+TEST_F(Errors, SignatureSyntax) {
+  RunResult r = compile(addArgs("*fp32:16, *fp33, *fp32, i32, 1024"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("error: signature entry 2 '*fp33'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fp32"), std::string::npos) << r.err;   // did you mean
+  expectNoOutputs();
+}
+
+TEST_F(Errors, SignatureThatDoesNotFitTheFunction) {
+  RunResult r = compile(addArgs("*fp32, *fp32, *fp32, i32"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("vector_add.py:7: error: signature has 4 entries but 'add_kernel' has 5 "
+                       "parameters (x_ptr, y_ptr, out_ptr, n_elements, BLOCK)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("note: no entry for BLOCK"), std::string::npos) << r.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, TypeGivenForAConstexprParameter) {
+  RunResult r = compile(addArgs("*fp32, *fp32, *fp32, i32, i32"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("signature entry 5 'i32' is a type, but 'BLOCK' is declared tl.constexpr"),
+            std::string::npos)
+      << r.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, UnknownKernelNameListsTheJitFunctions) {
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args[2] = "add_kernl";
+  RunResult r = compile(args);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("add_kernl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("add_kernel"), std::string::npos) << r.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, KernelCompileErrorPointsAtTheLine) {
+  RunResult r = compile({"bad_kernel.py", "-n", "undefined_name_kernel", "-s", "*fp32, i32, 128",
+                         "-g", "1", "-t", "cuda:80", "-o", "out/"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("bad_kernel.py:14:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("undefined_scale"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("x * undefined_scale"), std::string::npos) << "source line: " << r.err;
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+  expectNoOutputs();
+
+  std::vector<std::string> verbose = {"bad_kernel.py", "-n", "undefined_name_kernel", "-s",
+                                      "*fp32, i32, 128", "-g", "1", "-t", "cuda:80", "-o",
+                                      "out/", "--verbose"};
+  RunResult v = compile(verbose);
+  EXPECT_EQ(v.status, 1);
+  EXPECT_NE(v.err.find("Traceback"), std::string::npos) << v.err;
+}
+
+TEST_F(Errors, NotAKernelAndAutotunedKernel) {
+  RunResult plain = compile({"bad_kernel.py", "-n", "not_a_kernel", "-s", "i32", "-g", "1", "-t",
+                             "cuda:80", "-o", "out/"});
+  EXPECT_EQ(plain.status, 2) << plain.err;
+  RunResult tuned = compile({"bad_kernel.py", "-n", "tuned_kernel", "-s", "*fp32, i32, 128", "-g",
+                             "1", "-t", "cuda:80", "-o", "out/"});
+  EXPECT_EQ(tuned.status, 2) << tuned.err;
+  EXPECT_NE(tuned.err.find("autotune"), std::string::npos) << tuned.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, TritonMissing) {
+  // An interpreter without Triton: a venv-less Python with site packages switched off.
+  fs::path fake = dir / "python-without-triton";
+  std::ofstream(fake) << "#!/bin/sh\nexec " << TTA_PYTHON << " -S \"$@\"\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", fake.string(), "vector_add.py", "-n", "add_kernel", "-s",
+                     "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
+                    dir);
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("cannot import triton with " + fake.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pip install triton==3.6.0"), std::string::npos) << r.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, TritonTooOld) {
+  fs::create_directories(dir / "old/triton");
+  std::ofstream(dir / "old/triton/__init__.py") << "__version__ = '3.2.0'\n";
+  RunResult r = compile(addArgs("*fp32, *fp32, *fp32, i32, 1024"),
+                        {"PYTHONPATH=" + (dir / "old").string()});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("Triton 3.2.0 at " + std::string(TTA_PYTHON) +
+                       " is older than 3.5.0, the oldest triton-aot-cc supports"),
+            std::string::npos)
+      << r.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, BadTargetAndGrid) {
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args[8] = "cuda:sm80";
+  RunResult target = compile(args);
+  EXPECT_EQ(target.status, 2);
+  EXPECT_NE(target.err.find("cuda:sm80"), std::string::npos) << target.err;
+  args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args[6] = "cdiv(n_elems, 1024)";
+  RunResult grid = compile(args);
+  EXPECT_EQ(grid.status, 2);
+  EXPECT_NE(grid.err.find("n_elems"), std::string::npos) << grid.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, FailureRemovesEarlierOutputsOfTheSameVariant) {
+  RunResult good = compile(addArgs("*fp32, *fp32, *fp32, i32, 1024"));
+  ASSERT_EQ(good.status, 0) << good.err;
+  EXPECT_EQ(listFiles(dir / "out", ".triton-aot-cache").size(), 3u);   // cubin, ptx, json
+  std::ofstream(dir / "vector_add.py", std::ios::app) << "\n@triton.jit\ndef broken(:\n";
+  RunResult bad = compile(addArgs("*fp32, *fp32, *fp32, i32, 1024"));
+  EXPECT_EQ(bad.status, 1) << bad.err;
+  EXPECT_NE(bad.err.find("vector_add.py:"), std::string::npos) << bad.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, UnwritableOutputDirectory) {
+  if (::geteuid() == 0)
+    GTEST_SKIP() << "root can write anywhere";
+  fs::permissions(dir / "out", fs::perms::owner_read | fs::perms::owner_exec);
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args.push_back("--no-cache");
+  RunResult r = compile(args);
+  fs::permissions(dir / "out", fs::perms::owner_all);
+  EXPECT_EQ(r.status, 4) << r.err;
+}
+
+TEST_F(Errors, OutputPathIsAFile) {
+  std::ofstream(dir / "blocker") << "x";
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args[10] = "blocker/sub/";
+  RunResult r = compile(args);
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_NE(r.err.find("blocker"), std::string::npos) << r.err;
+}
+
+TEST_F(Errors, InterruptLeavesNothingBehind) {
+  std::vector<std::string> args = {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel",
+                                   "-s", "*fp32, *fp32, *fp32, i32, 1024", "-g", "1",
+                                   "-t", "cuda:80", "-t", "cuda:90a", "-t", "hip:gfx942",
+                                   "-o", "out/", "--no-cache"};
+  // Interrupt once the frontend workers are being started (their scratch directory exists).
+  auto compiling = [&] {
+    std::error_code ec;
+    for (const auto &entry : fs::directory_iterator(dir / "out", ec))
+      if (entry.path().filename().string().rfind(".triton-aot-tmp.", 0) == 0)
+        return true;
+    return false;
+  };
+  RunResult r = tta::testing::runAndSignal(TTA_COMPILER, args, dir, SIGINT, compiling);
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_EQ(listFiles(dir / "out"), std::vector<std::string>{});
+  for (const auto &entry : fs::directory_iterator(dir / "out"))
+    ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+} // namespace
+} // namespace tta
