@@ -376,11 +376,11 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
         }
         job->files[role] = std::move(*bytes);
       }
-      if (!opts.irDir.empty())
-        for (const auto &entry : fs::directory_iterator(scratch / "ir"))
-          if (entry.path().stem() == job->paths.image.stem())
-            if (auto bytes = readFile(entry.path()))
-              job->files["ir:" + entry.path().filename().string()] = std::move(*bytes);
+      for (const auto &[stage, path] : written.value("ir", nlohmann::json::object()).items())
+        if (path.is_string())
+          if (auto bytes = readFile(path.get<std::string>()))
+            job->files["ir:" + fs::path(path.get<std::string>()).filename().string()] =
+                std::move(*bytes);
     });
     if (!ran) {
       fail(ran.takeError());
