@@ -6,6 +6,10 @@
 // files it depended on are unchanged: the kernel's Python sources by SHA-256, the Triton
 // installation by size and modification time (hashing libtriton.so on every run would cost
 // more than it saves).
+//
+// Entries live in <root>/v1/<key[0:2]>/<key>/ (entry.json plus one file per role). store()
+// replaces an existing entry, so the last writer wins; a crashed run can leave a directory
+// under <root>/v1/tmp/, which is safe to delete at any time no run is storing.
 #pragma once
 
 #include "compiler/diagnostic.h"
@@ -40,9 +44,11 @@ public:
   explicit CompileCache(std::filesystem::path root) : root_(std::move(root)) {}
 
   bool enabled() const { return !root_.empty(); }
-  /// Returns the entry for \p key if present and all its dependencies are unchanged.
+  /// Returns the entry for \p key if present and all its dependencies are unchanged. A
+  /// damaged, partial or foreign entry is a miss, never an error.
   std::optional<CacheEntry> lookup(const std::string &key) const;
-  /// Stores (or replaces) the entry for \p key atomically.
+  /// Stores (or replaces) the entry for \p key atomically. Keys and roles are names made of
+  /// [A-Za-z0-9_-] (anything else is an InternalError); a disabled cache stores nothing.
   Status store(const std::string &key, const CacheEntry &entry) const;
 
   /// Describes a file now, hashing its contents (\p hashContents) or taking its stat identity.

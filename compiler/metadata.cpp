@@ -1,1 +1,487 @@
-// Placeholder: implemented in its own change.
+#include "compiler/metadata.h"
+
+#include <algorithm>
+#include <climits>
+#include <set>
+
+namespace tta {
+
+using nlohmann::json;
+
+const char *paramKindName(ParamInfo::Kind kind) {
+  switch (kind) {
+  case ParamInfo::Kind::Pointer:
+    return "pointer";
+  case ParamInfo::Kind::Scalar:
+    return "scalar";
+  case ParamInfo::Kind::Constexpr:
+    return "constexpr";
+  case ParamInfo::Kind::SpecializedToOne:
+    return "specialized_to_one";
+  case ParamInfo::Kind::GlobalScratch:
+    return "global_scratch";
+  case ParamInfo::Kind::ProfileScratch:
+    return "profile_scratch";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr ParamInfo::Kind kParamKinds[] = {
+    ParamInfo::Kind::Pointer,          ParamInfo::Kind::Scalar,
+    ParamInfo::Kind::Constexpr,        ParamInfo::Kind::SpecializedToOne,
+    ParamInfo::Kind::GlobalScratch,    ParamInfo::Kind::ProfileScratch};
+
+/// Constexpr and ":1" parameters are compiled in: they carry a value and take no argument slot.
+bool isCompiledIn(ParamInfo::Kind kind) {
+  return kind == ParamInfo::Kind::Constexpr || kind == ParamInfo::Kind::SpecializedToOne;
+}
+
+bool isTrailing(ParamInfo::Kind kind) {
+  return kind == ParamInfo::Kind::GlobalScratch || kind == ParamInfo::Kind::ProfileScratch;
+}
+
+json scratchJson(const ScratchInfo &scratch) {
+  return {{"size", scratch.size}, {"align", scratch.align}};
+}
+
+json resourcesJson(const ResourceInfo &resources) {
+  json out = json::object(); // unknown figures are left out, never written as 0
+  if (resources.registers)
+    out["registers"] = *resources.registers;
+  if (resources.sgprs)
+    out["sgprs"] = *resources.sgprs;
+  if (resources.spills)
+    out["spills"] = *resources.spills;
+  if (resources.staticShared)
+    out["static_shared"] = *resources.staticShared;
+  return out;
+}
+
+} // namespace
+
+json toJson(const KernelMetadata &meta) {
+  json params = json::array();
+  for (const ParamInfo &param : meta.params) {
+    json out = {{"name", param.name},
+                {"kind", paramKindName(param.kind)},
+                {"type", param.type},
+                {"size", param.size},
+                {"hint", param.hint}};
+    if (isCompiledIn(param.kind)) {
+      out["value"] = param.value;
+      out["value_text"] = param.valueText;
+    }
+    params.push_back(std::move(out));
+  }
+  json images = json::array();
+  for (const ImageFile &image : meta.images)
+    images.push_back(
+        {{"kind", image.kind}, {"file", image.file}, {"size", image.size}, {"sha256", image.sha256}});
+
+  const LaunchInfo &launch = meta.launch;
+  const VariantInfo &variant = meta.variant;
+  return {
+      {"schema", kMetadataSchema},
+      {"schema_version", meta.schemaVersion},
+      {"generator", meta.generator},
+      {"triton_version", meta.tritonVersion},
+      {"kernel",
+       {{"name", meta.name},
+        {"function", meta.function},
+        {"source", meta.source},
+        {"source_kind", meta.sourceKind}}},
+      {"target",
+       {{"backend", backendName(meta.target.backend)},
+        {"arch", meta.target.arch},
+        {"spelling", meta.target.spelling()},
+        {"warp_size", meta.target.warpSize},
+        {"image_arch", meta.imageArch}}},
+      {"variant",
+       {{"id", variant.id},
+        {"config", variant.config},
+        {"signature", variant.signature},
+        {"constexprs", variant.constexprs},
+        {"num_warps", variant.numWarps},
+        {"num_stages", variant.numStages},
+        {"options", variant.options}}},
+      {"params", std::move(params)},
+      {"launch",
+       {{"entry", launch.entry},
+        {"num_warps", launch.numWarps},
+        {"warp_size", launch.warpSize},
+        {"block", launch.block},
+        {"shared", launch.shared},
+        {"num_ctas", launch.numCtas},
+        {"cluster_dims", launch.clusterDims},
+        {"global_scratch", scratchJson(launch.globalScratch)},
+        {"profile_scratch", scratchJson(launch.profileScratch)},
+        {"cooperative", launch.cooperative},
+        {"pdl", launch.pdl},
+        {"tmem_size", launch.tmemSize}}},
+      {"grid", meta.grid},
+      {"images", std::move(images)},
+      {"resources", resourcesJson(meta.resources)},
+      {"triton_hash", meta.tritonHash},
+  };
+}
+
+// --- Reading ---------------------------------------------------------------------------------
+//
+// The reader stops at the first problem. A local exception carries it up to parseMetadata(),
+// which turns it into a Diagnostic; otherwise every one of the ~60 field reads below would
+// need its own early return.
+
+namespace {
+
+struct FieldError {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string &path, const std::string &what) {
+  throw FieldError{path.empty() ? what : path + ": " + what};
+}
+
+/// A value as it appears in the file, shortened for a message.
+std::string show(const json &value) {
+  std::string text = value.dump();
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+std::uint64_t readUnsigned(const json &value, const std::string &path) {
+  if (value.is_number_unsigned())
+    return value.get<std::uint64_t>();
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 0)
+    return static_cast<std::uint64_t>(value.get<std::int64_t>());
+  fail(path, "expected an unsigned integer, got " + show(value));
+}
+
+int readInt(const json &value, const std::string &path, int min) {
+  if (!value.is_number_integer())
+    fail(path, "expected an integer, got " + show(value));
+  if (value.is_number_unsigned() ? value.get<std::uint64_t>() > INT_MAX
+                                 : value.get<std::int64_t>() > INT_MAX)
+    fail(path, show(value) + " is too large");
+  auto number = value.get<std::int64_t>();
+  if (number < min)
+    fail(path, "expected an integer >= " + std::to_string(min) + ", got " + show(value));
+  return static_cast<int>(number);
+}
+
+std::string readString(const json &value, const std::string &path, bool allowEmpty) {
+  if (!value.is_string())
+    fail(path, "expected a string, got " + show(value));
+  if (!allowEmpty && value.get_ref<const std::string &>().empty())
+    fail(path, "expected a non-empty string");
+  return value.get<std::string>();
+}
+
+const json &checkArray(const json &value, const std::string &path) {
+  if (!value.is_array())
+    fail(path, "expected an array, got " + show(value));
+  return value;
+}
+
+std::string indexPath(const std::string &path, std::size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+std::array<int, 3> readTriple(const json &value, const std::string &path) {
+  if (!value.is_array() || value.size() != 3)
+    fail(path, "expected an array of 3 integers, got " + show(value));
+  std::array<int, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i)
+    out[i] = readInt(value[i], indexPath(path, i), 1);
+  return out;
+}
+
+/// One JSON object being read, with its path for messages ("launch", "params[2]").
+class ObjectReader {
+public:
+  ObjectReader(const json &value, std::string path) : value_(value), path_(std::move(path)) {
+    if (!value_.is_object())
+      fail(path_, "expected an object, got " + show(value_));
+  }
+
+  std::string path(const char *key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  /// A required field; null is a value here (and then usually the wrong type).
+  const json &get(const char *key) const {
+    auto it = value_.find(key);
+    if (it == value_.end())
+      fail(path(key), "missing required field");
+    return *it;
+  }
+  /// An optional field: absent and null both mean "not given".
+  const json *find(const char *key) const {
+    auto it = value_.find(key);
+    return it == value_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  std::string string(const char *key, bool allowEmpty = false) const {
+    return readString(get(key), path(key), allowEmpty);
+  }
+  std::uint64_t uint64(const char *key) const { return readUnsigned(get(key), path(key)); }
+  int integer(const char *key, int min) const { return readInt(get(key), path(key), min); }
+  bool boolean(const char *key) const {
+    const json &value = get(key);
+    if (!value.is_boolean())
+      fail(path(key), "expected true or false, got " + show(value));
+    return value.get<bool>();
+  }
+  std::array<int, 3> triple(const char *key) const { return readTriple(get(key), path(key)); }
+  const json &array(const char *key) const { return checkArray(get(key), path(key)); }
+  ObjectReader object(const char *key) const { return ObjectReader(get(key), path(key)); }
+  const json &value() const { return value_; }
+
+private:
+  const json &value_;
+  std::string path_;
+};
+
+/// Reads the string at \p key and checks it is one of \p allowed.
+std::string readChoice(const ObjectReader &obj, const char *key,
+                       std::initializer_list<std::string_view> allowed) {
+  std::string value = obj.string(key);
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
+    return value;
+  std::string list;
+  for (std::string_view choice : allowed)
+    list += (list.empty() ? "" : ", ") + std::string(choice);
+  fail(obj.path(key), "expected one of " + list + "; got " + show(obj.get(key)));
+}
+
+void readSchema(const ObjectReader &top, KernelMetadata &meta) {
+  if (top.value().find("schema") == top.value().end())
+    fail("schema", std::string("missing required field; this is not a ") + kMetadataSchema +
+                       " metadata file");
+  if (top.get("schema") != kMetadataSchema)
+    fail("schema", std::string("expected \"") + kMetadataSchema + "\", got " +
+                       show(top.get("schema")));
+  meta.schemaVersion = top.integer("schema_version", 1);
+  if (meta.schemaVersion > kMetadataSchemaVersion)
+    fail("", "schema_version " + std::to_string(meta.schemaVersion) +
+                 " is newer than this tool supports (" + std::to_string(kMetadataSchemaVersion) +
+                 "); update triton-aot");
+}
+
+void readTarget(const ObjectReader &obj, KernelMetadata &meta) {
+  // The spelling is the one authority; the other fields are for readers without a parser and
+  // must agree with it.
+  std::string spelling = obj.string("spelling");
+  Expected<Target> target = parseTarget(spelling);
+  if (!target)
+    fail(obj.path("spelling"), target.error().message);
+  meta.target = *target;
+  std::string backend = obj.string("backend");
+  if (backend != backendName(target->backend))
+    fail(obj.path("backend"), show(obj.get("backend")) + " does not match spelling \"" +
+                                  spelling + "\"");
+  if (obj.string("arch") != target->arch)
+    fail(obj.path("arch"), show(obj.get("arch")) + " does not match spelling \"" + spelling +
+                               "\" (expected \"" + target->arch + "\")");
+  int warpSize = obj.integer("warp_size", 1);
+  if (warpSize != target->warpSize)
+    fail(obj.path("warp_size"), std::to_string(warpSize) + " does not match " + spelling +
+                                    ", whose warps have " + std::to_string(target->warpSize) +
+                                    " threads");
+  meta.imageArch = obj.string("image_arch");
+}
+
+void readVariant(const ObjectReader &obj, VariantInfo &variant) {
+  variant.id = obj.string("id");
+  variant.config = obj.string("config", /*allowEmpty=*/true);
+  variant.signature = obj.string("signature", /*allowEmpty=*/true);
+  ObjectReader constexprs = obj.object("constexprs");
+  for (const auto &[name, value] : constexprs.value().items())
+    variant.constexprs[name] = value;
+  variant.numWarps = obj.integer("num_warps", 1);
+  variant.numStages = obj.integer("num_stages", 0);
+  variant.options = obj.object("options").value();
+}
+
+// The launcher sizes the argument buffer from these, so they must be exactly right.
+bool sizeAllowed(ParamInfo::Kind kind, std::uint64_t size) {
+  if (isCompiledIn(kind))
+    return size == 0;
+  if (kind == ParamInfo::Kind::Scalar)
+    return size == 1 || size == 2 || size == 4 || size == 8;
+  return size == 8; // pointers, scratch pointers
+}
+
+std::string allowedSizes(ParamInfo::Kind kind) {
+  if (isCompiledIn(kind))
+    return "0 (it is not passed)";
+  return kind == ParamInfo::Kind::Scalar ? "1, 2, 4 or 8" : "8";
+}
+
+ParamInfo readParam(const ObjectReader &obj) {
+  ParamInfo param;
+  param.name = obj.string("name");
+  std::string kind = readChoice(obj, "kind",
+                                {"pointer", "scalar", "constexpr", "specialized_to_one",
+                                 "global_scratch", "profile_scratch"});
+  for (ParamInfo::Kind candidate : kParamKinds)
+    if (kind == paramKindName(candidate))
+      param.kind = candidate;
+  param.type = obj.string("type");
+  param.size = obj.uint64("size");
+  param.hint = obj.integer("hint", 0);
+  if (param.hint != 0 && param.hint != 1 && param.hint != 16)
+    fail(obj.path("hint"), "expected 0, 1 or 16, got " + std::to_string(param.hint));
+
+  if (!sizeAllowed(param.kind, param.size))
+    fail(obj.path("size"), std::to_string(param.size) + " is not a valid size for a " + kind +
+                               " parameter; expected " + allowedSizes(param.kind));
+  if (isCompiledIn(param.kind)) {
+    param.value = obj.get("value");
+    param.valueText = obj.string("value_text");
+    if (param.kind == ParamInfo::Kind::SpecializedToOne && param.value != 1)
+      fail(obj.path("value"), "a specialized_to_one parameter has the value 1, got " +
+                                  show(param.value));
+  }
+  return param;
+}
+
+void readParams(const json &array, std::vector<ParamInfo> &params) {
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    std::string path = indexPath("params", i);
+    ParamInfo param = readParam(ObjectReader(array[i], path));
+    if (!names.insert(param.name).second)
+      fail(path + ".name", "duplicate parameter name '" + param.name + "'");
+    // Triton's ABI: the kernel's own parameters, then global scratch, then profile scratch
+    // (Kind declares them in that order).
+    ParamInfo::Kind previous = params.empty() ? ParamInfo::Kind::Pointer : params.back().kind;
+    bool ordered = isTrailing(param.kind)
+                       ? (!isTrailing(previous) || previous < param.kind)
+                       : !isTrailing(previous);
+    if (!ordered)
+      fail(path + ".kind", std::string(paramKindName(param.kind)) + " after " +
+                               paramKindName(previous) +
+                               "; expected the kernel's parameters, then global_scratch, then "
+                               "profile_scratch, each at most once");
+    params.push_back(std::move(param));
+  }
+}
+
+ScratchInfo readScratch(const ObjectReader &obj) {
+  ScratchInfo scratch;
+  scratch.size = obj.uint64("size");
+  scratch.align = obj.uint64("align");
+  if (scratch.align == 0 || (scratch.align & (scratch.align - 1)) != 0)
+    fail(obj.path("align"), "expected a power of two, got " + std::to_string(scratch.align));
+  return scratch;
+}
+
+void readLaunch(const ObjectReader &obj, const Target &target, LaunchInfo &launch) {
+  launch.entry = obj.string("entry");
+  launch.numWarps = obj.integer("num_warps", 1);
+  launch.warpSize = obj.integer("warp_size", 1);
+  if (launch.warpSize != target.warpSize)
+    fail(obj.path("warp_size"), std::to_string(launch.warpSize) +
+                                    " does not match target.warp_size " +
+                                    std::to_string(target.warpSize));
+  launch.block = obj.triple("block");
+  std::array<int, 3> expected{launch.numWarps * launch.warpSize, 1, 1};
+  if (launch.block != expected)
+    fail(obj.path("block"), "expected [" + std::to_string(expected[0]) +
+                                ", 1, 1] (num_warps * warp_size), got " +
+                                show(obj.get("block")));
+  launch.shared = obj.uint64("shared");
+  launch.numCtas = obj.integer("num_ctas", 1);
+  launch.clusterDims = obj.triple("cluster_dims");
+  launch.globalScratch = readScratch(obj.object("global_scratch"));
+  launch.profileScratch = readScratch(obj.object("profile_scratch"));
+  launch.cooperative = obj.boolean("cooperative");
+  launch.pdl = obj.boolean("pdl");
+  launch.tmemSize = obj.uint64("tmem_size");
+}
+
+void readImages(const json &array, Backend backend, std::vector<ImageFile> &images) {
+  if (array.empty())
+    fail("images", "expected at least one image");
+  const char *binary = backend == Backend::Cuda ? "cubin" : "hsaco";
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    std::string path = indexPath("images", i);
+    ObjectReader obj(array[i], path);
+    ImageFile image;
+    image.kind = backend == Backend::Cuda ? readChoice(obj, "kind", {"cubin", "ptx"})
+                                          : readChoice(obj, "kind", {"hsaco"});
+    if (i == 0 && image.kind != binary)
+      fail(obj.path("kind"), std::string("the first image must be the ") + binary + ", got " +
+                                 show(obj.get("kind")));
+    for (const ImageFile &earlier : images)
+      if (earlier.kind == image.kind)
+        fail(obj.path("kind"), "a second " + image.kind + " image");
+    // A plain name: the image lies beside the metadata file, wherever that is moved.
+    image.file = obj.string("file");
+    if (image.file.find_first_of("/\\") != std::string::npos || image.file == "." ||
+        image.file == "..")
+      fail(obj.path("file"), "expected a file name without a directory, got " +
+                                 show(obj.get("file")));
+    image.size = obj.uint64("size");
+    image.sha256 = obj.string("sha256");
+    if (image.sha256.size() != 64 ||
+        image.sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+      fail(obj.path("sha256"), "expected 64 lower-case hex digits, got " +
+                                   show(obj.get("sha256")));
+    images.push_back(std::move(image));
+  }
+}
+
+void readResources(const ObjectReader &obj, ResourceInfo &resources) {
+  if (const json *value = obj.find("registers"))
+    resources.registers = readInt(*value, obj.path("registers"), 0);
+  if (const json *value = obj.find("sgprs"))
+    resources.sgprs = readInt(*value, obj.path("sgprs"), 0);
+  if (const json *value = obj.find("spills"))
+    resources.spills = readInt(*value, obj.path("spills"), 0);
+  if (const json *value = obj.find("static_shared"))
+    resources.staticShared = readUnsigned(*value, obj.path("static_shared"));
+}
+
+KernelMetadata readMetadata(const json &root) {
+  if (!root.is_object())
+    fail("", "expected a JSON object at the top level, got " + show(root));
+  ObjectReader top(root, "");
+  KernelMetadata meta;
+  readSchema(top, meta); // first: a newer file may differ anywhere else
+  meta.generator = top.string("generator");
+  meta.tritonVersion = top.string("triton_version");
+
+  ObjectReader kernel = top.object("kernel");
+  meta.name = kernel.string("name");
+  meta.function = kernel.string("function");
+  meta.source = kernel.string("source");
+  meta.sourceKind = readChoice(kernel, "source_kind", {"python", "ttir", "ttgir"});
+
+  readTarget(top.object("target"), meta);
+  readVariant(top.object("variant"), meta.variant);
+  readParams(top.array("params"), meta.params);
+  readLaunch(top.object("launch"), meta.target, meta.launch);
+
+  const json &grid = top.get("grid");
+  if (!grid.is_array() || grid.size() != 3)
+    fail("grid", "expected an array of 3 strings, got " + show(grid));
+  for (std::size_t i = 0; i < 3; ++i)
+    meta.grid[i] = readString(grid[i], indexPath("grid", i), /*allowEmpty=*/false);
+
+  readImages(top.array("images"), meta.target.backend, meta.images);
+  readResources(top.object("resources"), meta.resources);
+  meta.tritonHash = top.string("triton_hash");
+  return meta;
+}
+
+} // namespace
+
+Expected<KernelMetadata> parseMetadata(const json &root) {
+  try {
+    return readMetadata(root);
+  } catch (const FieldError &error) {
+    return makeError(ExitCode::UsageError, error.message);
+  }
+}
+
+} // namespace tta

@@ -37,6 +37,7 @@ struct ParamInfo {
   int hint = 0;              ///< 0, 16 or 1 as declared
   nlohmann::json value;      ///< Constexpr / SpecializedToOne: the value (JSON number, bool, string, null)
   std::string valueText;     ///< the value in signature syntax ("1024", "tl.float16", "'ieee'")
+  bool operator==(const ParamInfo &) const = default;
 };
 
 const char *paramKindName(ParamInfo::Kind kind);   ///< "pointer", "scalar", "constexpr", ...
@@ -44,6 +45,7 @@ const char *paramKindName(ParamInfo::Kind kind);   ///< "pointer", "scalar", "co
 struct ScratchInfo {
   std::uint64_t size = 0;    ///< bytes per program (CTA); 0 = not used (NULL is passed)
   std::uint64_t align = 1;
+  bool operator==(const ScratchInfo &) const = default;
 };
 
 /// What a launcher needs, read from Triton's metadata (never from the command line).
@@ -60,6 +62,7 @@ struct LaunchInfo {
   bool cooperative = false;
   bool pdl = false;                    ///< programmatic dependent launch
   std::uint64_t tmemSize = 0;          ///< tensor memory columns (sm_100); 0 elsewhere
+  bool operator==(const LaunchInfo &) const = default;
 };
 
 struct ImageFile {
@@ -67,6 +70,7 @@ struct ImageFile {
   std::string file;          ///< file name, relative to the metadata file's directory
   std::uint64_t size = 0;
   std::string sha256;        ///< lower-case hex
+  bool operator==(const ImageFile &) const = default;
 };
 
 /// Resource figures read from the image (cubin .nv.info, HSACO kernel metadata), where known.
@@ -75,6 +79,7 @@ struct ResourceInfo {
   std::optional<int> sgprs;           ///< HIP only
   std::optional<int> spills;          ///< bytes of local memory (CUDA) / spilled registers (HIP)
   std::optional<std::uint64_t> staticShared;   ///< static shared memory / LDS in the image
+  bool operator==(const ResourceInfo &) const = default;
 };
 
 struct VariantInfo {
@@ -85,6 +90,7 @@ struct VariantInfo {
   int numWarps = 0;                    ///< as requested
   int numStages = 0;                   ///< as requested (or the backend default)
   nlohmann::json options = nlohmann::json::object();  ///< every other Triton option requested
+  bool operator==(const VariantInfo &) const = default;
 };
 
 struct KernelMetadata {
@@ -104,6 +110,7 @@ struct KernelMetadata {
   std::vector<ImageFile> images;       ///< the binary first, then the PTX (CUDA)
   ResourceInfo resources;
   std::string tritonHash;              ///< Triton's own hash of this compilation
+  bool operator==(const KernelMetadata &) const = default;
 };
 
 nlohmann::json toJson(const KernelMetadata &meta);

@@ -20,14 +20,25 @@ public:
   OutputTransaction &operator=(const OutputTransaction &) = delete;
   ~OutputTransaction();
 
-  /// Writes \p bytes to a temporary file beside \p destination (creating its directory).
+  /// Writes \p bytes to a temporary file beside \p destination (creating its directory),
+  /// named ".<file name>.tmp.<pid>.<n>". Staging a destination again replaces its bytes.
   Status stage(const std::filesystem::path &destination, std::span<const char> bytes);
   Status stage(const std::filesystem::path &destination, std::string_view text) {
     return stage(destination, std::span<const char>(text.data(), text.size()));
   }
-  /// Renames every staged file to its destination, in staging order.
+  // A std::string or a literal converts to both the span and the string_view: these two pick.
+  Status stage(const std::filesystem::path &destination, const std::string &text) {
+    return stage(destination, std::string_view(text));
+  }
+  Status stage(const std::filesystem::path &destination, const char *text) {
+    return stage(destination, std::string_view(text));
+  }
+  /// Renames every staged file to its destination, in staging order. If a rename fails, the
+  /// whole transaction is rolled back (outputs renamed so far included) and the error names
+  /// the destination and the system's reason.
   Status commit();
-  /// Removes the staged files and every destination that was staged (the stale outputs).
+  /// Removes the staged files and every destination that was staged (the stale outputs; after
+  /// commit(), the committed ones). Destinations that are directories are left alone.
   void rollback();
   const std::vector<std::filesystem::path> &destinations() const { return destinations_; }
 

@@ -1,0 +1,211 @@
+#include "compiler/cache.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace tta {
+namespace {
+
+/// A fresh directory per test, under TTA_TEST_TMPDIR (set by CTest) or the system's temp dir.
+class CacheTest : public testing::Test {
+protected:
+  void SetUp() override {
+    const char *base = std::getenv("TTA_TEST_TMPDIR");
+    const testing::TestInfo *test = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = (base ? fs::path(base)
+                 : fs::temp_directory_path() / ("tta-unit-" + std::to_string(::getpid()))) /
+           (std::string(test->test_suite_name()) + "." + test->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "src");
+    source_ = (dir_ / "src/kernel.py").string();
+    tool_ = (dir_ / "src/libtriton.so").string();
+    write(source_, "@triton.jit\ndef k(): pass\n");
+    write(tool_, "ELF");
+  }
+  void TearDown() override {
+    if (!HasFailure())
+      fs::remove_all(dir_);
+  }
+
+  static void write(const fs::path &path, std::string_view text) {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+
+  /// An entry that depends on the kernel source (by content) and the toolchain (by stat).
+  CacheEntry entry() const {
+    CacheEntry entry;
+    entry.result = {{"ok", true}, {"name", "k"}, {"shared", 0}};
+    entry.files = {{"image", std::string("\x7f" "ELF\0\1\2", 7)}, {"ptx", ".version 8.4\n"}};
+    entry.dependencies = {*CompileCache::describe(source_, true),
+                          *CompileCache::describe(tool_, false)};
+    return entry;
+  }
+  fs::path entryDir(const std::string &key) const { return dir_ / "cache/v1" / key.substr(0, 2) / key; }
+
+  fs::path dir_;
+  std::string source_;
+  std::string tool_;
+  const std::string key_ = "3f2a9c1e5d7b";
+};
+
+TEST(Sha256Test, KnownVectors) {
+  EXPECT_EQ(sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256Hex(std::string_view("a\0b", 3)),
+            "59b271ae1bbcb1d31d41929817f4b16fb439eb4f31520b5ad1d5ce98920a7138");
+}
+
+TEST_F(CacheTest, StoreThenLookup) {
+  CompileCache cache(dir_ / "cache");
+  EXPECT_FALSE(cache.lookup(key_));
+  ASSERT_TRUE(cache.store(key_, entry()));
+  std::optional<CacheEntry> hit = cache.lookup(key_);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->result, entry().result);
+  EXPECT_EQ(hit->files, entry().files);
+  ASSERT_EQ(hit->dependencies.size(), 2u);
+  EXPECT_EQ(hit->dependencies[0].path, source_);
+  EXPECT_EQ(hit->dependencies[0].sha256, sha256Hex("@triton.jit\ndef k(): pass\n"));
+  EXPECT_EQ(hit->dependencies[1].size, 3u);
+  EXPECT_TRUE(fs::exists(entryDir(key_) / "entry.json"));
+  EXPECT_TRUE(fs::exists(entryDir(key_) / "image"));
+  EXPECT_FALSE(cache.lookup("3f2a9c1e5d7c")); // another key
+}
+
+TEST_F(CacheTest, StoreReplacesAnEntry) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  CacheEntry second = entry();
+  second.files = {{"image", "new"}};
+  ASSERT_TRUE(cache.store(key_, second));
+  std::optional<CacheEntry> hit = cache.lookup(key_);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->files, second.files);
+  EXPECT_FALSE(fs::exists(entryDir(key_) / "ptx"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v1/tmp")); // the old entry was deleted
+}
+
+TEST_F(CacheTest, SourceContentChangeIsAMiss) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  write(source_, "@triton.jit\ndef k(): return\n");
+  EXPECT_FALSE(cache.lookup(key_));
+}
+
+TEST_F(CacheTest, SourceTouchWithSameContentIsAHit) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  fs::last_write_time(source_, fs::last_write_time(source_) + std::chrono::seconds(5));
+  EXPECT_TRUE(cache.lookup(key_));
+}
+
+TEST_F(CacheTest, ToolchainStatChangeIsAMiss) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  fs::last_write_time(tool_, fs::last_write_time(tool_) + std::chrono::seconds(5));
+  EXPECT_FALSE(cache.lookup(key_));
+}
+
+TEST_F(CacheTest, DeletedDependencyIsAMiss) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  fs::remove(tool_);
+  EXPECT_FALSE(cache.lookup(key_));
+}
+
+TEST_F(CacheTest, CorruptEntryIsAMiss) {
+  CompileCache cache(dir_ / "cache");
+  for (std::string_view text : {"{not json", "[]", R"({"key": "3f2a9c1e5d7b"})",
+                                R"({"key": "other", "result": {}, "dependencies": [], "files": {}})",
+                                R"({"key": "3f2a9c1e5d7b", "result": {}, "dependencies": [{}], "files": {}})",
+                                R"({"key": "3f2a9c1e5d7b", "result": {}, "dependencies": [],
+                                    "files": {"image": {"size": "big"}}})",
+                                R"({"key": "3f2a9c1e5d7b", "result": {}, "dependencies": [],
+                                    "files": {"../escape": {"size": 0}}})"}) {
+    ASSERT_TRUE(cache.store(key_, entry()));
+    write(entryDir(key_) / "entry.json", text);
+    EXPECT_FALSE(cache.lookup(key_)) << text;
+  }
+}
+
+TEST_F(CacheTest, MissingOrTruncatedFileIsAMiss) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  fs::remove(entryDir(key_) / "ptx");
+  EXPECT_FALSE(cache.lookup(key_));
+
+  ASSERT_TRUE(cache.store(key_, entry()));
+  write(entryDir(key_) / "image", "\x7f" "EL");
+  EXPECT_FALSE(cache.lookup(key_));
+}
+
+TEST_F(CacheTest, DisabledCacheStoresNothing) {
+  CompileCache cache{fs::path()};
+  EXPECT_FALSE(cache.enabled());
+  EXPECT_TRUE(cache.store(key_, entry()));
+  EXPECT_FALSE(cache.lookup(key_));
+}
+
+TEST_F(CacheTest, RejectsUnsafeNames) {
+  CompileCache cache(dir_ / "cache");
+  Status status = cache.store("../x", entry());
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ExitCode::InternalError);
+  CacheEntry bad = entry();
+  bad.files["../image"] = "x";
+  EXPECT_FALSE(cache.store(key_, bad));
+  EXPECT_FALSE(cache.lookup("../x"));
+}
+
+TEST_F(CacheTest, UnwritableRootIsAnOutputError) {
+  write(dir_ / "file", "");
+  CompileCache cache(dir_ / "file/cache");
+  Status status = cache.store(key_, entry());
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ExitCode::OutputError);
+  EXPECT_EQ(status.error().message.rfind("cannot create cache directory '", 0), 0u)
+      << status.error().message;
+}
+
+TEST_F(CacheTest, ConcurrentStoresOfOneKeyLeaveOneWholeEntry) {
+  CompileCache cache(dir_ / "cache");
+  std::vector<CacheEntry> entries;
+  for (int i = 0; i < 8; ++i) {
+    entries.push_back(entry());
+    entries.back().files = {{"image", std::string(1000 + i, char('a' + i))}};
+    entries.back().result["writer"] = i;
+  }
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 8; ++i)
+    writers.emplace_back([&, i] {
+      for (int round = 0; round < 20; ++round) {
+        EXPECT_TRUE(cache.store(key_, entries[i]));
+        if (std::optional<CacheEntry> hit = cache.lookup(key_)) { // never a mix of two entries
+          int writer = hit->result["writer"];
+          EXPECT_EQ(hit->files, entries[writer].files);
+        }
+      }
+    });
+  for (std::thread &writer : writers)
+    writer.join();
+  std::optional<CacheEntry> hit = cache.lookup(key_);
+  ASSERT_TRUE(hit);
+  int writer = hit->result["writer"];
+  EXPECT_EQ(hit->files, entries[writer].files);
+  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v1/tmp"));
+}
+
+TEST_F(CacheTest, DescribeMissingFile) {
+  EXPECT_FALSE(CompileCache::describe((dir_ / "nope.py").string(), true));
+  EXPECT_FALSE(CompileCache::describe((dir_ / "src").string(), false)); // a directory
+}
+
+} // namespace
+} // namespace tta

@@ -1,0 +1,426 @@
+#include "compiler/metadata.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace tta {
+namespace {
+
+using nlohmann::json;
+
+// Targets are filled in by hand (not through parseTarget) so that these examples say exactly
+// what the metadata file holds.
+Target cudaTarget() {
+  Target target;
+  target.backend = Backend::Cuda;
+  target.arch = "90a";
+  target.capability = 90;
+  target.archSuffix = 'a';
+  target.warpSize = 32;
+  return target;
+}
+
+Target hipTarget() {
+  Target target;
+  target.backend = Backend::Hip;
+  target.arch = "gfx90a:xnack-";
+  target.processor = "gfx90a";
+  target.xnack = '-';
+  target.warpSize = 64;
+  return target;
+}
+
+ParamInfo param(std::string name, ParamInfo::Kind kind, std::string type, std::size_t size,
+                int hint = 0, json value = nullptr, std::string valueText = "") {
+  ParamInfo info;
+  info.name = std::move(name);
+  info.kind = kind;
+  info.type = std::move(type);
+  info.size = size;
+  info.hint = hint;
+  info.value = std::move(value);
+  info.valueText = std::move(valueText);
+  return info;
+}
+
+/// Every field set, every parameter kind present.
+KernelMetadata cudaExample() {
+  using Kind = ParamInfo::Kind;
+  KernelMetadata meta;
+  meta.generator = "triton-aot-cc 0.1.0";
+  meta.tritonVersion = "3.6.0";
+  meta.name = "add_fp32";
+  meta.function = "add_kernel";
+  meta.source = "kernels/add.py";
+  meta.sourceKind = "python";
+  meta.target = cudaTarget();
+  meta.imageArch = "sm_90a";
+  meta.variant.id = "add_fp32.sm90a.3f2a9c1e";
+  meta.variant.config = "large";
+  meta.variant.signature = "*fp32:16, *fp32:16, *fp32:16, i32, i32:1, 1024";
+  meta.variant.constexprs = {{"BLOCK", 1024}, {"stride", 1}};
+  meta.variant.numWarps = 4;
+  meta.variant.numStages = 3;
+  meta.variant.options = {{"enable_fp_fusion", false}};
+  meta.params = {
+      param("x_ptr", Kind::Pointer, "*fp32", 8, 16),
+      param("y_ptr", Kind::Pointer, "*fp32", 8, 16),
+      param("out_ptr", Kind::Pointer, "*fp32", 8, 16),
+      param("n_elements", Kind::Scalar, "i32", 4),
+      param("stride", Kind::SpecializedToOne, "i32", 0, 1, 1, "1"),
+      param("BLOCK", Kind::Constexpr, "constexpr", 0, 0, 1024, "1024"),
+      param("global_scratch", Kind::GlobalScratch, "*i8", 8),
+      param("profile_scratch", Kind::ProfileScratch, "*i8", 8),
+  };
+  LaunchInfo &launch = meta.launch;
+  launch.entry = "add_kernel";
+  launch.numWarps = 4;
+  launch.warpSize = 32;
+  launch.block = {128, 1, 1};
+  launch.shared = 49664;
+  launch.numCtas = 2;
+  launch.clusterDims = {2, 1, 1};
+  launch.globalScratch = {256, 8};
+  launch.profileScratch = {0, 1};
+  launch.cooperative = false;
+  launch.pdl = true;
+  launch.tmemSize = 0;
+  meta.grid = {"cdiv(n_elements, BLOCK)", "1", "1"};
+  meta.images = {
+      {"cubin", "add_fp32.sm90a.3f2a9c1e.cubin", 6184,
+       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
+      {"ptx", "add_fp32.sm90a.3f2a9c1e.ptx", 4021,
+       "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"},
+  };
+  meta.resources.registers = 26;
+  meta.resources.spills = 0;
+  meta.resources.staticShared = 0;
+  meta.tritonHash = "c6a3c0b4e0c5d1f3f0f1a7b8a1e04bd45ae07f4ed5d5ef3b4c4c5e2d0e1f2a3b";
+  return meta;
+}
+
+/// A HIP target-ID with a feature, a 64-wide wavefront, no PTX, no global scratch.
+KernelMetadata hipExample() {
+  using Kind = ParamInfo::Kind;
+  KernelMetadata meta;
+  meta.generator = "triton-aot-cc 0.1.0";
+  meta.tritonVersion = "3.6.0";
+  meta.name = "softmax";
+  meta.function = "softmax_kernel";
+  meta.source = "kernels/softmax.ttgir";
+  meta.sourceKind = "ttgir";
+  meta.target = hipTarget();
+  meta.imageArch = "gfx90a";
+  meta.variant.id = "softmax.gfx90a_xnack-.0b7d2e44";
+  meta.variant.signature = "*fp16, *fp16, i32, i32, fp32";
+  meta.variant.numWarps = 8;
+  meta.variant.numStages = 2;
+  meta.variant.options = {{"waves_per_eu", 2}, {"kpack", 1}};
+  meta.params = {
+      param("out", Kind::Pointer, "*fp16", 8),
+      param("in", Kind::Pointer, "*fp16", 8),
+      param("n_rows", Kind::Scalar, "i32", 4),
+      param("n_cols", Kind::Scalar, "i32", 4),
+      param("scale", Kind::Scalar, "fp32", 4),
+      param("profile_scratch", Kind::ProfileScratch, "*i8", 8),
+  };
+  LaunchInfo &launch = meta.launch;
+  launch.entry = "softmax_kernel";
+  launch.numWarps = 8;
+  launch.warpSize = 64;
+  launch.block = {512, 1, 1};
+  launch.shared = 16384;
+  meta.grid = {"n_rows", "1", "1"};
+  meta.images = {{"hsaco", "softmax.gfx90a_xnack-.0b7d2e44.hsaco", 12040,
+                  "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}};
+  meta.resources.registers = 40;
+  meta.resources.sgprs = 24;
+  meta.tritonHash = "0b7d2e44e3a5c1b0a9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a4938";
+  return meta;
+}
+
+TEST(MetadataTest, RoundTripsCuda) {
+  KernelMetadata meta = cudaExample();
+  Expected<KernelMetadata> parsed = parseMetadata(json::parse(toJson(meta).dump()));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, meta);
+}
+
+TEST(MetadataTest, RoundTripsHip) {
+  KernelMetadata meta = hipExample();
+  Expected<KernelMetadata> parsed = parseMetadata(json::parse(toJson(meta).dump()));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, meta);
+}
+
+TEST(MetadataTest, WritesTheDocumentedLayout) {
+  json out = toJson(cudaExample());
+  EXPECT_EQ(out["schema"], "triton-aot-kernel");
+  EXPECT_EQ(out["schema_version"], 1);
+  EXPECT_EQ(out["kernel"], json::parse(R"({"name": "add_fp32", "function": "add_kernel",
+      "source": "kernels/add.py", "source_kind": "python"})"));
+  EXPECT_EQ(out["target"], json::parse(R"({"backend": "cuda", "arch": "90a",
+      "spelling": "cuda:90a", "warp_size": 32, "image_arch": "sm_90a"})"));
+  EXPECT_EQ(out["params"][0], json::parse(R"({"name": "x_ptr", "kind": "pointer",
+      "type": "*fp32", "size": 8, "hint": 16})"));
+  EXPECT_EQ(out["params"][4], json::parse(R"({"name": "stride", "kind": "specialized_to_one",
+      "type": "i32", "size": 0, "hint": 1, "value": 1, "value_text": "1"})"));
+  EXPECT_EQ(out["launch"]["block"], json::parse("[128, 1, 1]"));
+  EXPECT_EQ(out["launch"]["global_scratch"], json::parse(R"({"size": 256, "align": 8})"));
+  EXPECT_EQ(out["grid"], json::parse(R"j(["cdiv(n_elements, BLOCK)", "1", "1"])j"));
+  // Unknown resource figures are left out rather than written as 0 or null.
+  EXPECT_EQ(toJson(hipExample())["resources"], json::parse(R"({"registers": 40, "sgprs": 24})"));
+}
+
+// The examples in tests/data/metadata/ are the ones docs/metadata.md shows: any change to what
+// toJson() writes shows up here, and must be a deliberate (and documented) one.
+TEST(MetadataTest, MatchesTheGoldenFiles) {
+  for (auto [file, meta] : {std::pair{"cuda_sm90a.json", cudaExample()},
+                            std::pair{"hip_gfx90a.json", hipExample()}}) {
+    std::ifstream in(std::string(TTA_TEST_DATA_DIR) + "/metadata/" + file);
+    ASSERT_TRUE(in) << file;
+    json golden = json::parse(in);
+    EXPECT_EQ(toJson(meta), golden) << file << ":\n" << toJson(meta).dump(2);
+  }
+}
+
+TEST(MetadataTest, AllowsUnknownFields) {
+  json doc = toJson(cudaExample());
+  doc["added_in_a_later_minor_release"] = {1, 2, 3};
+  doc["launch"]["future_attribute"] = true;
+  doc["params"][0]["future"] = "x";
+  Expected<KernelMetadata> parsed = parseMetadata(doc);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, cudaExample());
+}
+
+TEST(MetadataTest, NullResourcesAreUnknown) {
+  json doc = toJson(cudaExample());
+  doc["resources"]["registers"] = nullptr;
+  Expected<KernelMetadata> parsed = parseMetadata(doc);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->resources.registers);
+}
+
+TEST(MetadataTest, ParamKindNames) {
+  EXPECT_STREQ(paramKindName(ParamInfo::Kind::Pointer), "pointer");
+  EXPECT_STREQ(paramKindName(ParamInfo::Kind::Scalar), "scalar");
+  EXPECT_STREQ(paramKindName(ParamInfo::Kind::Constexpr), "constexpr");
+  EXPECT_STREQ(paramKindName(ParamInfo::Kind::SpecializedToOne), "specialized_to_one");
+  EXPECT_STREQ(paramKindName(ParamInfo::Kind::GlobalScratch), "global_scratch");
+  EXPECT_STREQ(paramKindName(ParamInfo::Kind::ProfileScratch), "profile_scratch");
+}
+
+struct BadCase {
+  const char *pointer; ///< where to change the CUDA example ("" = the whole document)
+  json value;          ///< the new value; discarded() = remove the field
+  std::string message;
+};
+
+json removed() { return json(json::value_t::discarded); }
+
+TEST(MetadataTest, RejectsBadFiles) {
+  const BadCase cases[] = {
+      {"", json::array(), "expected a JSON object at the top level, got []"},
+      {"/schema", removed(),
+       "schema: missing required field; this is not a triton-aot-kernel metadata file"},
+      {"/schema", "triton-aot-library", R"(schema: expected "triton-aot-kernel", got "triton-aot-library")"},
+      {"/schema_version", 2,
+       "schema_version 2 is newer than this tool supports (1); update triton-aot"},
+      {"/schema_version", 0, "schema_version: expected an integer >= 1, got 0"},
+      {"/generator", "", "generator: expected a non-empty string"},
+      {"/kernel/name", 7, "kernel.name: expected a string, got 7"},
+      {"/kernel/source_kind", "cuda",
+       R"(kernel.source_kind: expected one of python, ttir, ttgir; got "cuda")"},
+      {"/target/backend", "hip", R"(target.backend: "hip" does not match spelling "cuda:90a")"},
+      {"/target/arch", "90", R"(target.arch: "90" does not match spelling "cuda:90a" (expected "90a"))"},
+      {"/target/warp_size", 64,
+       "target.warp_size: 64 does not match cuda:90a, whose warps have 32 threads"},
+      {"/variant/num_warps", 0, "variant.num_warps: expected an integer >= 1, got 0"},
+      {"/variant/constexprs", json::array(), "variant.constexprs: expected an object, got []"},
+      {"/params", removed(), "params: missing required field"},
+      {"/params/0/kind", "tensor",
+       "params[0].kind: expected one of pointer, scalar, constexpr, specialized_to_one, "
+       R"(global_scratch, profile_scratch; got "tensor")"},
+      {"/params/0/hint", 8, "params[0].hint: expected 0, 1 or 16, got 8"},
+      {"/params/0/size", 4,
+       "params[0].size: 4 is not a valid size for a pointer parameter; expected 8"},
+      {"/params/3/size", 3,
+       "params[3].size: 3 is not a valid size for a scalar parameter; expected 1, 2, 4 or 8"},
+      {"/params/5/size", 4,
+       "params[5].size: 4 is not a valid size for a constexpr parameter; expected 0 (it is not "
+       "passed)"},
+      {"/params/5/value", removed(), "params[5].value: missing required field"},
+      {"/params/4/value", 2, "params[4].value: a specialized_to_one parameter has the value 1, got 2"},
+      {"/params/1/name", "x_ptr", "params[1].name: duplicate parameter name 'x_ptr'"},
+      {"/params/7/kind", "global_scratch",
+       "params[7].kind: global_scratch after global_scratch; expected the kernel's parameters, "
+       "then global_scratch, then profile_scratch, each at most once"},
+      {"/params/7/kind", "pointer",
+       "params[7].kind: pointer after global_scratch; expected the kernel's parameters, then "
+       "global_scratch, then profile_scratch, each at most once"},
+      {"/launch/shared", removed(), "launch.shared: missing required field"},
+      {"/launch/shared", -1, "launch.shared: expected an unsigned integer, got -1"},
+      {"/launch/shared", "big", R"(launch.shared: expected an unsigned integer, got "big")"},
+      {"/launch/num_warps", 4.0, "launch.num_warps: expected an integer, got 4.0"},
+      {"/launch/num_warps", 5000000000LL, "launch.num_warps: 5000000000 is too large"},
+      {"/launch/warp_size", 64, "launch.warp_size: 64 does not match target.warp_size 32"},
+      {"/launch/block", {64, 1, 1},
+       "launch.block: expected [128, 1, 1] (num_warps * warp_size), got [64,1,1]"},
+      {"/launch/cluster_dims", {2, 1}, "launch.cluster_dims: expected an array of 3 integers, got [2,1]"},
+      {"/launch/cluster_dims/1", 0, "launch.cluster_dims[1]: expected an integer >= 1, got 0"},
+      {"/launch/global_scratch/align", 3, "launch.global_scratch.align: expected a power of two, got 3"},
+      {"/launch/pdl", 1, "launch.pdl: expected true or false, got 1"},
+      {"/grid", json::array({"a", "b"}), R"(grid: expected an array of 3 strings, got ["a","b"])"},
+      {"/grid/2", "", "grid[2]: expected a non-empty string"},
+      {"/images", json::array(), "images: expected at least one image"},
+      {"/images/0/kind", "ptx", R"(images[0].kind: the first image must be the cubin, got "ptx")"},
+      {"/images/1/kind", "hsaco", R"(images[1].kind: expected one of cubin, ptx; got "hsaco")"},
+      {"/images/1/kind", "cubin", "images[1].kind: a second cubin image"},
+      {"/images/0/file", "../add.cubin",
+       R"(images[0].file: expected a file name without a directory, got "../add.cubin")"},
+      {"/images/0/sha256", "abc", R"(images[0].sha256: expected 64 lower-case hex digits, got "abc")"},
+      {"/images/0/sha256", std::string(64, 'A'),
+       "images[0].sha256: expected 64 lower-case hex digits, got \"" + std::string(56, 'A') +
+           "..."},
+      {"/resources/registers", -2, "resources.registers: expected an integer >= 0, got -2"},
+      {"/triton_hash", removed(), "triton_hash: missing required field"},
+  };
+  for (const BadCase &bad : cases) {
+    json doc = toJson(cudaExample());
+    json::json_pointer pointer(bad.pointer);
+    if (bad.value.is_discarded())
+      doc[pointer.parent_pointer()].erase(pointer.back());
+    else
+      doc[pointer] = bad.value;
+    Expected<KernelMetadata> parsed = parseMetadata(doc);
+    if (parsed) {
+      ADD_FAILURE() << bad.pointer << ": accepted";
+      continue;
+    }
+    EXPECT_EQ(parsed.error().message, bad.message) << bad.pointer;
+    EXPECT_EQ(parsed.error().code, ExitCode::UsageError) << bad.pointer;
+  }
+}
+
+TEST(MetadataTest, RejectsPtxForHip) {
+  json doc = toJson(hipExample());
+  doc["images"].push_back(doc["images"][0]);
+  doc["images"][1]["kind"] = "ptx";
+  Expected<KernelMetadata> parsed = parseMetadata(doc);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message, R"(images[1].kind: expected one of hsaco; got "ptx")");
+}
+
+// --- The JSON Schema -----------------------------------------------------------------------
+
+json readJsonFile(const std::string &path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << path;
+  return json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+const std::string kDocsDir = std::string(TTA_TEST_DATA_DIR) + "/../../docs";
+
+/// Checks \p value against the part of JSON Schema that says which fields exist and what
+/// they hold (type, const, enum, pattern, required, properties, items, $ref), and reports
+/// fields the schema does not describe. Enough to keep the schema and toJson() in step; the
+/// integration tests validate with the full Python jsonschema.
+void checkSchema(const json &root, const json &schemaIn, const json &value,
+                 const std::string &path, std::vector<std::string> &problems) {
+  const json *schema = &schemaIn;
+  if (schema->contains("$ref"))
+    schema = &root.at(json::json_pointer((*schema)["$ref"].get<std::string>().substr(1)));
+  if (schema->contains("type")) {
+    json types = (*schema)["type"].is_array() ? (*schema)["type"] : json::array({(*schema)["type"]});
+    bool matches = false;
+    for (const json &type : types) {
+      matches |= (type == "object" && value.is_object()) || (type == "array" && value.is_array()) ||
+                 (type == "string" && value.is_string()) || (type == "boolean" && value.is_boolean()) ||
+                 (type == "integer" && value.is_number_integer()) ||
+                 (type == "number" && value.is_number()) || (type == "null" && value.is_null());
+    }
+    if (!matches)
+      problems.push_back(path + ": not of type " + types.dump());
+  }
+  if (schema->contains("const") && (*schema)["const"] != value)
+    problems.push_back(path + ": not " + (*schema)["const"].dump());
+  if (schema->contains("enum") && std::find((*schema)["enum"].begin(), (*schema)["enum"].end(),
+                                            value) == (*schema)["enum"].end())
+    problems.push_back(path + ": " + value.dump() + " not in " + (*schema)["enum"].dump());
+  if (schema->contains("pattern") && value.is_string() &&
+      !std::regex_search(value.get<std::string>(), std::regex((*schema)["pattern"].get<std::string>())))
+    problems.push_back(path + ": " + value.dump() + " does not match " + (*schema)["pattern"].dump());
+  if (value.is_object()) {
+    for (const json &name : schema->value("required", json::array()))
+      if (!value.contains(name.get<std::string>()))
+        problems.push_back(path + ": required field " + name.dump() + " is not written");
+    if (schema->contains("properties")) {
+      for (const auto &[name, member] : value.items()) {
+        if ((*schema)["properties"].contains(name))
+          checkSchema(root, (*schema)["properties"][name], member, path + "/" + name, problems);
+        else
+          problems.push_back(path + "/" + name + ": written but not in the schema");
+      }
+    }
+  }
+  if (value.is_array() && schema->contains("items"))
+    for (std::size_t i = 0; i < value.size(); ++i)
+      checkSchema(root, (*schema)["items"], value[i], path + "/" + std::to_string(i), problems);
+}
+
+TEST(MetadataSchemaTest, IsValidJson) {
+  json schema = readJsonFile(kDocsDir + "/metadata.schema.json");
+  ASSERT_FALSE(schema.is_discarded()) << "docs/metadata.schema.json is not valid JSON";
+  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+  EXPECT_EQ(schema["properties"]["schema"]["const"], kMetadataSchema);
+  EXPECT_EQ(schema["properties"]["schema_version"]["const"], kMetadataSchemaVersion);
+}
+
+TEST(MetadataSchemaTest, DescribesWhatToJsonWrites) {
+  json schema = readJsonFile(kDocsDir + "/metadata.schema.json");
+  ASSERT_FALSE(schema.is_discarded());
+  for (const KernelMetadata &meta : {cudaExample(), hipExample()}) {
+    std::vector<std::string> problems;
+    checkSchema(schema, schema, toJson(meta), "", problems);
+    std::ostringstream all;
+    for (const std::string &problem : problems)
+      all << problem << '\n';
+    EXPECT_TRUE(problems.empty()) << meta.target.arch << ":\n" << all.str();
+  }
+}
+
+/// Collects the names of every property the schema declares.
+void propertyNames(const json &schema, std::set<std::string> &names) {
+  if (schema.is_object()) {
+    if (schema.contains("properties") && schema["properties"].is_object())
+      for (const auto &[name, member] : schema["properties"].items())
+        names.insert(name);
+    for (const auto &[key, member] : schema.items())
+      propertyNames(member, names);
+  } else if (schema.is_array()) {
+    for (const json &member : schema)
+      propertyNames(member, names);
+  }
+}
+
+TEST(MetadataSchemaTest, EveryFieldIsDocumented) {
+  json schema = readJsonFile(kDocsDir + "/metadata.schema.json");
+  ASSERT_FALSE(schema.is_discarded());
+  std::ifstream in(kDocsDir + "/metadata.md");
+  ASSERT_TRUE(in);
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::set<std::string> names;
+  propertyNames(schema, names);
+  EXPECT_GT(names.size(), 40u);
+  for (const std::string &name : names)
+    EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name << " is not in docs/metadata.md";
+}
+
+} // namespace
+} // namespace tta
