@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+extern char **environ;
 namespace fs = std::filesystem;
 
 namespace tta {
@@ -66,7 +67,6 @@ std::string irFunctionName(const fs::path &path) {
 
 /// Environment variables that change what Triton generates (and so belong in cache keys).
 nlohmann::json tritonEnvironment() {
-  extern char **environ;
   nlohmann::json env = nlohmann::json::object();
   static const std::set<std::string> irrelevant = {"TRITON_CACHE_DIR", "TRITON_HOME",
                                                    "TRITON_AOT_CACHE_DIR", "TRITON_AOT_LOG",
