@@ -1,1 +1,288 @@
-// Placeholder: implemented in its own change.
+#include "compiler/config.h"
+
+#include "compiler/spelling.h"
+
+#include <cctype>
+#include <utility>
+#include <vector>
+
+namespace tta {
+
+namespace {
+
+enum class OptionKind { Bool, Count, String };
+
+struct OptionSpec {
+  std::string_view key;
+  OptionKind kind;
+};
+
+// The CUDAOptions / HIPOptions fields a config may set besides the typed ones (Triton 3.x
+// backends' compiler.py). Counts are non-negative integers.
+constexpr OptionSpec kOptions[] = {
+    {"allow_flush_denorm", OptionKind::Bool},
+    {"debug", OptionKind::Bool},
+    {"default_dot_input_precision", OptionKind::String},
+    {"enable_fp_fusion", OptionKind::Bool},
+    {"enable_reflect_ftz", OptionKind::Bool},
+    {"kpack", OptionKind::Count},
+    {"launch_cooperative_grid", OptionKind::Bool},
+    {"launch_pdl", OptionKind::Bool},
+    {"matrix_instr_nonkdim", OptionKind::Count},
+    {"max_num_imprecise_acc_default", OptionKind::Count},
+    {"ptx_options", OptionKind::String},
+    {"sanitize_overflow", OptionKind::Bool},
+    {"schedule_hint", OptionKind::String},
+    {"waves_per_eu", OptionKind::Count},
+};
+
+constexpr std::string_view kTypedOptions[] = {"maxnreg", "num_ctas", "num_stages", "num_warps"};
+
+const OptionSpec *findOption(std::string_view key) {
+  for (const OptionSpec &spec : kOptions)
+    if (spec.key == key)
+      return &spec;
+  return nullptr;
+}
+
+bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+struct Item {
+  std::size_t begin = 0, end = 0; ///< the whole KEY=VALUE
+  std::size_t valueBegin = 0;     ///< end if there is no '='
+  std::string_view key;
+  bool hasEquals = false;
+};
+
+/// Splits "A=1 B='x y'" into items at whitespace outside quotes; "A = 1" is one item too.
+std::vector<Item> splitItems(std::string_view text) {
+  std::vector<Item> items;
+  std::size_t i = 0;
+  auto skipSpace = [&] {
+    while (i < text.size() && isSpace(text[i]))
+      ++i;
+  };
+  for (skipSpace(); i < text.size(); skipSpace()) {
+    Item item;
+    item.begin = i;
+    while (i < text.size() && isIdentChar(text[i]))
+      ++i;
+    item.key = text.substr(item.begin, i - item.begin);
+    std::size_t afterKey = i;
+    skipSpace();
+    if (!item.key.empty() && i < text.size() && text[i] == '=') {
+      item.hasEquals = true;
+      ++i;
+      skipSpace();
+    } else {
+      i = afterKey;
+    }
+    item.valueBegin = i;
+    char quote = 0;
+    for (; i < text.size() && (quote || !isSpace(text[i])); ++i) {
+      if (quote && text[i] == '\\')
+        ++i;
+      else if (quote && text[i] == quote)
+        quote = 0;
+      else if (!quote && (text[i] == '\'' || text[i] == '"'))
+        quote = text[i];
+    }
+    i = std::min(i, text.size());
+    item.end = i;
+    if (!item.hasEquals)
+      item.valueBegin = item.end;
+    items.push_back(item);
+  }
+  return items;
+}
+
+std::optional<int> asInt(const ConstexprValue &value) {
+  if (value.kind != ConstexprValue::Kind::Int || value.intValue < 0 || value.intValue > 1 << 30)
+    return std::nullopt;
+  return static_cast<int>(value.intValue);
+}
+
+/// Checks \p value for a typed or table option; returns the reason it is wrong, or "".
+std::string checkOption(std::string_view key, ConstexprValue &value, Config &config) {
+  std::optional<int> number = asInt(value);
+  if (key == "num_warps") {
+    // Triton asserts a power of two; 32 warps is already 1024 threads, the most a block has.
+    if (!number || *number < 1 || *number > 32 || (*number & (*number - 1)) != 0)
+      return "num_warps must be a power of two from 1 to 32";
+    config.numWarps = number;
+  } else if (key == "num_stages" || key == "num_ctas" || key == "maxnreg") {
+    if (!number || *number < 1)
+      return std::string(key) + " must be a positive integer";
+    (key == "num_stages" ? config.numStages
+     : key == "num_ctas" ? config.numCtas
+                         : config.maxnreg) = number;
+  } else {
+    const OptionSpec &spec = *findOption(key);
+    switch (spec.kind) {
+    case OptionKind::Bool:
+      if (value.kind != ConstexprValue::Kind::Bool)
+        return std::string(key) + " must be True or False";
+      break;
+    case OptionKind::Count:
+      if (!number)
+        return std::string(key) + " must be a non-negative integer";
+      break;
+    case OptionKind::String:
+      // A bare word is a string here, as the kind is known: schedule_hint=attention.
+      if (value.kind == ConstexprValue::Kind::Name)
+        value.kind = ConstexprValue::Kind::String;
+      if (value.kind != ConstexprValue::Kind::String)
+        return std::string(key) + " must be a string";
+      break;
+    }
+    config.options[std::string(key)] = value;
+  }
+  return {};
+}
+
+} // namespace
+
+bool isTritonOption(std::string_view key) {
+  for (std::string_view typed : kTypedOptions)
+    if (typed == key)
+      return true;
+  return findOption(key) != nullptr;
+}
+
+Expected<Config> parseConfig(std::string_view text) {
+  Config config;
+  std::vector<std::pair<std::string_view, std::size_t>> seen; // key, 1-based item number
+  const std::vector<Item> items = splitItems(text);
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    const Item &item = items[n];
+    const std::string_view whole = text.substr(item.begin, item.end - item.begin);
+    const std::string position =
+        "config entry " + std::to_string(n + 1) + " '" + std::string(whole) + "'";
+    auto fail = [&](std::size_t pos, std::string reason) {
+      Diagnostic diag = makeError(ExitCode::UsageError, position + ": " + std::move(reason));
+      diag.column = static_cast<int>(pos + 1);
+      diag.sourceLine = std::string(text);
+      return diag;
+    };
+    if (item.key.empty() || !item.hasEquals)
+      return fail(item.begin, "expected KEY=VALUE, such as BLOCK=1024 or num_warps=4");
+    if (std::isdigit(static_cast<unsigned char>(item.key[0])))
+      return fail(item.begin, "key '" + std::string(item.key) +
+                                  "' is not a name; expected a letter or '_' first");
+    const std::string_view raw = text.substr(item.valueBegin, item.end - item.valueBegin);
+    if (raw.empty())
+      return fail(item.valueBegin, "no value; expected " + std::string(item.key) + "=<value>");
+    for (auto [key, index] : seen)
+      if (key == item.key)
+        return fail(item.begin, std::string(item.key) + " is already set by entry " +
+                                    std::to_string(index) + "; expected each key once");
+    seen.emplace_back(item.key, n + 1);
+
+    if (item.key == "name") {
+      // Becomes part of C symbols and file names, so quotes are fine but the contents are not free.
+      Expected<ConstexprValue> value = parseConstexpr(raw);
+      std::string name = value && (value->kind == ConstexprValue::Kind::String ||
+                                   value->kind == ConstexprValue::Kind::Name)
+                             ? value->text
+                             : std::string(raw);
+      bool valid = !name.empty();
+      for (char c : name)
+        valid = valid && isIdentChar(c);
+      if (!valid)
+        return fail(item.valueBegin,
+                    "a config name may contain only letters, digits and '_', got " +
+                        std::string(raw));
+      config.name = std::move(name);
+      continue;
+    }
+    Expected<ConstexprValue> value = parseConstexpr(raw);
+    if (!value) {
+      Diagnostic diag = value.takeError();
+      const std::size_t at = item.valueBegin + static_cast<std::size_t>(diag.column - 1);
+      if (at < text.size() && text[at] == ',') // "A=1,B=2": a habit from other syntaxes
+        return fail(at, "unexpected ','; separate config entries with spaces");
+      return fail(at, diag.message);
+    }
+    if (isTritonOption(item.key)) {
+      if (std::string reason = checkOption(item.key, *value, config); !reason.empty())
+        return fail(item.valueBegin, reason + ", got " + std::string(raw));
+      continue;
+    }
+    if (value->kind == ConstexprValue::Kind::Name)
+      return fail(item.valueBegin,
+                  "'" + std::string(raw) +
+                      "' is not a value; expected a number, True, False, "
+                      "None, a dtype such as tl.float16, or a quoted string such as '" +
+                      std::string(raw) + "'");
+    config.constexprs[std::string(item.key)] = std::move(*value);
+  }
+  return config;
+}
+
+std::string formatConfig(const Config &config) {
+  std::map<std::string, std::string> options; // sorted, typed and table options together
+  auto addInt = [&](const char *key, const std::optional<int> &value) {
+    if (value)
+      options[key] = std::to_string(*value);
+  };
+  addInt("num_warps", config.numWarps);
+  addInt("num_stages", config.numStages);
+  addInt("num_ctas", config.numCtas);
+  addInt("maxnreg", config.maxnreg);
+  for (const auto &[key, value] : config.options)
+    options[key] = formatConstexpr(value);
+  std::string out;
+  auto add = [&](const std::string &key, const std::string &value) {
+    out += (out.empty() ? "" : " ") + key + "=" + value;
+  };
+  if (!config.name.empty())
+    add("name", config.name);
+  for (const auto &[key, value] : options)
+    add(key, value);
+  for (const auto &[key, value] : config.constexprs)
+    add(key, formatConstexpr(value));
+  return out;
+}
+
+Expected<Signature> resolveSignature(const Signature &signature, const Config &config) {
+  Signature resolved = signature;
+  std::vector<std::string> entryNames;
+  for (std::size_t n = 0; n < resolved.entries.size(); ++n) {
+    SignatureEntry &entry = resolved.entries[n];
+    if (entry.kind != SignatureEntry::Kind::Constexpr ||
+        entry.value.kind != ConstexprValue::Kind::Name)
+      continue;
+    const std::string name = entry.value.text;
+    entryNames.push_back(name);
+    auto found = config.constexprs.find(name);
+    if (found == config.constexprs.end()) {
+      Diagnostic diag = makeError(ExitCode::UsageError,
+                                  "signature entry " + std::to_string(n + 1) + " '" + entry.text +
+                                      "' has no value: add " + name + "=<value> to the config");
+      diag.column = static_cast<int>(entry.column);
+      diag.sourceLine = signature.text;
+      return diag;
+    }
+    entry.value = found->second;
+  }
+  for (const auto &[key, value] : config.constexprs) {
+    bool used = false;
+    for (const std::string &name : entryNames)
+      used = used || name == key;
+    if (used)
+      continue;
+    std::string message = "config sets " + key + " but no signature entry is named " + key;
+    std::vector<std::string> options(std::begin(kTypedOptions), std::end(kTypedOptions));
+    for (const OptionSpec &spec : kOptions)
+      options.emplace_back(spec.key);
+    if (std::optional<std::string> guess = closestMatch(key, entryNames))
+      message += "; did you mean " + *guess + "?";
+    else if (std::optional<std::string> option = closestMatch(key, options))
+      message += "; did you mean the option " + *option + "?";
+    return makeError(ExitCode::UsageError, std::move(message));
+  }
+  return resolved;
+}
+
+} // namespace tta

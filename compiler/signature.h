@@ -27,7 +27,9 @@ struct ConstexprValue {
   double floatValue = 0;       ///< Float
   std::string text;            ///< String contents, Dtype name ("float16"), Name, or the literal as written
 
-  bool operator==(const ConstexprValue &) const = default;
+  /// Compares meaning, not spelling (the literal in \c text is ignored for Int, Float, Bool and
+  /// None), so 0x10 equals 16 and a parsed value equals one built by hand.
+  bool operator==(const ConstexprValue &other) const;
 };
 
 /// The canonical spelling of a value ("1024", "-1", "0.5", "True", "'ieee'", "tl.float16", "BLOCK").
