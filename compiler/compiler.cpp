@@ -133,6 +133,11 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
       log(line);
   };
   auto fail = [&](Diagnostic diag) {
+    // Variants of one kernel often fail for one reason: report it once.
+    for (const Diagnostic &seen : outcome.errors)
+      if (seen.file == diag.file && seen.line == diag.line && seen.column == diag.column &&
+          seen.message == diag.message)
+        return;
     if (outcome.code == ExitCode::Success || outcome.code == ExitCode::KernelError)
       outcome.code = diag.code;
     outcome.errors.push_back(std::move(diag));
@@ -376,7 +381,8 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
         }
         job->files[role] = std::move(*bytes);
       }
-      for (const auto &[stage, path] : written.value("ir", nlohmann::json::object()).items())
+      const nlohmann::json irFiles = written.value("ir", nlohmann::json::object());
+      for (const auto &[stage, path] : irFiles.items())
         if (path.is_string())
           if (auto bytes = readFile(path.get<std::string>()))
             job->files["ir:" + fs::path(path.get<std::string>()).filename().string()] =
@@ -467,7 +473,9 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
   // --- Remember the new compiles ---------------------------------------------------------------
   if (cache.enabled()) {
     std::vector<std::string> toolchain;
-    for (const auto &file : hello.value("toolchain_files", nlohmann::json::array()))
+    const nlohmann::json toolchainFiles =
+        hello.is_object() ? hello.value("toolchain_files", nlohmann::json::array()) : nlohmann::json::array();
+    for (const auto &file : toolchainFiles)
       if (file.is_string())
         toolchain.push_back(file.get<std::string>());
     for (Job *job : misses) {

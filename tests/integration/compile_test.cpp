@@ -92,9 +92,11 @@ std::vector<KernelMetadata> checkOutputs(const fs::path &dir) {
         RunResult usage = run(cuobjdump, {"--dump-resource-usage", (dir / image.file).string()}, dir);
         EXPECT_EQ(usage.status, 0) << usage.err;
         std::smatch regs;
-        ASSERT_TRUE(std::regex_search(usage.out, regs, std::regex("REG:([0-9]+)"))) << usage.out;
-        ASSERT_TRUE(meta->resources.registers.has_value());
-        EXPECT_EQ(*meta->resources.registers, std::stoi(regs[1]));
+        bool found = std::regex_search(usage.out, regs, std::regex("REG:([0-9]+)"));
+        EXPECT_TRUE(found) << usage.out;
+        EXPECT_TRUE(meta->resources.registers.has_value());
+        if (found && meta->resources.registers)
+          EXPECT_EQ(*meta->resources.registers, std::stoi(regs[1]));
       }
     }
     all.push_back(std::move(*meta));
@@ -178,9 +180,10 @@ TEST(Compile, Fp16MatmulWithDotAndConfigs) {
   RunResult r = compile(
       concat({kernel("matmul_fp16.py"), "-n", "matmul_kernel", "-on", "matmul", "-s",
               "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, "
-              "i32:16, i32:1, BM, BN, BK",
-              "-g", "cdiv(M, BM), cdiv(N, BN), 1", "--config", "name=small BM=64 BN=64 BK=32",
-              "--config", "name=wide BM=64 BN=128 BK=32 num_warps=8", "-o", dir.string() + "/"},
+              "i32:16, i32:1, BLOCK_M, BLOCK_N, BLOCK_K",
+              "-g", "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), 1", "--config",
+              "name=small BLOCK_M=64 BLOCK_N=64 BLOCK_K=32", "--config",
+              "name=wide BLOCK_M=64 BLOCK_N=128 BLOCK_K=32 num_warps=8", "-o", dir.string() + "/"},
              kTargets),
       dir);
   ASSERT_EQ(r.status, 0) << r.err;
