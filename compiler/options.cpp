@@ -38,7 +38,8 @@ Expected<std::vector<T>> parseAll(const std::vector<std::string> &texts, Parse p
       Diagnostic diag = parsed.takeError();
       if (diag.file.empty() && origin != "command line")
         diag.file = origin;
-      diag.notes.insert(diag.notes.begin(), "in " + what + " '" + text + "'");
+      if (diag.sourceLine.empty())   // else the text is already shown under the message
+        diag.notes.insert(diag.notes.begin(), "in " + what + " '" + text + "'");
       return diag;
     }
     out.push_back(std::move(*parsed));

@@ -74,8 +74,8 @@ TEST(Options, BadSignatureIsReportedWithItsText) {
   auto cl = parse({"k.py", "-n", "f", "-s", "*fp33", "-g", "1", "-t", "cuda:80"});
   ASSERT_FALSE(cl);
   EXPECT_EQ(cl.error().code, ExitCode::UsageError);
-  ASSERT_FALSE(cl.error().notes.empty());
-  EXPECT_EQ(cl.error().notes[0], "in signature '*fp33'");
+  EXPECT_EQ(cl.error().sourceLine, "*fp33");   // shown under the message, with a caret
+  EXPECT_EQ(cl.error().column, 2);   // the unknown type after the star
 }
 
 TEST(Options, HelpAndVersionExitEarly) {
