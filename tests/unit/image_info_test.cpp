@@ -141,6 +141,10 @@ INSTANTIATE_TEST_SUITE_P(
 std::string findCuobjdump() {
   if (const char *env = std::getenv("TTA_CUOBJDUMP"); env && *env)
     return env;
+#ifdef TTA_CUOBJDUMP_FOUND
+  if (std::filesystem::exists(TTA_CUOBJDUMP_FOUND))
+    return TTA_CUOBJDUMP_FOUND;   // the one CMake found (the toolkit's or Triton's)
+#endif
   if (std::filesystem::exists("/usr/local/cuda/bin/cuobjdump"))
     return "/usr/local/cuda/bin/cuobjdump";
   if (const char *path = std::getenv("PATH")) {
