@@ -100,6 +100,9 @@ struct CubinCase {
   std::uint64_t sharedOfScaleShared;   // sm_90+ adds 1 KiB reserved by the toolchain
 };
 
+// Names the case in test listings (CTest shows the parameter).
+void PrintTo(const CubinCase &c, std::ostream *os) { *os << c.file; }
+
 class ImageInfoCubin : public ::testing::TestWithParam<CubinCase> {};
 
 TEST_P(ImageInfoCubin, ArchAndResources) {
@@ -213,6 +216,8 @@ struct HsacoCase {
   char xnack;
   char sramecc;
 };
+
+void PrintTo(const HsacoCase &c, std::ostream *os) { *os << c.file; }
 
 class ImageInfoHsaco : public ::testing::TestWithParam<HsacoCase> {};
 
