@@ -418,6 +418,13 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
       fail(located(meta.takeError(), *job.kernel));
       continue;
     }
+    // What we write must be what the linker accepts: read it back with the strict reader.
+    if (auto readBack = parseMetadata(toJson(*meta)); !readBack) {
+      fail(makeError(ExitCode::InternalError, "metadata of " + job.id +
+                                                  " fails its own schema: " +
+                                                  readBack.error().message));
+      continue;
+    }
     for (const auto &[role, bytes] : job.files) {
       fs::path destination;
       if (role == "image")

@@ -95,8 +95,9 @@ std::vector<KernelMetadata> checkOutputs(const fs::path &dir) {
         bool found = std::regex_search(usage.out, regs, std::regex("REG:([0-9]+)"));
         EXPECT_TRUE(found) << usage.out;
         EXPECT_TRUE(meta->resources.registers.has_value());
-        if (found && meta->resources.registers)
+        if (found && meta->resources.registers) {
           EXPECT_EQ(*meta->resources.registers, std::stoi(regs[1]));
+        }
       }
     }
     all.push_back(std::move(*meta));
@@ -209,9 +210,11 @@ TEST(Compile, KernelAbove48KiBOfSharedMemory) {
   ASSERT_EQ(r.status, 0) << r.err;
   auto metas = checkOutputs(dir);
   ASSERT_EQ(metas.size(), 3u);
-  for (const KernelMetadata &m : metas)
-    if (m.target.backend == Backend::Cuda)
+  for (const KernelMetadata &m : metas) {
+    if (m.target.backend == Backend::Cuda) {
       EXPECT_GT(m.launch.shared, 48u * 1024) << m.target.spelling();
+    }
+  }
 }
 
 TEST(Compile, GluonKernel) {
@@ -232,7 +235,7 @@ TEST(Compile, GluonKernel) {
   EXPECT_EQ(checkOutputs(dir).size(), 3u);
 }
 
-TEST(Compile, TtgirFilesFromEmitIr) {
+TEST(Compile, TtgirAndTtirFilesFromEmitIr) {
   fs::path dir = freshDir("ttgir");
   fs::path ir = dir / "ir";
   RunResult first = compile(concat({kernel("vector_add.py"), "-n", "add_kernel", "-s",
@@ -264,6 +267,25 @@ TEST(Compile, TtgirFilesFromEmitIr) {
     EXPECT_EQ(metas[0].name, "add_ir");
     EXPECT_EQ(param(metas[0], "n_elements").kind, ParamInfo::Kind::Scalar);
     EXPECT_EQ(param(metas[0], "x_ptr").hint, 16);
+  }
+  // A .ttir is target-neutral: one file compiles for every target.
+  fs::path ttir;
+  for (const std::string &file : listFiles(ir))
+    if (fs::path(file).extension() == ".ttir")
+      ttir = ir / file;
+  ASSERT_FALSE(ttir.empty());
+  fs::path out = dir / "from_ttir";
+  RunResult r = compile(concat({ttir.string(), "-g", "cdiv(n_elements, 1024), 1, 1", "-w", "4",
+                                "-o", out.string() + "/"},
+                               kTargets),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(out);
+  ASSERT_EQ(metas.size(), 3u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(m.sourceKind, "ttir");
+    EXPECT_EQ(m.name, "add_kernel");
+    EXPECT_EQ(m.launch.numWarps, 4);
   }
 }
 
