@@ -4,8 +4,10 @@
 #include "compiler/depfile.h"
 #include "compiler/frontend_client.h"
 #include "compiler/image_info.h"
+#include "compiler/lexing.h"
 #include "compiler/naming.h"
 #include "compiler/output_transaction.h"
+#include "compiler/variant_metadata.h"
 #include "compiler/worker.h"
 
 #include <unistd.h>
@@ -59,8 +61,8 @@ std::string irFunctionName(const fs::path &path) {
   if (at == std::string::npos)
     return {};
   std::size_t end = at + 1;
-  while (end < text->size() && (std::isalnum(static_cast<unsigned char>((*text)[end])) ||
-                                (*text)[end] == '_' || (*text)[end] == '$' || (*text)[end] == '.'))
+  while (end < text->size() &&
+         (isIdentChar((*text)[end]) || (*text)[end] == '$' || (*text)[end] == '.'))
     ++end;
   return text->substr(at + 1, end - at - 1);
 }
@@ -116,14 +118,6 @@ Diagnostic located(Diagnostic diag, const KernelSpec &kernel) {
 }
 
 } // namespace
-
-// Implemented in variant_metadata.cpp.
-Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const Target &target,
-                                       const Signature &signature, const Config &config,
-                                       const std::string &id, const OutputPaths &paths,
-                                       const nlohmann::json &result,
-                                       const std::map<std::string, std::string> &files,
-                                       bool writePtx);
 
 CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
   const CompileOptions &opts = request.options;

@@ -1,5 +1,6 @@
 #include "compiler/config.h"
 
+#include "compiler/lexing.h"
 #include "compiler/spelling.h"
 
 #include <cctype>
@@ -45,8 +46,6 @@ const OptionSpec *findOption(std::string_view key) {
   return nullptr;
 }
 
-bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 struct Item {
   std::size_t begin = 0, end = 0; ///< the whole KEY=VALUE

@@ -1,5 +1,6 @@
 #include "compiler/grid.h"
 
+#include "compiler/lexing.h"
 #include "compiler/spelling.h"
 
 #include <cctype>
@@ -18,9 +19,6 @@ struct Token {
   std::string_view text;
 };
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 

@@ -1,5 +1,6 @@
 #include "compiler/signature.h"
 
+#include "compiler/lexing.h"
 #include "compiler/spelling.h"
 
 #include <cctype>
@@ -24,10 +25,6 @@ struct Token {
   std::string value;    ///< String: the contents, escapes resolved
 };
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
 /// An error whose context (which entry) the caller adds: message is the reason alone.
 Diagnostic failAt(std::size_t pos, std::string reason) {

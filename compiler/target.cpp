@@ -1,5 +1,6 @@
 #include "compiler/target.h"
 
+#include "compiler/lexing.h"
 #include "compiler/spelling.h"
 
 #include <cctype>
@@ -19,7 +20,6 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 std::optional<int> parseSmallInt(std::string_view text) {
   int value = 0;

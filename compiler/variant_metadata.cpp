@@ -1,6 +1,5 @@
-// Builds a variant's metadata from the request, the frontend's answer and the image itself.
-// Launch facts come from Triton's metadata (never from the command line: Triton rewrites
-// num_warps for warp-specialised kernels); resource figures come from the image.
+#include "compiler/variant_metadata.h"
+
 #include "compiler/cache.h"
 #include "compiler/compiler.h"
 #include "compiler/frontend_client.h"

@@ -1,0 +1,15 @@
+// Character classes shared by the hand-written tokenizers (signatures, grids, configs, targets).
+// ASCII only, and independent of the C locale, so a kernel's signature parses the same anywhere.
+#pragma once
+
+namespace tta {
+
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool isIdentStart(char c) { return isAlpha(c) || c == '_'; }
+inline bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
+inline bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+} // namespace tta
