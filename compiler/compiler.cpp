@@ -3,13 +3,13 @@
 #include "compiler/cache.h"
 #include "compiler/depfile.h"
 #include "compiler/frontend_client.h"
-#include "compiler/image_info.h"
 #include "compiler/lexing.h"
 #include "compiler/naming.h"
 #include "compiler/output_transaction.h"
 #include "compiler/variant_metadata.h"
 #include "compiler/worker.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -32,14 +32,12 @@ struct Job {
   Target target;
   Signature signature;        ///< resolved (no Name entries); empty for IR sources
   Config config;              ///< with the backend's defaults filled in
-  std::string digest;
   std::string id;
   OutputPaths paths;
   std::string cacheKey;
   nlohmann::json result;      ///< the worker's compile answer plus "describe"
-  std::map<std::string, std::string> files;   ///< role ("image", "ptx", IR names) -> bytes
+  std::map<std::string, std::string> files;   ///< role ("image", "ptx", "ir:<file>") -> bytes
   bool fromCache = false;
-  bool failed = false;
 };
 
 std::optional<std::string> readFile(const fs::path &path) {
@@ -111,50 +109,123 @@ Expected<Target> effectiveTarget(Target target) {
   return target;
 }
 
-Diagnostic located(Diagnostic diag, const KernelSpec &kernel) {
-  if (diag.file.empty() && kernel.origin != "command line")
-    diag.file = kernel.origin;
-  return diag;
+/// Modification time in nanoseconds, or -1.
+std::int64_t mtimeNs(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return -1;
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
-} // namespace
+/// Deletes a directory tree when it goes out of scope.
+struct ScratchDirectory {
+  fs::path path;
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    if (!path.empty())
+      fs::remove_all(path, ignored);
+  }
+};
 
-CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
-  const CompileOptions &opts = request.options;
-  CompileOutcome outcome;
-  auto say = [&](const std::string &line) {
-    if (opts.verbose && log)
-      log(line);
-  };
-  auto fail = [&](Diagnostic diag) {
-    // Variants of one kernel often fail for one reason: report it once.
-    for (const Diagnostic &seen : outcome.errors)
+/// One run of the compiler: the phases of compile(), sharing the jobs and the outcome.
+class CompileRun {
+public:
+  CompileRun(const CompileRequest &request, const LogSink &log)
+      : request_(request), opts_(request.options), log_(log) {}
+
+  CompileOutcome run() {
+    // Sources modified after this instant are not cached (file times use the same clock).
+    const std::int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count();
+    if (!expand() || !lookupCache() || !compileMisses() || !stageOutputs())
+      return failed();
+    if (Status s = transaction_.commit(); !s) {
+      fail(s.takeError());
+      return failed();
+    }
+    storeInCache(started);
+    return std::move(outcome_);
+  }
+
+private:
+  void say(const std::string &line) const {
+    if (opts_.verbose && log_)
+      log_(line);
+  }
+
+  /// Records an error. Variants of one kernel often fail for one reason: it is reported once.
+  /// The exit status is the first error's, except that an interrupt always wins.
+  void fail(Diagnostic diag) {
+    for (const Diagnostic &seen : outcome_.errors)
       if (seen.file == diag.file && seen.line == diag.line && seen.column == diag.column &&
           seen.message == diag.message)
         return;
-    if (outcome.code == ExitCode::Success || outcome.code == ExitCode::KernelError)
-      outcome.code = diag.code;
-    outcome.errors.push_back(std::move(diag));
-  };
+    if (outcome_.code == ExitCode::Success || diag.code == ExitCode::Interrupted)
+      outcome_.code = diag.code;
+    outcome_.errors.push_back(std::move(diag));
+  }
 
-  // --- Expand kernels x targets x signatures x configs into jobs ------------------------------
-  std::vector<Job> jobs;
-  std::set<std::string> ids;
-  for (std::size_t k = 0; k < request.kernels.size(); ++k) {
-    const KernelSpec &kernel = request.kernels[k];
+  void failAt(Diagnostic diag, const KernelSpec &kernel) {
+    if (diag.file.empty() && kernel.origin != "command line")
+      diag.file = kernel.origin;
+    fail(std::move(diag));
+  }
+
+  /// Removes everything this run may have written, including earlier versions of its outputs,
+  /// so a failed run leaves nothing stale behind.
+  CompileOutcome failed() {
+    transaction_.rollback();
+    std::error_code ec;
+    for (const Job &job : jobs_)
+      for (const fs::path &p : {job.paths.image, job.paths.ptx, job.paths.metadata})
+        if (!p.empty())
+          fs::remove(p, ec);
+    for (const fs::path &p : {opts_.depfile, opts_.index})
+      if (!p.empty())
+        fs::remove(p, ec);
+    outcome_.variants.clear();
+    return std::move(outcome_);
+  }
+
+  bool expand();
+  bool lookupCache();
+  bool compileMisses();
+  bool stageOutputs();
+  void storeInCache(std::int64_t started);
+
+  void finishCompile(Job &job, nlohmann::json answer);
+
+  const CompileRequest &request_;
+  const CompileOptions &opts_;
+  const LogSink &log_;
+  CompileOutcome outcome_;
+  std::vector<Job> jobs_;
+  std::vector<Job *> misses_;
+  std::string python_;
+  CompileCache cache_{fs::path()};
+  nlohmann::json hello_;
+  OutputTransaction transaction_;
+};
+
+/// Kernels x targets x signatures x configs, each with its resolved signature and output names.
+bool CompileRun::expand() {
+  std::set<std::string> seen;
+  for (std::size_t k = 0; k < request_.kernels.size(); ++k) {
+    const KernelSpec &kernel = request_.kernels[k];
     std::string name = kernel.name;
     if (name.empty())
       name = kernel.sourceKind == "python" ? kernel.function : irFunctionName(kernel.sourcePath);
     if (name.empty())
       name = kernel.sourcePath.stem().string();
-    fs::path stem = opts.outputStem.empty() ? opts.outputDir / name : opts.outputStem;
+    fs::path stem = opts_.outputStem.empty() ? opts_.outputDir / name : opts_.outputStem;
     std::vector<Signature> signatures = kernel.signatures;
     if (signatures.empty())
       signatures.emplace_back();   // IR sources: the signature is in the IR
     for (const Target &requested : kernel.targets) {
       auto target = effectiveTarget(requested);
       if (!target) {
-        fail(located(target.takeError(), kernel));
+        failAt(target.takeError(), kernel);
         continue;
       }
       if (!(*target == requested))
@@ -169,58 +240,44 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
           job.config = withBackendDefaults(config, *target, kernel.sourceKind);
           auto resolved = resolveSignature(signature, job.config);
           if (!resolved) {
-            fail(located(resolved.takeError(), kernel));
+            failAt(resolved.takeError(), kernel);
             continue;
           }
           job.signature = *resolved;
-          job.digest = variantDigest(kernel.function.empty() ? name : kernel.function,
-                                     kernel.sourceKind, job.signature, job.config);
-          job.id = variantId(name, job.target, job.digest);
-          job.paths = outputPaths(stem, job.target, job.digest);
-          if (!ids.insert(job.paths.metadata.string()).second) {
-            fail(located(makeError(ExitCode::UsageError,
-                                   "variant " + job.id + " is declared twice (same signature, "
-                                   "config and target for '" + name + "')"),
-                         kernel));
+          std::string digest = variantDigest(kernel.function.empty() ? name : kernel.function,
+                                             kernel.sourceKind, job.signature, job.config);
+          job.id = variantId(name, job.target, digest);
+          job.paths = outputPaths(stem, job.target, digest);
+          if (!seen.insert(job.paths.metadata.string()).second) {
+            failAt(makeError(ExitCode::UsageError,
+                             "variant " + job.id + " is declared twice (same signature, config "
+                             "and target for '" + name + "')"),
+                   kernel);
             continue;
           }
-          jobs.push_back(std::move(job));
+          jobs_.push_back(std::move(job));
         }
       }
     }
   }
+  return outcome_.errors.empty();
+}
 
-  // Every file this run may write; removed again if the run fails, so nothing stale remains.
-  OutputTransaction transaction;
-  auto failRun = [&](CompileOutcome out) {
-    transaction.rollback();
-    std::error_code ec;
-    for (const Job &job : jobs)
-      for (const fs::path &p : {job.paths.image, job.paths.ptx, job.paths.metadata})
-        if (!p.empty())
-          fs::remove(p, ec);
-    for (const fs::path &p : {opts.depfile, opts.index})
-      if (!p.empty())
-        fs::remove(p, ec);
-    out.variants.clear();
-    return out;
-  };
-  if (!outcome.errors.empty())
-    return failRun(std::move(outcome));
-
-  // --- The cache ---------------------------------------------------------------------------
-  auto python = resolveProgram(opts.python);
+/// Serves every job it can from the cache; the rest become misses.
+bool CompileRun::lookupCache() {
+  auto python = resolveProgram(opts_.python);
   if (!python) {
     fail(python.takeError());
-    return failRun(std::move(outcome));
+    return false;
   }
-  CompileCache cache(opts.irDir.empty() ? opts.cacheDir : fs::path());
+  python_ = *python;
+  // IR dumps are not cached: a run that asks for them compiles.
+  cache_ = CompileCache(opts_.irDir.empty() ? opts_.cacheDir : fs::path());
   const nlohmann::json environment = tritonEnvironment();
-  std::vector<Job *> misses;
-  for (Job &job : jobs) {
+  for (Job &job : jobs_) {
     nlohmann::json key = {{"format", 1},
                           {"tool", TRITON_AOT_VERSION},
-                          {"python", *python},
+                          {"python", python_},
                           {"environment", environment},
                           {"source", job.kernel->sourcePath.string()},
                           {"source_kind", job.kernel->sourceKind},
@@ -229,187 +286,183 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
                           {"config", formatConfig(job.config)},
                           {"target", job.target.spelling()}};
     job.cacheKey = sha256Hex(key.dump());
-    if (auto entry = cache.enabled() ? cache.lookup(job.cacheKey) : std::nullopt) {
+    if (auto entry = cache_.enabled() ? cache_.lookup(job.cacheKey) : std::nullopt) {
       job.result = std::move(entry->result);
       job.files = std::move(entry->files);
       job.fromCache = true;
       say("cache hit: " + job.id);
     } else {
-      misses.push_back(&job);
+      misses_.push_back(&job);
     }
   }
+  return true;
+}
 
-  // --- Compile the misses through frontend workers ---------------------------------------------
-  nlohmann::json hello;
-  if (!misses.empty()) {
-    auto started = std::chrono::steady_clock::now();
-    fs::path scratch = opts.outputDir / (".triton-aot-tmp." + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::create_directories(scratch / "ir", ec);
-    if (ec) {
-      fail(makeError(ExitCode::OutputError,
-                     "cannot create '" + scratch.string() + "': " + ec.message()));
-      return failRun(std::move(outcome));
-    }
-    struct ScratchGuard {
-      fs::path path;
-      ~ScratchGuard() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-      }
-    } scratchGuard{scratch};
-
-    WorkerSettings settings;
-    settings.python = *python;
-    settings.script = opts.workerScript.string();
-    settings.interruptFd = opts.interruptFd;
-    // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does).
-    settings.environment["TRITON_CACHE_DIR"] =
-        (cache.enabled() ? opts.cacheDir / "triton" : scratch / "triton").string();
-    if (opts.verbose)
-      settings.log = log;
-    if (!fs::exists(settings.script)) {
-      fail(makeError(ExitCode::EnvironmentError,
-                     "the frontend worker is missing: '" + settings.script +
-                         "' does not exist (set TRITON_AOT_FRONTEND_DIR, or reinstall triton-aot)"));
-      return failRun(std::move(outcome));
-    }
-    WorkerPool pool(settings, opts.jobs);
-    auto greeting = pool.start(static_cast<int>(std::min<std::size_t>(misses.size(), opts.jobs)));
-    if (!greeting) {
-      fail(greeting.takeError());
-      return failRun(std::move(outcome));
-    }
-    hello = *greeting;
-    if (Status s = checkHello(hello, *python); !s) {
-      fail(s.takeError());
-      return failRun(std::move(outcome));
-    }
-    say("frontend: Triton " + hello.value("triton_version", "") + " with " + *python + ", " +
-        std::to_string(std::min<std::size_t>(misses.size(), opts.jobs)) + " worker(s)");
-
-    // Describe each kernel once, then check every variant's signature against it.
-    std::vector<std::size_t> describedKernel;
-    std::vector<nlohmann::json> describeRequests;
-    std::map<std::size_t, std::size_t> describeOf;   // kernel index -> request index
-    for (Job *job : misses) {
-      if (describeOf.count(job->kernelIndex))
-        continue;
-      describeOf[job->kernelIndex] = describeRequests.size();
-      describeRequests.push_back({{"op", "describe"},
-                                  {"source", job->kernel->sourcePath.string()},
-                                  {"source_kind", job->kernel->sourceKind},
-                                  {"function", job->kernel->function}});
-    }
-    std::vector<nlohmann::json> described(describeRequests.size());
-    Status ran = pool.run(describeRequests, [&](std::size_t i, nlohmann::json answer) {
-      described[i] = std::move(answer);
-    });
-    if (!ran) {
-      fail(ran.takeError());
-      return failRun(std::move(outcome));
-    }
-
-    std::vector<nlohmann::json> compileRequests;
-    std::vector<Job *> compiling;
-    std::set<std::size_t> reported;   // kernels whose describe error was already reported
-    for (Job *job : misses) {
-      const nlohmann::json &info = described[describeOf[job->kernelIndex]];
-      const std::string file = job->kernel->sourcePath.string();
-      if (!info.value("ok", false)) {
-        job->failed = true;
-        if (reported.insert(job->kernelIndex).second)
-          fail(diagnosticFromResponse(info, file));
-        continue;
-      }
-      nlohmann::json params = nlohmann::json::array();
-      if (job->kernel->sourceKind == "python") {
-        const std::string function = job->kernel->function;
-        if (Status s = checkSignatureAgainstParams(job->signature, info, function, file); !s) {
-          job->failed = true;
-          fail(s.takeError());
-          continue;
-        }
-        params = requestParams(job->signature, info);
-      }
-      std::string stem = job->paths.image.stem().string();
-      nlohmann::json outputs = {
-          {"image", (scratch / job->paths.image.filename()).string()},
-          {"ptx", job->target.backend == Backend::Cuda
-                      ? nlohmann::json((scratch / (stem + ".ptx")).string())
-                      : nlohmann::json()},
-          {"ir_dir", opts.irDir.empty() ? nlohmann::json() : nlohmann::json((scratch / "ir").string())}};
-      compileRequests.push_back({{"op", "compile"},
-                                 {"source", file},
-                                 {"source_kind", job->kernel->sourceKind},
-                                 {"function", job->kernel->function},
-                                 {"params", params},
-                                 {"target", requestTarget(job->target)},
-                                 {"options", requestOptions(job->config)},
-                                 {"outputs", outputs}});
-      job->result = nlohmann::json{{"describe", info}};
-      compiling.push_back(job);
-    }
-
-    ran = pool.run(compileRequests, [&](std::size_t i, nlohmann::json answer) {
-      Job *job = compiling[i];
-      say("compiled: " + job->id);
-      if (!answer.value("ok", false)) {
-        job->failed = true;
-        fail(diagnosticFromResponse(answer, job->kernel->sourcePath.string()));
-        return;
-      }
-      answer["describe"] = std::move(job->result["describe"]);
-      job->result = std::move(answer);
-      const nlohmann::json written = job->result.value("written", nlohmann::json::object());
-      for (const char *role : {"image", "ptx"}) {
-        if (!written.contains(role) || !written[role].is_string())
-          continue;
-        auto bytes = readFile(written[role].get<std::string>());
-        if (!bytes) {
-          job->failed = true;
-          fail(makeError(ExitCode::InternalError,
-                         "the frontend reported " + std::string(role) + " '" +
-                             written[role].get<std::string>() + "' but did not write it"));
-          return;
-        }
-        job->files[role] = std::move(*bytes);
-      }
-      const nlohmann::json irFiles = written.value("ir", nlohmann::json::object());
-      for (const auto &[stage, path] : irFiles.items())
-        if (path.is_string())
-          if (auto bytes = readFile(path.get<std::string>()))
-            job->files["ir:" + fs::path(path.get<std::string>()).filename().string()] =
-                std::move(*bytes);
-    });
-    if (!ran) {
-      fail(ran.takeError());
-      return failRun(std::move(outcome));
-    }
-    say("frontend: " + std::to_string(misses.size()) + " variant(s) in " +
-        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::steady_clock::now() - started)
-                           .count()) +
-        " ms");
+/// Compiles the misses through frontend workers: describe each kernel once, check every
+/// variant's signature against it, then compile all variants in parallel.
+bool CompileRun::compileMisses() {
+  if (misses_.empty())
+    return true;
+  auto started = std::chrono::steady_clock::now();
+  ScratchDirectory scratch{opts_.outputDir / (".triton-aot-tmp." + std::to_string(::getpid()))};
+  std::error_code ec;
+  fs::create_directories(scratch.path / "ir", ec);
+  if (ec) {
+    fail(makeError(ExitCode::OutputError,
+                   "cannot create '" + scratch.path.string() + "': " + ec.message()));
+    scratch.path.clear();
+    return false;
   }
-  if (!outcome.errors.empty())
-    return failRun(std::move(outcome));
 
-  // --- Check images, build metadata, stage every output -----------------------------------------
+  WorkerSettings settings;
+  settings.python = python_;
+  settings.script = opts_.workerScript.string();
+  settings.interruptFd = opts_.interruptFd;
+  // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does).
+  settings.environment["TRITON_CACHE_DIR"] =
+      (cache_.enabled() ? opts_.cacheDir / "triton" : scratch.path / "triton").string();
+  if (opts_.verbose)
+    settings.log = log_;
+  if (!fs::exists(settings.script)) {
+    fail(makeError(ExitCode::EnvironmentError,
+                   "the frontend worker is missing: '" + settings.script +
+                       "' does not exist (set TRITON_AOT_FRONTEND_DIR, or reinstall triton-aot)"));
+    return false;
+  }
+  const int workers = static_cast<int>(std::min<std::size_t>(misses_.size(), opts_.jobs));
+  WorkerPool pool(settings, workers);
+  auto greeting = pool.start(workers);
+  if (!greeting) {
+    fail(greeting.takeError());
+    return false;
+  }
+  hello_ = *greeting;
+  if (Status s = checkHello(hello_, python_); !s) {
+    fail(s.takeError());
+    return false;
+  }
+  say("frontend: Triton " + hello_.value("triton_version", "") + " with " + python_ + ", " +
+      std::to_string(workers) + " worker(s)");
+
+  std::vector<nlohmann::json> describeRequests;
+  std::map<std::size_t, std::size_t> describeOf;   // kernel index -> request index
+  for (Job *job : misses_) {
+    if (describeOf.count(job->kernelIndex))
+      continue;
+    describeOf[job->kernelIndex] = describeRequests.size();
+    describeRequests.push_back({{"op", "describe"},
+                                {"source", job->kernel->sourcePath.string()},
+                                {"source_kind", job->kernel->sourceKind},
+                                {"function", job->kernel->function}});
+  }
+  std::vector<nlohmann::json> described(describeRequests.size());
+  Status ran = pool.run(describeRequests, [&](std::size_t i, nlohmann::json answer) {
+    described[i] = std::move(answer);
+  });
+  if (!ran) {
+    fail(ran.takeError());
+    return false;
+  }
+
+  std::vector<nlohmann::json> compileRequests;
+  std::vector<Job *> compiling;
+  for (Job *job : misses_) {
+    const nlohmann::json &info = described[describeOf[job->kernelIndex]];
+    const std::string file = job->kernel->sourcePath.string();
+    if (!info.value("ok", false)) {
+      fail(diagnosticFromResponse(info, file));
+      continue;
+    }
+    nlohmann::json params = nlohmann::json::array();
+    if (job->kernel->sourceKind == "python") {
+      if (Status s = checkSignatureAgainstParams(job->signature, info, job->kernel->function, file);
+          !s) {
+        fail(s.takeError());
+        continue;
+      }
+      params = requestParams(job->signature, info);
+    }
+    const bool cuda = job->target.backend == Backend::Cuda;
+    nlohmann::json outputs = {
+        {"image", (scratch.path / job->paths.image.filename()).string()},
+        {"ptx", cuda ? nlohmann::json((scratch.path / job->paths.ptx.filename()).string())
+                     : nlohmann::json()},
+        {"ir_dir", opts_.irDir.empty() ? nlohmann::json() : nlohmann::json((scratch.path / "ir").string())}};
+    compileRequests.push_back({{"op", "compile"},
+                               {"source", file},
+                               {"source_kind", job->kernel->sourceKind},
+                               {"function", job->kernel->function},
+                               {"params", params},
+                               {"target", requestTarget(job->target)},
+                               {"options", requestOptions(job->config)},
+                               {"outputs", outputs}});
+    job->result = nlohmann::json{{"describe", info}};
+    compiling.push_back(job);
+  }
+
+  ran = pool.run(compileRequests, [&](std::size_t i, nlohmann::json answer) {
+    finishCompile(*compiling[i], std::move(answer));
+  });
+  if (!ran) {
+    fail(ran.takeError());
+    return false;
+  }
+  say("frontend: " + std::to_string(misses_.size()) + " variant(s) in " +
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - started)
+                         .count()) +
+      " ms");
+  return outcome_.errors.empty();
+}
+
+/// Takes one compile answer: keeps the result and reads the files the worker wrote.
+void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
+  say("compiled: " + job.id);
+  if (!answer.value("ok", false)) {
+    fail(diagnosticFromResponse(answer, job.kernel->sourcePath.string()));
+    return;
+  }
+  answer["describe"] = std::move(job.result["describe"]);
+  job.result = std::move(answer);
+  const nlohmann::json written = job.result.value("written", nlohmann::json::object());
+  for (const char *role : {"image", "ptx"}) {
+    if (!written.contains(role) || !written[role].is_string())
+      continue;
+    auto bytes = readFile(written[role].get<std::string>());
+    if (!bytes) {
+      fail(makeError(ExitCode::InternalError, "the frontend reported " + std::string(role) +
+                                                  " '" + written[role].get<std::string>() +
+                                                  "' but did not write it"));
+      return;
+    }
+    job.files[role] = std::move(*bytes);
+  }
+  const nlohmann::json irFiles = written.value("ir", nlohmann::json::object());
+  for (const auto &[stage, path] : irFiles.items())
+    if (path.is_string())
+      if (auto bytes = readFile(path.get<std::string>()))
+        job.files["ir:" + fs::path(path.get<std::string>()).filename().string()] =
+            std::move(*bytes);
+}
+
+/// Checks every image, builds every metadata file, and stages all outputs, the depfile and
+/// the index in the transaction.
+bool CompileRun::stageOutputs() {
   std::vector<std::string> depends;
   std::set<std::string> seen;
   auto addDepend = [&](const std::string &path) {
     if (seen.insert(path).second)
       depends.push_back(path);
   };
-  for (const KernelSpec &kernel : request.kernels)
+  for (const KernelSpec &kernel : request_.kernels)
     if (kernel.origin != "command line")
       addDepend(fs::absolute(kernel.origin).lexically_normal().string());
-  for (Job &job : jobs) {
-    auto meta = buildMetadata(*job.kernel, job.target, job.signature, job.config, job.id, job.paths,
-                              job.result, job.files, opts.writePtx);
+
+  for (Job &job : jobs_) {
+    auto meta = buildMetadata(*job.kernel, job.target, job.signature, job.config, job.id,
+                              job.paths, job.result, job.files, opts_.writePtx);
     if (!meta) {
-      fail(located(meta.takeError(), *job.kernel));
+      failAt(meta.takeError(), *job.kernel);
       continue;
     }
     // What we write must be what the linker accepts: read it back with the strict reader.
@@ -423,92 +476,95 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
       fs::path destination;
       if (role == "image")
         destination = job.paths.image;
-      else if (role == "ptx" && opts.writePtx)
+      else if (role == "ptx" && opts_.writePtx)
         destination = job.paths.ptx;
-      else if (role.rfind("ir:", 0) == 0 && !opts.irDir.empty())
-        destination = opts.irDir / role.substr(3);
+      else if (role.rfind("ir:", 0) == 0 && !opts_.irDir.empty())
+        destination = opts_.irDir / role.substr(3);
       if (destination.empty())
         continue;
-      if (Status s = transaction.stage(destination, std::string_view(bytes)); !s)
+      if (Status s = transaction_.stage(destination, std::string_view(bytes)); !s)
         fail(s.takeError());
     }
-    if (Status s = transaction.stage(job.paths.metadata, std::string_view(toJson(*meta).dump(2) + "\n")); !s)
+    if (Status s = transaction_.stage(job.paths.metadata, toJson(*meta).dump(2) + "\n"); !s)
       fail(s.takeError());
-    if (job.result.contains("deps") && job.result["deps"].is_array())
-      for (const auto &dep : job.result["deps"])
-        if (dep.is_string())
-          addDepend(dep.get<std::string>());
     addDepend(job.kernel->sourcePath.string());
-    outcome.variants.push_back({std::move(*meta), job.paths.metadata, job.fromCache});
+    for (const auto &dep : job.result.value("deps", nlohmann::json::array()))
+      if (dep.is_string())
+        addDepend(dep.get<std::string>());
+    outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.fromCache});
   }
-  if (!outcome.errors.empty())
-    return failRun(std::move(outcome));
+  if (!outcome_.errors.empty())
+    return false;
 
-  if (!opts.index.empty()) {
+  if (!opts_.index.empty()) {
     nlohmann::json list = nlohmann::json::array();
-    for (const CompiledVariant &v : outcome.variants)
-      list.push_back(fs::proximate(v.metadataPath, opts.index.parent_path()).string());
+    for (const CompiledVariant &v : outcome_.variants)
+      list.push_back(fs::proximate(v.metadataPath, opts_.index.parent_path()).string());
     nlohmann::json index = {{"schema", "triton-aot-index"}, {"schema_version", 1}, {"metadata", list}};
-    if (Status s = transaction.stage(opts.index, std::string_view(index.dump(2) + "\n")); !s)
+    if (Status s = transaction_.stage(opts_.index, index.dump(2) + "\n"); !s)
       fail(s.takeError());
   }
-  if (!opts.depfile.empty()) {
-    // With an index, it is the one output the build system knows by name; the rest have
+  if (!opts_.depfile.empty()) {
+    // With an index, it is the one output the build system knows by name; the others have
     // digests in their names.
     std::vector<std::string> targets;
-    if (!opts.index.empty())
-      targets.push_back(opts.index.string());
+    if (!opts_.index.empty())
+      targets.push_back(opts_.index.string());
     else
-      for (const fs::path &p : transaction.destinations())
+      for (const fs::path &p : transaction_.destinations())
         targets.push_back(p.string());
-    if (Status s = transaction.stage(opts.depfile, std::string_view(formatDepfile(targets, depends))); !s)
+    if (Status s = transaction_.stage(opts_.depfile, formatDepfile(targets, depends)); !s)
       fail(s.takeError());
   }
-  if (!outcome.errors.empty())
-    return failRun(std::move(outcome));
-  if (Status s = transaction.commit(); !s) {
-    fail(s.takeError());
-    return failRun(std::move(outcome));
-  }
+  return outcome_.errors.empty();
+}
 
-  // --- Remember the new compiles ---------------------------------------------------------------
-  if (cache.enabled()) {
-    std::vector<std::string> toolchain;
-    const nlohmann::json toolchainFiles =
-        hello.is_object() ? hello.value("toolchain_files", nlohmann::json::array()) : nlohmann::json::array();
-    for (const auto &file : toolchainFiles)
+/// Remembers this run's compiles. A source that changed while it compiled is not trusted
+/// (ccache's rule), and a failure here only costs a later recompile.
+void CompileRun::storeInCache(std::int64_t started) {
+  if (!cache_.enabled())
+    return;
+  std::vector<std::string> toolchain;
+  if (hello_.is_object())
+    for (const auto &file : hello_.value("toolchain_files", nlohmann::json::array()))
       if (file.is_string())
         toolchain.push_back(file.get<std::string>());
-    for (Job *job : misses) {
-      CacheEntry entry;
-      entry.result = job->result;
-      for (const auto &[role, bytes] : job->files)
-        if (role == "image" || role == "ptx")
-          entry.files[role] = bytes;
-      bool complete = true;
-      std::vector<std::string> sources = {job->kernel->sourcePath.string()};
-      for (const auto &dep : job->result.value("deps", nlohmann::json::array()))
-        if (dep.is_string())
-          sources.push_back(dep.get<std::string>());
-      for (const std::string &path : sources) {
-        auto dep = CompileCache::describe(path, true);
-        complete = complete && dep;
-        if (dep)
-          entry.dependencies.push_back(*dep);
-      }
-      for (const std::string &path : toolchain) {
-        auto dep = CompileCache::describe(path, false);
-        complete = complete && dep;
-        if (dep)
-          entry.dependencies.push_back(*dep);
-      }
-      if (!complete)
-        continue;   // a dependency vanished meanwhile: do not cache what cannot be checked
-      if (Status s = cache.store(job->cacheKey, entry); !s && log)
-        log("warning: " + s.error().message + " (the outputs are written; only caching failed)");
+  for (Job *job : misses_) {
+    CacheEntry entry;
+    entry.result = job->result;
+    for (const char *role : {"image", "ptx"})
+      if (auto it = job->files.find(role); it != job->files.end())
+        entry.files[role] = it->second;
+    std::vector<std::string> sources = {job->kernel->sourcePath.string()};
+    for (const auto &dep : job->result.value("deps", nlohmann::json::array()))
+      if (dep.is_string())
+        sources.push_back(dep.get<std::string>());
+    bool trusted = true;
+    for (const std::string &path : sources) {
+      auto dep = CompileCache::describe(path, true);
+      trusted = trusted && dep && mtimeNs(path) < started;
+      if (dep)
+        entry.dependencies.push_back(*dep);
     }
+    for (const std::string &path : toolchain) {
+      auto dep = CompileCache::describe(path, false);
+      trusted = trusted && dep;
+      if (dep)
+        entry.dependencies.push_back(*dep);
+    }
+    if (!trusted) {
+      say("not cached (a source changed during the run): " + job->id);
+      continue;
+    }
+    if (Status s = cache_.store(job->cacheKey, entry); !s && log_)
+      log_("warning: " + s.error().message + " (the outputs are written; only caching failed)");
   }
-  return outcome;
+}
+
+} // namespace
+
+CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
+  return CompileRun(request, log).run();
 }
 
 } // namespace tta

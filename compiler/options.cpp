@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -89,6 +90,21 @@ std::string defaultPython() {
   if (!builtIn.empty() && ::access(builtIn.c_str(), X_OK) == 0)
     return builtIn;
   return "python3";
+}
+
+/// One worker per CPU, but no more than the available memory holds: a worker with Triton
+/// loaded peaks near 200 MiB, and 512 MiB each leaves room for ptxas and large kernels.
+int defaultJobs() {
+  int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  long long kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:")
+      return std::clamp(static_cast<int>(kib / (512 * 1024)), 1, cpus);
+    meminfo.ignore(64, '\n');
+  }
+  return cpus;
 }
 
 } // namespace
@@ -281,7 +297,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--python", python,
                  "Python interpreter that has Triton (default: $TRITON_AOT_PYTHON, else the "
                  "configured one, else python3)");
-  app.add_option("-j,--jobs", jobs, "Parallel frontend workers (default: one per CPU)")
+  app.add_option("-j,--jobs", jobs, "Parallel frontend workers (default: one per CPU, at most one per 512 MiB available)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--emit-ir", emitIr, "Also write each variant's ttir, ttgir, llir and ptx/amdgcn here");
   app.add_flag("--no-ptx", noPtx, "Do not write the .ptx beside CUDA images");
@@ -319,7 +335,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   CompileOptions &opts = out.request.options;
   opts.verbose = verbose;
   opts.writePtx = !noPtx;
-  opts.jobs = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  opts.jobs = jobs > 0 ? jobs : defaultJobs();
   opts.python = python.empty() ? defaultPython() : python;
   opts.workerScript = defaultWorkerScript();
   if (!depfile.empty())
