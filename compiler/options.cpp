@@ -274,20 +274,23 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("-n,--kernel-name", kernelName, "Name of the @triton.jit / @gluon.jit function");
   app.add_option("-s,--signature", signatures,
                  "Signature, e.g. \"*fp32:16, *fp32:16, i32, 1024\"; repeat for hint variants")
-      ->take_all();
+      ->take_all()
+      ->allow_extra_args(false);
   app.add_option("-g,--grid", grid, "Launch grid: three C expressions, e.g. \"cdiv(n, BLOCK), 1, 1\"");
   app.add_option("-w,--num-warps", numWarps, "Warps per program (default: Triton's, 4)");
   app.add_option("--num-stages", numStages,
                  "Pipeline stages, also -ns (default: the backend's: CUDA 3, HIP 2)");
   app.add_option("-t,--target", targets,
                  "Target: cuda:80, cuda:90a, hip:gfx942, hip:gfx90a:xnack-, cuda:80:32; repeatable")
-      ->take_all();
+      ->take_all()
+      ->allow_extra_args(false);
   app.add_option("-o,--out-path", outPath,
                  "Output path stem (upstream), or a directory (ends with / or exists)");
   app.add_option("--out-name", outName, "Entry point name, also -on (default: the function name)");
   app.add_option("--config", configs,
                  "Config \"BLOCK=1024 num_warps=4 num_stages=3\"; repeat for several configs")
-      ->take_all();
+      ->take_all()
+      ->allow_extra_args(false);
   app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
   app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
   app.add_option("--index", index, "Write a JSON list of the metadata files written");

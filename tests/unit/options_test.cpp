@@ -45,6 +45,17 @@ TEST(Options, RepeatedSignaturesTargetsAndConfigs) {
   EXPECT_EQ(cl->request.options.cacheDir, fs::absolute("dir/") / ".triton-aot-cache");
 }
 
+TEST(Options, KernelFileMayComeLastAfterRepeatableOptions) {
+  auto cl = parse({"-n", "f", "-s", "i32", "-s", "i64", "-g", "1", "-t", "cuda:80", "-t",
+                   "hip:gfx942", "--config", "num_warps=2", "k.py"});
+  ASSERT_TRUE(cl) << cl.error().message;
+  const KernelSpec &k = cl->request.kernels.at(0);
+  EXPECT_EQ(k.sourcePath, fs::absolute("k.py"));
+  EXPECT_EQ(k.signatures.size(), 2u);
+  EXPECT_EQ(k.targets.size(), 2u);
+  EXPECT_EQ(k.configs.size(), 1u);
+}
+
 TEST(Options, MissingPiecesAreUsageErrorsThatSayWhatToAdd) {
   auto noName = parse({"k.py", "-s", "i32", "-g", "1", "-t", "cuda:80"});
   ASSERT_FALSE(noName);
