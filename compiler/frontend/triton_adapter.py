@@ -17,6 +17,8 @@ import dataclasses
 import enum
 import os
 import re
+import shutil
+import sys
 
 import triton
 from triton.backends.compiler import GPUTarget
@@ -56,23 +58,140 @@ class UsageError(Exception):
 BACKEND_ERRORS = tuple(getattr(_errors, name) for name in ("OutOfResources", "PTXASError") if hasattr(_errors, name))
 
 
-def toolchain_files():
-    """Files whose change means cached outputs can no longer be trusted."""
-    candidates = [
-        "__init__.py",
-        "_C/libtriton.so",
-        "compiler/compiler.py",
-        "compiler/code_generator.py",
-        "backends/nvidia/compiler.py",
-        "backends/nvidia/bin/ptxas",
-        "backends/nvidia/bin/ptxas-blackwell",
-        "backends/nvidia/lib/libdevice.10.bc",
-        "backends/amd/compiler.py",
-        "backends/amd/lib/ocml.bc",
-        "backends/amd/lib/ockl.bc",
-    ]
-    paths = (os.path.join(TRITON_DIR, rel) for rel in candidates)
-    return [path for path in paths if os.path.exists(path)]
+# What under a Triton package can change generated code (toolchain_files). Relative paths,
+# "/"-separated. Everything else is host-side: launcher sources and headers (driver.c,
+# include/), the CUPTI profiling runtime, test helpers, and tools that never run inside
+# triton.compile (the kernel-to-C tools, the disassembler, the Triton-to-Gluon translator).
+_TOOLCHAIN_SKIP_DIRS = {"__pycache__", "include", "backends/nvidia/lib/cupti", "tools/triton_to_gluon_translater"}
+_TOOLCHAIN_SKIP_PY = {"testing.py", "_internal_testing.py", "_filecheck.py", "profiler/viewer.py",
+                      "tools/compile.py", "tools/link.py", "tools/disasm.py", "tools/build_extern.py"}
+
+# Environment variables that name a file Triton's compiler reads or runs: the knobs.py path
+# knobs (TRITON_<TOOL>_PATH of every NVIDIA tool, TRITON_LIBDEVICE_PATH, ...) except those only
+# the launcher or the runtime uses, and the LLVM pass plugin libtriton loads.
+_ENV_NOT_CODEGEN = {"TRITON_LIBCUDA_PATH", "TRITON_LIBHIP_PATH", "TRITON_CUDACRT_PATH", "TRITON_CUDART_PATH",
+                    "TRITON_CUPTI_LIB_PATH", "TRITON_REPRODUCER_PATH"}
+_ENV_EXTRA = ("LLVM_PASS_PLUGIN_PATH", )
+
+
+def _toolchain_member(rel, name):
+    """Whether the file `rel` (relative to a Triton package, "/"-separated) can change code."""
+    if name.endswith(".py"):
+        return rel not in _TOOLCHAIN_SKIP_PY
+    if name.endswith(".bc"):  # libdevice, ocml, ockl, asanrtl
+        return True
+    if ".so" in name and (name.endswith(".so") or ".so." in name):  # libtriton, libproton
+        return rel.startswith("_C/") or rel.startswith("backends/")
+    parts = rel.split("/")
+    return len(parts) == 4 and parts[0] == "backends" and parts[2] == "bin"  # ptxas, ptxas-blackwell, ...
+
+
+def _walk_package(root, out, prefix=""):
+    """Append the toolchain members under `root` to `out`. Follows directory symlinks (an
+    editable install links backends/nvidia to third_party/nvidia/backend) but not cycles."""
+    seen = set()
+    stack = [(root, prefix)]
+    while stack:
+        path, rel_dir = stack.pop()
+        try:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for entry in entries:
+            rel = rel_dir + entry.name
+            try:
+                if entry.is_dir():
+                    if entry.name not in _TOOLCHAIN_SKIP_DIRS and rel not in _TOOLCHAIN_SKIP_DIRS:
+                        stack.append((entry.path, rel + "/"))
+                elif entry.is_file() and _toolchain_member(rel, entry.name):
+                    out.append(entry.path)
+            except OSError:
+                continue
+
+
+def _env_files():
+    """Files named by path knobs and similar variables (only those that exist)."""
+    keys = set(_ENV_EXTRA)
+    try:
+        from triton import knobs
+        for namespace in vars(knobs).values():
+            if isinstance(namespace, type) or not isinstance(namespace, getattr(knobs, "base_knobs", ())):
+                continue
+            for attr in vars(type(namespace)).values():
+                key = getattr(attr, "key", None)
+                if isinstance(key, str) and (key.endswith("_PATH") or isinstance(attr, knobs.env_nvidia_tool)):
+                    keys.add(key)
+    except Exception:  # older/newer knobs layouts: the names 3.6 uses
+        pass
+    keys.update(("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_CUOBJDUMP_PATH",
+                 "TRITON_NVDISASM_PATH", "TRITON_LIBDEVICE_PATH"))
+    files = []
+    for key in sorted(keys - _ENV_NOT_CODEGEN):
+        for value in (os.environ.get(key) or "").split(os.pathsep):
+            if not value:
+                continue
+            if os.sep not in value:  # a program name, found on PATH as subprocess would
+                value = shutil.which(value) or value
+            if os.path.isfile(value):
+                files.append(os.path.abspath(value))
+    return files
+
+
+def _override_files():
+    """With TRITON_KERNEL_OVERRIDE, the IR files in TRITON_OVERRIDE_DIR replace compiled stages."""
+    try:
+        from triton import knobs
+        if not knobs.compilation.override:
+            return []
+        root = knobs.cache.override_dir
+    except Exception:
+        return []
+    files = []
+    for dirpath, _, names in os.walk(root):
+        files += [os.path.join(dirpath, name) for name in names]
+    return files
+
+
+def _backend_dirs():
+    """Package directories of backends installed outside Triton (entry-point plugins)."""
+    dirs = []
+    try:
+        from triton.backends import backends
+    except Exception:
+        return dirs
+    for backend in backends.values():
+        module = sys.modules.get(getattr(backend.compiler, "__module__", ""))
+        file = getattr(module, "__file__", None)
+        if file:
+            path = os.path.dirname(os.path.abspath(file))
+            if not (path + os.sep).startswith(TRITON_DIR + os.sep) and path not in dirs:
+                dirs.append(path)
+    return dirs
+
+
+def toolchain_files(own_files=()):
+    """Files whose change means cached outputs can no longer be trusted: every file of the
+    Triton installation that can change generated code (its Python sources, the _C libraries,
+    the bundled ptxas and bitcode libraries), those of backend plugins, the files the
+    environment substitutes for them, and `own_files` (the worker's). Existing files only,
+    absolute, without duplicates; 112 for a 3.6 wheel, listed in about 3 ms."""
+    files = [os.path.abspath(path) for path in own_files]
+    files.append(os.path.abspath(__file__))
+    _walk_package(TRITON_DIR, files)
+    for path in _backend_dirs():
+        _walk_package(path, files, f"backends/{os.path.basename(path)}/")
+    files += _env_files()
+    files += _override_files()
+    unique, seen = [], set()
+    for path in files:
+        if path not in seen and os.path.isfile(path):
+            seen.add(path)
+            unique.append(path)
+    return unique
 
 
 def warm_up():

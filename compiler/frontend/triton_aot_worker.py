@@ -180,22 +180,98 @@ def jit_sources(root):
     return found
 
 
+def _node_position(node):
+    return (getattr(node, "lineno", None), getattr(node, "col_offset", None),
+            getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
+
+
+class _SourceIndex:
+    """Which @jit function's source an AST node comes from.
+
+    Triton pairs a node with the source of the function being compiled, but not always with the
+    right one: a call of a `noinline` function with a tensor argument is reported with the
+    callee's source and the caller's Call node (code_generator._check_fn_args). Lines computed
+    from that pair point into the wrong function, possibly past its end. So a node is checked
+    against the sources' own parses. Triton also visits nodes it made itself, with the position
+    of the node they replace (an AugAssign becomes an Assign of a BinOp), so a match is graded.
+    """
+
+    def __init__(self):
+        self._trees = {}  # id(fn) -> {position: [nodes]}
+
+    def _positions(self, fn):
+        key = id(fn)
+        if key not in self._trees:
+            table = {}
+            try:
+                tree = ast.parse(fn.src)
+            except SyntaxError:
+                tree = ast.Module(body=[], type_ignores=[])
+            for node in ast.walk(tree):
+                if getattr(node, "lineno", None):
+                    table.setdefault(_node_position(node), []).append(node)
+            self._trees[key] = table
+        return self._trees[key]
+
+    def score(self, fn, node):
+        """How surely `node` comes from `fn`'s source: 3, an identical node at that position;
+        2, a node of the same type there; 1, a node of another type there; 0, none."""
+        found = self._positions(fn).get(_node_position(node))
+        if not found:
+            return 0
+        if not any(type(n) is type(node) for n in found):
+            return 1
+        dump = ast.dump(node, include_attributes=True)
+        return 3 if any(ast.dump(n, include_attributes=True) == dump for n in found) else 2
+
+
+def _clamp_column(file, line, column):
+    """A 1-based column inside the source line (its first non-blank character otherwise)."""
+    text = line_text(file, line)
+    if 1 <= column <= len(text):
+        return column
+    stripped = text.lstrip()
+    return len(text) - len(stripped) + 1 if stripped else 1
+
+
+def _locate(owner, node):
+    """(file, line, column) of `node` in @jit function `owner`: absolute, 1-based, inside it."""
+    file, def_line, indent = A.function_start(owner)
+    lineno = getattr(node, "lineno", None)
+    span = len(owner.src.splitlines()) or 1
+    if not lineno or not 1 <= lineno <= span:
+        return file, def_line, indent + 1
+    line = def_line + lineno - 1
+    return file, line, _clamp_column(file, line, (getattr(node, "col_offset", 0) or 0) + indent + 1)
+
+
 def compilation_error(exc, fn):
     """A Triton CompilationError, located in the innermost user @jit function involved."""
     chain = exception_chain(exc)
     errors = [e for e in chain if isinstance(e, A.CompilationError)]
     sources = jit_sources(fn)
+    index = _SourceIndex()
+    # The function each error claims (by its source), outermost first.
+    claimed = [sources.get(err.src) for err in errors]
     located = []  # innermost first: (owner, file, line, column)
-    for err in reversed(errors):
-        owner = sources.get(err.src)
+    moved = []  # notes on errors Triton paired with another function's source
+    for position in reversed(range(len(errors))):
+        err, owner = errors[position], claimed[position]
         if owner is None:
             continue
-        file, def_line, indent = A.function_start(owner)
-        lineno = getattr(err.node, "lineno", None)
-        if lineno:
-            located.append((owner, file, def_line + lineno - 1, getattr(err.node, "col_offset", 0) + indent + 1))
-        else:
-            located.append((owner, file, def_line, indent + 1))
+        node = getattr(err, "node", None)
+        if getattr(node, "lineno", None):
+            # The caller: the function of the next outer error, else the kernel itself.
+            callers = [c for c in reversed(claimed[:position]) if c is not None][:1] + [fn]
+            candidates = [owner] + callers + [s for s in sources.values() if s is not owner]
+            scores = [index.score(c, node) for c in candidates]
+            best = max(range(len(candidates)), key=lambda i: (scores[i], -i))
+            # No evidence either way: trust Triton (_locate keeps the line inside `owner`).
+            if scores[best] > 0 and candidates[best] is not owner:
+                callee, owner = owner, candidates[best]
+                file, def_line, _ = A.function_start(callee)
+                moved.append(f"{callee.__name__} is defined at {display(file)}:{def_line}")
+        located.append((owner, *_locate(owner, node)))
 
     message = None
     for err in reversed(errors):
@@ -221,6 +297,7 @@ def compilation_error(exc, fn):
             callee = located[index - 1][0].__name__
             notes.append(f"{display(file)}:{line}: {callee} called from {owner.__name__}: "
                          f"{line_text(file, line).strip()}")
+    notes += moved
     if not located:
         return RequestError("kernel", message, A.function_start(fn)[0], 0, 0, "", notes, format_exc(exc))
     _, file, line, column = located[primary]
@@ -591,9 +668,13 @@ def compile_request(req, tap):
         trailing = A.trailing_params(meta)
     except A.UsageError as exc:
         raise RequestError("usage", str(exc), path) from None
+    deps = entry.deps if entry else [path]
+    override = options.get("ir_override")  # an IR file that replaces one of the stages
+    if isinstance(override, str) and os.path.isfile(override) and os.path.abspath(override) not in deps:
+        deps.append(os.path.abspath(override))
     return {"triton_version": A.VERSION_TEXT, "metadata": meta, "entry": meta.get("name"),
             "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
-            "deps": entry.deps if entry else [path],
+            "deps": deps,
             "written": _write_outputs(compiled, target, req.get("outputs") or {})}
 
 
@@ -647,7 +728,7 @@ def main():
         sys.path.insert(0, WORKER_DIR)
         import triton_adapter
         A = triton_adapter
-        hello["toolchain_files"] = A.toolchain_files()
+        hello["toolchain_files"] = A.toolchain_files([os.path.abspath(__file__)])
         _WARM_UP.start()
     except Exception as exc:
         hello["import_error"] = f"{exc}" if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"

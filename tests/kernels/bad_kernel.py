@@ -35,3 +35,25 @@ def not_a_kernel(x):
 def tuned_kernel(x_ptr, n_elements, BLOCK: tl.constexpr):
     offsets = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offsets, tl.zeros((BLOCK, ), tl.float32), mask=offsets < n_elements)
+
+
+@triton.jit(noinline=True)
+def _scale_noinline(x, factor):
+    return x * factor
+
+
+@triton.jit
+def noinline_tensor_arg_kernel(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(x_ptr + tl.arange(0, BLOCK), _scale_noinline(x, 2.0))  # ERROR: line 48, column 43
+
+
+@triton.jit(noinline=True)
+def _noinline_undefined(x_ptr, n):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, x * n * undefined_factor)  # ERROR: line 54, reached from line 59
+
+
+@triton.jit
+def noinline_undefined_name_kernel(x_ptr, n):
+    _noinline_undefined(x_ptr, n)
