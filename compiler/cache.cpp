@@ -12,8 +12,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <system_error>
+#include <unordered_map>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -112,9 +114,49 @@ Diagnostic cacheError(const std::string &what, const fs::path &path, int error) 
                                               "': " + std::strerror(error));
 }
 
-bool sameAsNow(const CacheDependency &recorded) {
-  std::optional<CacheDependency> now =
-      CompileCache::describe(recorded.path, /*hashContents=*/!recorded.sha256.empty());
+/// A regular file's stat identity.
+struct StatIdentity {
+  std::uint64_t size = 0;
+  std::int64_t mtimeNs = 0;
+};
+
+/// The stat identity of \p path, or nullopt when it is missing or not a regular file.
+std::optional<StatIdentity> statFile(const std::string &path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  return StatIdentity{static_cast<std::uint64_t>(st.st_size),
+                      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
+                          st.st_mtim.tv_nsec};
+}
+
+/// The SHA-256 of \p path's contents, or nullopt when it cannot be read.
+std::optional<std::string> hashFile(const std::string &path) {
+  std::optional<std::string> bytes = readAll(UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)));
+  if (!bytes)
+    return std::nullopt;
+  return sha256Hex(*bytes);
+}
+
+/// A dependency as describe() reports it, from a stat identity and (for content) a hash.
+std::optional<CacheDependency> makeDependency(const std::string &path,
+                                              const std::optional<StatIdentity> &stat,
+                                              bool hashContents,
+                                              const std::optional<std::string> &sha256) {
+  if (!stat || (hashContents && !sha256))
+    return std::nullopt;
+  CacheDependency dep;
+  dep.path = path;
+  if (hashContents) {
+    dep.sha256 = *sha256;
+  } else {
+    dep.size = stat->size;
+    dep.mtimeNs = stat->mtimeNs;
+  }
+  return dep;
+}
+
+bool sameAs(const CacheDependency &recorded, const std::optional<CacheDependency> &now) {
   if (!now)
     return false;
   return recorded.sha256.empty()
@@ -142,24 +184,52 @@ CacheDependency dependencyFromJson(const json &value) {
 
 } // namespace
 
+/// What one CompileCache has seen of the files its entries depend on. Failures are remembered
+/// too (a missing file stays missing for this object). Lookups from several threads each take
+/// the mutex only around the maps; the stat or hash itself runs unlocked, and when two threads
+/// race on one path the first answer stored is the one every lookup uses.
+struct CompileCache::FileMemo {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::optional<StatIdentity>> stats;
+  std::unordered_map<std::string, std::optional<std::string>> hashes;
+};
+
+CompileCache::CompileCache(fs::path root)
+    : root_(std::move(root)), memo_(std::make_unique<FileMemo>()) {}
+CompileCache::~CompileCache() = default;
+CompileCache::CompileCache(CompileCache &&) noexcept = default;
+CompileCache &CompileCache::operator=(CompileCache &&) noexcept = default;
+
 std::optional<CacheDependency> CompileCache::describe(const std::string &path,
                                                       bool hashContents) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+  std::optional<StatIdentity> stat = statFile(path);
+  if (!stat)
     return std::nullopt;
-  CacheDependency dep;
-  dep.path = path;
-  if (hashContents) {
-    std::optional<std::string> bytes = readAll(UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)));
-    if (!bytes)
-      return std::nullopt;
-    dep.sha256 = sha256Hex(*bytes);
-  } else {
-    dep.size = static_cast<std::uint64_t>(st.st_size);
-    dep.mtimeNs = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
-                  st.st_mtim.tv_nsec;
-  }
-  return dep;
+  return makeDependency(path, stat, hashContents, hashContents ? hashFile(path) : std::nullopt);
+}
+
+std::optional<CacheDependency> CompileCache::describeOnce(const std::string &path,
+                                                          bool hashContents) const {
+  if (!memo_)
+    return describe(path, hashContents);
+  // Looks \p path up in \p map, computing and recording it on the first look.
+  auto once = [&](auto &map, auto compute) {
+    {
+      std::lock_guard<std::mutex> lock(memo_->mutex);
+      if (auto it = map.find(path); it != map.end())
+        return it->second;
+    }
+    auto value = compute(path);
+    std::lock_guard<std::mutex> lock(memo_->mutex);
+    return map.try_emplace(path, std::move(value)).first->second;
+  };
+  std::optional<StatIdentity> stat = once(memo_->stats, statFile);
+  if (!stat)
+    return std::nullopt;
+  std::optional<std::string> sha256;
+  if (hashContents)
+    sha256 = once(memo_->hashes, hashFile);
+  return makeDependency(path, stat, hashContents, sha256);
 }
 
 std::optional<CacheEntry> CompileCache::lookup(const std::string &key) const {
@@ -185,8 +255,8 @@ std::optional<CacheEntry> CompileCache::lookup(const std::string &key) const {
     CacheEntry entry;
     entry.result = doc.at("result");
     for (const json &value : doc.at("dependencies")) {
-      entry.dependencies.push_back(dependencyFromJson(value));
-      if (!sameAsNow(entry.dependencies.back()))
+      const CacheDependency &dep = entry.dependencies.emplace_back(dependencyFromJson(value));
+      if (!sameAs(dep, describeOnce(dep.path, /*hashContents=*/!dep.sha256.empty())))
         return std::nullopt;
     }
     for (const auto &[role, info] : doc.at("files").items()) {

@@ -113,6 +113,51 @@ TEST_F(CacheTest, ToolchainStatChangeIsAMiss) {
   EXPECT_FALSE(cache.lookup(key_));
 }
 
+// Each CompileCache checks a file once (its memo), so a change is seen by the next object: a
+// run makes its own CompileCache, and the next run sees what changed in between.
+TEST_F(CacheTest, ToolchainChangeIsSeenByTheNextCacheObject) {
+  ASSERT_TRUE(CompileCache(dir_ / "cache").store(key_, entry()));
+  CompileCache first(dir_ / "cache");
+  ASSERT_TRUE(first.lookup(key_));
+  fs::last_write_time(tool_, fs::last_write_time(tool_) + std::chrono::seconds(5));
+  EXPECT_FALSE(CompileCache(dir_ / "cache").lookup(key_));
+  EXPECT_TRUE(first.lookup(key_)); // the memo: one object's lookups agree
+}
+
+TEST_F(CacheTest, SourceChangeIsSeenByTheNextCacheObject) {
+  ASSERT_TRUE(CompileCache(dir_ / "cache").store(key_, entry()));
+  CompileCache first(dir_ / "cache");
+  ASSERT_TRUE(first.lookup(key_));
+  write(source_, "@triton.jit\ndef k(): return\n");
+  EXPECT_FALSE(CompileCache(dir_ / "cache").lookup(key_));
+  EXPECT_TRUE(first.lookup(key_));
+}
+
+// The memo also keeps what it did not find: a dependency missing at the first look stays
+// missing for that object, and every entry sharing it is a miss alike.
+TEST_F(CacheTest, MemoAgreesAcrossEntriesAndRemembersMissingFiles) {
+  CompileCache cache(dir_ / "cache");
+  const std::string other = "4e5f6a7b8c9d";
+  ASSERT_TRUE(cache.store(key_, entry()));
+  ASSERT_TRUE(cache.store(other, entry()));
+  const std::string saved = tool_ + ".saved";
+  fs::rename(tool_, saved);
+  EXPECT_FALSE(cache.lookup(key_));
+  fs::rename(saved, tool_); // back, with the same size and time
+  EXPECT_FALSE(cache.lookup(key_));
+  EXPECT_FALSE(cache.lookup(other));
+  EXPECT_TRUE(CompileCache(dir_ / "cache").lookup(key_));
+}
+
+TEST_F(CacheTest, MovedCacheKeepsWorking) {
+  CompileCache cache{fs::path()};
+  cache = CompileCache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  EXPECT_TRUE(cache.lookup(key_));
+  CompileCache moved(std::move(cache));
+  EXPECT_TRUE(moved.lookup(key_));
+}
+
 TEST_F(CacheTest, DeletedDependencyIsAMiss) {
   CompileCache cache(dir_ / "cache");
   ASSERT_TRUE(cache.store(key_, entry()));

@@ -1,5 +1,7 @@
 #include "compiler/metadata.h"
 
+#include "compiler/naming.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,13 +62,13 @@ KernelMetadata cudaExample() {
   meta.sourceKind = "python";
   meta.target = cudaTarget();
   meta.imageArch = "sm_90a";
-  meta.variant.id = "add_fp32.sm90a.3f2a9c1e";
+  meta.variant.id = "add_fp32.sm90a.3f2a9c1e07d4";
   meta.variant.config = "large";
   meta.variant.signature = "*fp32:16, *fp32:16, *fp32:16, i32, i32:1, 1024";
   meta.variant.constexprs = {{"BLOCK", 1024}, {"stride", 1}};
   meta.variant.numWarps = 4;
   meta.variant.numStages = 3;
-  meta.variant.options = {{"enable_fp_fusion", false}};
+  meta.variant.options = {{"enable_fp_fusion", false}, {"launch_pdl", true}, {"num_ctas", 2}};
   meta.params = {
       param("x_ptr", Kind::Pointer, "*fp32", 8, 16),
       param("y_ptr", Kind::Pointer, "*fp32", 8, 16),
@@ -92,9 +94,9 @@ KernelMetadata cudaExample() {
   launch.tmemSize = 0;
   meta.grid = {"cdiv(n_elements, BLOCK)", "1", "1"};
   meta.images = {
-      {"cubin", "add_fp32.sm90a.3f2a9c1e.cubin", 6184,
+      {"cubin", "add_fp32.sm90a.3f2a9c1e07d4.cubin", 6184,
        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
-      {"ptx", "add_fp32.sm90a.3f2a9c1e.ptx", 4021,
+      {"ptx", "add_fp32.sm90a.3f2a9c1e07d4.ptx", 4021,
        "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"},
   };
   meta.resources.registers = 26;
@@ -104,7 +106,9 @@ KernelMetadata cudaExample() {
   return meta;
 }
 
-/// A HIP target-ID with a feature, a 64-wide wavefront, no PTX, no global scratch.
+/// A HIP target-ID with a feature, a 64-wide wavefront, no PTX; an IR source (no signature, no
+/// constexprs). Like every Triton 3.6 kernel it takes both trailing scratch pointers, though HIP
+/// records no global scratch size (0: the launcher passes NULL).
 KernelMetadata hipExample() {
   using Kind = ParamInfo::Kind;
   KernelMetadata meta;
@@ -116,8 +120,7 @@ KernelMetadata hipExample() {
   meta.sourceKind = "ttgir";
   meta.target = hipTarget();
   meta.imageArch = "gfx90a";
-  meta.variant.id = "softmax.gfx90a_xnack-.0b7d2e44";
-  meta.variant.signature = "*fp16, *fp16, i32, i32, fp32";
+  meta.variant.id = "softmax.gfx90a_xnack-.0b7d2e44c815";
   meta.variant.numWarps = 8;
   meta.variant.numStages = 2;
   meta.variant.options = {{"waves_per_eu", 2}, {"kpack", 1}};
@@ -127,6 +130,7 @@ KernelMetadata hipExample() {
       param("n_rows", Kind::Scalar, "i32", 4),
       param("n_cols", Kind::Scalar, "i32", 4),
       param("scale", Kind::Scalar, "fp32", 4),
+      param("global_scratch", Kind::GlobalScratch, "*i8", 8),
       param("profile_scratch", Kind::ProfileScratch, "*i8", 8),
   };
   LaunchInfo &launch = meta.launch;
@@ -136,7 +140,7 @@ KernelMetadata hipExample() {
   launch.block = {512, 1, 1};
   launch.shared = 16384;
   meta.grid = {"n_rows", "1", "1"};
-  meta.images = {{"hsaco", "softmax.gfx90a_xnack-.0b7d2e44.hsaco", 12040,
+  meta.images = {{"hsaco", "softmax.gfx90a_xnack-.0b7d2e44c815.hsaco", 12040,
                   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}};
   meta.resources.registers = 40;
   meta.resources.sgprs = 24;
@@ -186,6 +190,31 @@ TEST(MetadataTest, MatchesTheGoldenFiles) {
     ASSERT_TRUE(in) << file;
     json golden = json::parse(in);
     EXPECT_EQ(toJson(meta), golden) << file << ":\n" << toJson(meta).dump(2);
+  }
+}
+
+// The examples are named as the compiler names its outputs: id "<name>.<target tag>.<digest>"
+// with a 12-digit digest, and (the default stem being the name) files "<id>.<ext>".
+TEST(MetadataTest, ExamplesFollowTheNaming) {
+  for (const KernelMetadata &meta : {cudaExample(), hipExample()}) {
+    const std::string &id = meta.variant.id;
+    std::string digest = id.substr(id.rfind('.') + 1);
+    EXPECT_TRUE(std::regex_match(digest, std::regex("[0-9a-f]{12}"))) << id;
+    EXPECT_EQ(variantId(meta.name, meta.target, digest), id);
+    OutputPaths paths = outputPaths(meta.name, meta.target, digest);
+    EXPECT_EQ(meta.images[0].file, paths.image.string());
+    if (meta.images.size() > 1)
+      EXPECT_EQ(meta.images[1].file, paths.ptx.string());
+  }
+}
+
+// Triton 3.5 to 3.8 append both scratch pointers on both backends.
+TEST(MetadataTest, ExamplesEndWithBothScratchPointers) {
+  for (const KernelMetadata &meta : {cudaExample(), hipExample()}) {
+    ASSERT_GE(meta.params.size(), 2u);
+    EXPECT_EQ(meta.params[meta.params.size() - 2].kind, ParamInfo::Kind::GlobalScratch)
+        << meta.target.arch;
+    EXPECT_EQ(meta.params.back().kind, ParamInfo::Kind::ProfileScratch) << meta.target.arch;
   }
 }
 
@@ -407,6 +436,21 @@ void propertyNames(const json &schema, std::set<std::string> &names) {
     for (const json &member : schema)
       propertyNames(member, names);
   }
+}
+
+// docs/metadata.md shows tests/data/metadata/cuda_sm90a.json as its example.
+TEST(MetadataSchemaTest, DocumentedExampleIsTheGoldenFile) {
+  std::ifstream in(kDocsDir + "/metadata.md");
+  ASSERT_TRUE(in);
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t begin = doc.find("```json\n");
+  ASSERT_NE(begin, std::string::npos);
+  begin += 8;
+  std::size_t end = doc.find("```", begin);
+  ASSERT_NE(end, std::string::npos);
+  json shown = json::parse(doc.substr(begin, end - begin), nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(shown.is_discarded()) << "the example in docs/metadata.md is not valid JSON";
+  EXPECT_EQ(shown, readJsonFile(std::string(TTA_TEST_DATA_DIR) + "/metadata/cuda_sm90a.json"));
 }
 
 TEST(MetadataSchemaTest, EveryFieldIsDocumented) {
