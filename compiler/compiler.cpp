@@ -3,6 +3,7 @@
 #include "compiler/cache.h"
 #include "compiler/depfile.h"
 #include "compiler/frontend_client.h"
+#include "compiler/json_access.h"
 #include "compiler/lexing.h"
 #include "compiler/naming.h"
 #include "compiler/output_transaction.h"
@@ -29,6 +30,8 @@ namespace {
 struct Job {
   const KernelSpec *kernel = nullptr;
   std::size_t kernelIndex = 0;
+  std::string name;           ///< the entry point's name
+  std::string requested;      ///< the target as asked for ("cuda:90" for a cuda:90a job)
   Target target;
   Signature signature;        ///< resolved (no Name entries); empty for IR sources
   Config config;              ///< with the backend's defaults filled in
@@ -65,21 +68,40 @@ std::string irFunctionName(const fs::path &path) {
   return text->substr(at + 1, end - at - 1);
 }
 
-/// Environment variables that change what Triton generates (and so belong in cache keys).
+/// Environment variables that can change what Triton generates, and so belong in cache keys:
+/// Triton's own cache-invalidating list (knobs: TRITON_*, DISABLE_*, MLIR_*, LLVM_*, AMDGCN_*,
+/// NVPTX_*, USE_IR_LOC, PTXAS_OPTIONS, ...) by prefix, and what decides which Python modules a
+/// kernel imports. Files named by TRITON_*_PATH are checked by the frontend's toolchain list.
 nlohmann::json tritonEnvironment() {
-  nlohmann::json env = nlohmann::json::object();
+  static const char *const prefixes[] = {"TRITON_", "LLVM_", "MLIR_", "DISABLE_", "AMDGCN_",
+                                         "NVPTX_"};
+  static const std::set<std::string> exact = {"USE_IR_LOC", "PTXAS_OPTIONS",
+                                              "ALLOW_LHS_TMEM_LAYOUT_CONVERSION", "PYTHONPATH",
+                                              "PYTHONHOME"};
   static const std::set<std::string> irrelevant = {"TRITON_CACHE_DIR", "TRITON_HOME",
                                                    "TRITON_AOT_CACHE_DIR", "TRITON_AOT_LOG",
                                                    "TRITON_AOT_PYTHON"};
+  nlohmann::json env = nlohmann::json::object();
   for (char **e = environ; *e; ++e) {
     std::string_view entry(*e);
-    if (entry.rfind("TRITON_", 0) != 0 && entry.rfind("LLVM_", 0) != 0)
-      continue;
     std::string key(entry.substr(0, entry.find('=')));
-    if (!irrelevant.count(key))
-      env[key] = std::string(entry.substr(key.size() + 1));
+    bool relevant = exact.count(key) > 0;
+    for (const char *prefix : prefixes)
+      relevant = relevant || key.rfind(prefix, 0) == 0;
+    if (relevant && !irrelevant.count(key))
+      env[key] = std::string(entry.substr(std::min(entry.size(), key.size() + 1)));
   }
   return env;
+}
+
+/// Entry point names become C identifiers in the linked library.
+bool isIdentifier(const std::string &name) {
+  if (name.empty() || !isIdentStart(name[0]))
+    return false;
+  for (char c : name)
+    if (!isIdentChar(c))
+      return false;
+  return true;
 }
 
 /// Fills in Triton's defaults so equal variants get equal names and cache keys.
@@ -138,13 +160,23 @@ public:
     const std::int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
-    if (!expand() || !lookupCache() || !compileMisses() || !stageOutputs())
-      return failed();
-    if (Status s = transaction_.commit(); !s) {
-      fail(s.takeError());
+    try {
+      if (!expand() || !lookupCache() || !compileMisses() || !stageOutputs())
+        return failed();
+      if (Status s = transaction_.commit(); !s) {
+        fail(s.takeError());
+        return failed();
+      }
+      removeUnwantedPtx();
+      storeInCache(started);
+    } catch (const std::exception &e) {
+      // Answers are validated before use; this is the last line of defence, so that an
+      // unexpected exception still leaves nothing behind.
+      Diagnostic diag = makeError(ExitCode::InternalError, std::string("unexpected error: ") + e.what());
+      diag.notes.push_back("this is a bug in triton-aot; rerun with --verbose and report it");
+      fail(std::move(diag));
       return failed();
     }
-    storeInCache(started);
     return std::move(outcome_);
   }
 
@@ -195,6 +227,7 @@ private:
   void storeInCache(std::int64_t started);
 
   void finishCompile(Job &job, nlohmann::json answer);
+  void removeUnwantedPtx();
 
   const CompileRequest &request_;
   const CompileOptions &opts_;
@@ -210,7 +243,7 @@ private:
 
 /// Kernels x targets x signatures x configs, each with its resolved signature and output names.
 bool CompileRun::expand() {
-  std::set<std::string> seen;
+  std::map<std::string, const Job *> seen;   // metadata path -> the job that writes it
   for (std::size_t k = 0; k < request_.kernels.size(); ++k) {
     const KernelSpec &kernel = request_.kernels[k];
     std::string name = kernel.name;
@@ -218,6 +251,13 @@ bool CompileRun::expand() {
       name = kernel.sourceKind == "python" ? kernel.function : irFunctionName(kernel.sourcePath);
     if (name.empty())
       name = kernel.sourcePath.stem().string();
+    if (!isIdentifier(name)) {
+      failAt(makeError(ExitCode::UsageError,
+                       "entry point name '" + name + "' is not a C identifier; give one with "
+                       "-on/--out-name (or \"name\" in a spec file)"),
+             kernel);
+      continue;
+    }
     fs::path stem = opts_.outputStem.empty() ? opts_.outputDir / name : opts_.outputStem;
     std::vector<Signature> signatures = kernel.signatures;
     if (signatures.empty())
@@ -236,6 +276,8 @@ bool CompileRun::expand() {
           Job job;
           job.kernel = &kernel;
           job.kernelIndex = k;
+          job.name = name;
+          job.requested = requested.spelling();
           job.target = *target;
           job.config = withBackendDefaults(config, *target, kernel.sourceKind);
           auto resolved = resolveSignature(signature, job.config);
@@ -248,17 +290,24 @@ bool CompileRun::expand() {
                                              kernel.sourceKind, job.signature, job.config);
           job.id = variantId(name, job.target, digest);
           job.paths = outputPaths(stem, job.target, digest);
-          if (!seen.insert(job.paths.metadata.string()).second) {
-            failAt(makeError(ExitCode::UsageError,
-                             "variant " + job.id + " is declared twice (same signature, config "
-                             "and target for '" + name + "')"),
-                   kernel);
-            continue;
-          }
           jobs_.push_back(std::move(job));
         }
       }
     }
+  }
+  // Two variants that would write the same files: say which declarations collide.
+  for (const Job &job : jobs_) {
+    auto [it, inserted] = seen.emplace(job.paths.metadata.string(), &job);
+    if (inserted)
+      continue;
+    const Job &first = *it->second;
+    std::string why = first.kernel == job.kernel
+                          ? "the same signature, config and target are declared twice"
+                          : "two kernels have the same name; give each its own name";
+    if (first.requested != job.requested)
+      why += " (cuda:90 and later compile as the 'a' target, so cuda:90 and cuda:90a are the same)";
+    failAt(makeError(ExitCode::UsageError, "variant " + job.id + " would be written twice: " + why),
+           *job.kernel);
   }
   return outcome_.errors.empty();
 }
@@ -286,7 +335,12 @@ bool CompileRun::lookupCache() {
                           {"config", formatConfig(job.config)},
                           {"target", job.target.spelling()}};
     job.cacheKey = sha256Hex(key.dump());
-    if (auto entry = cache_.enabled() ? cache_.lookup(job.cacheKey) : std::nullopt) {
+    auto entry = cache_.enabled() ? cache_.lookup(job.cacheKey) : std::nullopt;
+    if (entry && !checkCompileAnswer(entry->result)) {
+      say("cache entry for " + job.id + " is damaged; compiling again");
+      entry.reset();
+    }
+    if (entry) {
       job.result = std::move(entry->result);
       job.files = std::move(entry->files);
       job.fromCache = true;
@@ -318,12 +372,24 @@ bool CompileRun::compileMisses() {
   settings.python = python_;
   settings.script = opts_.workerScript.string();
   settings.interruptFd = opts_.interruptFd;
-  // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does).
-  settings.environment["TRITON_CACHE_DIR"] =
-      (cache_.enabled() ? opts_.cacheDir / "triton" : scratch.path / "triton").string();
+  // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does). A
+  // cache that cannot be written only costs speed: compile without it.
+  fs::path tritonCache = scratch.path / "triton";
+  if (cache_.enabled()) {
+    fs::create_directories(opts_.cacheDir / "triton", ec);
+    if (!ec && ::access((opts_.cacheDir / "triton").c_str(), W_OK) == 0) {
+      tritonCache = opts_.cacheDir / "triton";
+    } else {
+      if (log_)
+        log_("warning: cannot write the cache '" + opts_.cacheDir.string() +
+             "'; compiling without it");
+      cache_ = CompileCache(fs::path());
+    }
+  }
+  settings.environment["TRITON_CACHE_DIR"] = tritonCache.string();
   if (opts_.verbose)
     settings.log = log_;
-  if (!fs::exists(settings.script)) {
+  if (!fs::is_regular_file(settings.script, ec)) {
     fail(makeError(ExitCode::EnvironmentError,
                    "the frontend worker is missing: '" + settings.script +
                        "' does not exist (set TRITON_AOT_FRONTEND_DIR, or reinstall triton-aot)"));
@@ -341,7 +407,7 @@ bool CompileRun::compileMisses() {
     fail(s.takeError());
     return false;
   }
-  say("frontend: Triton " + hello_.value("triton_version", "") + " with " + python_ + ", " +
+  say("frontend: Triton " + stringOr(hello_, "triton_version") + " with " + python_ + ", " +
       std::to_string(workers) + " worker(s)");
 
   std::vector<nlohmann::json> describeRequests;
@@ -369,8 +435,20 @@ bool CompileRun::compileMisses() {
   for (Job *job : misses_) {
     const nlohmann::json &info = described[describeOf[job->kernelIndex]];
     const std::string file = job->kernel->sourcePath.string();
-    if (!info.value("ok", false)) {
+    if (!boolOr(info, "ok", false)) {
       fail(diagnosticFromResponse(info, file));
+      continue;
+    }
+    if (Status s = checkDescribeAnswer(info); !s) {
+      fail(s.takeError());
+      continue;
+    }
+    // Grid names are checked now, before anything compiles.
+    std::vector<std::string> names;
+    for (const auto &param : arrayOf(info, "params"))
+      names.push_back(stringOr(param, "name"));
+    if (Status s = checkGridNames(job->kernel->grid, names); !s) {
+      failAt(s.takeError(), *job->kernel);
       continue;
     }
     nlohmann::json params = nlohmann::json::array();
@@ -418,27 +496,30 @@ bool CompileRun::compileMisses() {
 /// Takes one compile answer: keeps the result and reads the files the worker wrote.
 void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
   say("compiled: " + job.id);
-  if (!answer.value("ok", false)) {
+  if (!boolOr(answer, "ok", false)) {
     fail(diagnosticFromResponse(answer, job.kernel->sourcePath.string()));
     return;
   }
   answer["describe"] = std::move(job.result["describe"]);
+  if (Status s = checkCompileAnswer(answer); !s) {
+    fail(s.takeError());
+    return;
+  }
   job.result = std::move(answer);
-  const nlohmann::json written = job.result.value("written", nlohmann::json::object());
+  const nlohmann::json &written = objectOf(job.result, "written");
   for (const char *role : {"image", "ptx"}) {
-    if (!written.contains(role) || !written[role].is_string())
+    std::string path = stringOr(written, role);
+    if (path.empty())
       continue;
-    auto bytes = readFile(written[role].get<std::string>());
+    auto bytes = readFile(path);
     if (!bytes) {
       fail(makeError(ExitCode::InternalError, "the frontend reported " + std::string(role) +
-                                                  " '" + written[role].get<std::string>() +
-                                                  "' but did not write it"));
+                                                  " '" + path + "' but did not write it"));
       return;
     }
     job.files[role] = std::move(*bytes);
   }
-  const nlohmann::json irFiles = written.value("ir", nlohmann::json::object());
-  for (const auto &[stage, path] : irFiles.items())
+  for (const auto &[stage, path] : objectOf(written, "ir").items())
     if (path.is_string())
       if (auto bytes = readFile(path.get<std::string>()))
         job.files["ir:" + fs::path(path.get<std::string>()).filename().string()] =
@@ -459,8 +540,8 @@ bool CompileRun::stageOutputs() {
       addDepend(fs::absolute(kernel.origin).lexically_normal().string());
 
   for (Job &job : jobs_) {
-    auto meta = buildMetadata(*job.kernel, job.target, job.signature, job.config, job.id,
-                              job.paths, job.result, job.files, opts_.writePtx);
+    auto meta = buildMetadata(*job.kernel, job.name, job.target, job.signature, job.config,
+                              job.id, job.paths, job.result, job.files, opts_.writePtx);
     if (!meta) {
       failAt(meta.takeError(), *job.kernel);
       continue;
@@ -488,7 +569,7 @@ bool CompileRun::stageOutputs() {
     if (Status s = transaction_.stage(job.paths.metadata, toJson(*meta).dump(2) + "\n"); !s)
       fail(s.takeError());
     addDepend(job.kernel->sourcePath.string());
-    for (const auto &dep : job.result.value("deps", nlohmann::json::array()))
+    for (const auto &dep : arrayOf(job.result, "deps"))
       if (dep.is_string())
         addDepend(dep.get<std::string>());
     outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.fromCache});
@@ -498,8 +579,11 @@ bool CompileRun::stageOutputs() {
 
   if (!opts_.index.empty()) {
     nlohmann::json list = nlohmann::json::array();
-    for (const CompiledVariant &v : outcome_.variants)
-      list.push_back(fs::proximate(v.metadataPath, opts_.index.parent_path()).string());
+    for (const CompiledVariant &v : outcome_.variants) {
+      std::error_code ec;
+      fs::path relative = fs::proximate(v.metadataPath, opts_.index.parent_path(), ec);
+      list.push_back(ec ? v.metadataPath.string() : relative.string());
+    }
     nlohmann::json index = {{"schema", "triton-aot-index"}, {"schema_version", 1}, {"metadata", list}};
     if (Status s = transaction_.stage(opts_.index, index.dump(2) + "\n"); !s)
       fail(s.takeError());
@@ -507,16 +591,45 @@ bool CompileRun::stageOutputs() {
   if (!opts_.depfile.empty()) {
     // With an index, it is the one output the build system knows by name; the others have
     // digests in their names.
+    // Targets are spelled as the command line spelled them (GCC's -MT rule): Make and Ninja
+    // match them against their own outputs textually.
     std::vector<std::string> targets;
-    if (!opts_.index.empty())
-      targets.push_back(opts_.index.string());
-    else
-      for (const fs::path &p : transaction_.destinations())
-        targets.push_back(p.string());
+    if (!opts_.index.empty()) {
+      targets.push_back(opts_.indexAsGiven.empty() ? opts_.index.string() : opts_.indexAsGiven);
+    } else {
+      std::error_code ec;
+      const fs::path cwd = fs::current_path(ec);
+      for (const fs::path &p : transaction_.destinations()) {
+        fs::path relative = opts_.relativeOutputs && !ec ? fs::relative(p, cwd, ec) : fs::path();
+        targets.push_back(relative.empty() ? p.string() : relative.string());
+      }
+    }
+    for (const std::string &path : targets)
+      if (!depfileCanRepresent(path))
+        fail(makeError(ExitCode::OutputError,
+                       "'" + path + "' cannot be written into a depfile (Make and Ninja would "
+                       "misread it); choose an output path without such characters"));
+    for (const std::string &path : depends)
+      if (!depfileCanRepresent(path))
+        fail(makeError(ExitCode::OutputError,
+                       "'" + path + "' cannot be written into a depfile (Make and Ninja would "
+                       "misread it); rename it or drop --depfile"));
+    if (!outcome_.errors.empty())
+      return false;
     if (Status s = transaction_.stage(opts_.depfile, formatDepfile(targets, depends)); !s)
       fail(s.takeError());
   }
   return outcome_.errors.empty();
+}
+
+/// With --no-ptx, a .ptx an earlier run wrote beside a cubin would be stale: remove it.
+void CompileRun::removeUnwantedPtx() {
+  if (opts_.writePtx)
+    return;
+  std::error_code ec;
+  for (const Job &job : jobs_)
+    if (!job.paths.ptx.empty())
+      fs::remove(job.paths.ptx, ec);
 }
 
 /// Remembers this run's compiles. A source that changed while it compiled is not trusted
@@ -524,11 +637,20 @@ bool CompileRun::stageOutputs() {
 void CompileRun::storeInCache(std::int64_t started) {
   if (!cache_.enabled())
     return;
-  std::vector<std::string> toolchain;
-  if (hello_.is_object())
-    for (const auto &file : hello_.value("toolchain_files", nlohmann::json::array()))
-      if (file.is_string())
-        toolchain.push_back(file.get<std::string>());
+  // The toolchain is the same for every entry: describe it once.
+  std::vector<CacheDependency> toolchain;
+  bool toolchainKnown = true;
+  for (const auto &file : arrayOf(hello_, "toolchain_files")) {
+    auto dep = file.is_string() ? CompileCache::describe(file.get<std::string>(), false)
+                                : std::nullopt;
+    toolchainKnown = toolchainKnown && dep;
+    if (dep)
+      toolchain.push_back(*dep);
+  }
+  if (!toolchainKnown) {
+    say("not caching: a file of the Triton installation cannot be read");
+    return;
+  }
   for (Job *job : misses_) {
     CacheEntry entry;
     entry.result = job->result;
@@ -536,7 +658,7 @@ void CompileRun::storeInCache(std::int64_t started) {
       if (auto it = job->files.find(role); it != job->files.end())
         entry.files[role] = it->second;
     std::vector<std::string> sources = {job->kernel->sourcePath.string()};
-    for (const auto &dep : job->result.value("deps", nlohmann::json::array()))
+    for (const auto &dep : arrayOf(job->result, "deps"))
       if (dep.is_string())
         sources.push_back(dep.get<std::string>());
     bool trusted = true;
@@ -546,12 +668,7 @@ void CompileRun::storeInCache(std::int64_t started) {
       if (dep)
         entry.dependencies.push_back(*dep);
     }
-    for (const std::string &path : toolchain) {
-      auto dep = CompileCache::describe(path, false);
-      trusted = trusted && dep;
-      if (dep)
-        entry.dependencies.push_back(*dep);
-    }
+    entry.dependencies.insert(entry.dependencies.end(), toolchain.begin(), toolchain.end());
     if (!trusted) {
       say("not cached (a source changed during the run): " + job->id);
       continue;

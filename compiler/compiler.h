@@ -39,6 +39,8 @@ struct CompileOptions {
   std::filesystem::path outputStem;
   std::filesystem::path depfile;       ///< empty: none
   std::filesystem::path index;         ///< empty: none
+  std::string indexAsGiven;            ///< --index as spelled (the depfile's target)
+  bool relativeOutputs = false;        ///< -o was relative: depfile targets are too
   std::filesystem::path cacheDir;      ///< empty: no cache
   std::string python;                  ///< interpreter with Triton (absolute or on PATH)
   std::filesystem::path workerScript;  ///< triton_aot_worker.py

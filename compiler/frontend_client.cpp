@@ -1,6 +1,7 @@
 #include "compiler/frontend_client.h"
 
 #include "compiler/compiler.h"
+#include "compiler/json_access.h"
 
 #include <filesystem>
 #include <sstream>
@@ -30,16 +31,26 @@ int compareVersions(const std::string &a, const std::string &b) {
 
 Status checkHello(const nlohmann::json &hello, const std::string &python) {
   const std::string install = python + " -m pip install triton==" + kTestedTritonVersion;
-  if (!hello.value("triton_version", nlohmann::json()).is_string()) {
-    Diagnostic diag = makeError(ExitCode::EnvironmentError,
-                                "cannot import triton with " + python + ": " +
-                                    hello.value("import_error", std::string("unknown error")));
+  auto environmentError = [&](std::string message) {
+    Diagnostic diag = makeError(ExitCode::EnvironmentError, std::move(message));
     diag.notes.push_back("install it with '" + install +
                          "' (tools/bootstrap.sh does this in the project's .venv), or point "
                          "--python or TRITON_AOT_PYTHON at an interpreter that has it");
     return diag;
+  };
+  if (integerOf(hello, "protocol") != 1) {
+    const nlohmann::json *protocol = member(hello, "protocol");
+    return makeError(ExitCode::InternalError,
+                     "the frontend worker speaks protocol " +
+                         (protocol ? protocol->dump() : std::string("(none)")) +
+                         ", not 1: its files do not belong to this triton-aot-cc");
   }
-  std::string version = hello["triton_version"].get<std::string>();
+  std::string version = stringOr(hello, "triton_version");
+  std::string importError = stringOr(hello, "import_error");
+  if (version.empty())
+    return environmentError("cannot import triton with " + python + ": " +
+                            (importError.empty() ? "unknown error" : importError));
+  // An old Triton also fails the adapter's imports: say it is old, which is the fix.
   if (compareVersions(version, kMinTritonVersion) < 0) {
     Diagnostic diag = makeError(ExitCode::EnvironmentError,
                                 "Triton " + version + " at " + python + " is older than " +
@@ -47,7 +58,92 @@ Status checkHello(const nlohmann::json &hello, const std::string &python) {
     diag.notes.push_back("upgrade it with '" + install + "'");
     return diag;
   }
+  if (!importError.empty())
+    return environmentError("Triton " + version + " at " + python +
+                            " is incomplete or broken: " + importError);
   return ok();
+}
+
+namespace {
+
+Diagnostic malformed(const std::string &what, const std::string &field, const char *expected) {
+  return makeError(ExitCode::InternalError,
+                   "the frontend's " + what + " answer is malformed: " + field + ": expected " +
+                       expected);
+}
+
+bool isStringArray(const nlohmann::json *value) {
+  if (!value || !value->is_array())
+    return false;
+  for (const auto &item : *value)
+    if (!item.is_string())
+      return false;
+  return true;
+}
+
+} // namespace
+
+Status checkDescribeAnswer(const nlohmann::json &answer) {
+  const nlohmann::json *params = member(answer, "params");
+  if (!params || !params->is_array())
+    return malformed("describe", "params", "a list");
+  for (std::size_t i = 0; i < params->size(); ++i) {
+    const nlohmann::json &p = (*params)[i];
+    const std::string at = "params[" + std::to_string(i) + "]";
+    if (stringOr(p, "name").empty())
+      return malformed("describe", at + ".name", "a string");
+    for (const char *key : {"type", "annotation"})
+      if (const nlohmann::json *v = member(p, key); v && !v->is_string() && !v->is_null())
+        return malformed("describe", at + "." + key, "a string");
+    if (const nlohmann::json *v = member(p, "hint"); v && !v->is_number_integer())
+      return malformed("describe", at + ".hint", "an integer");
+    if (const nlohmann::json *v = member(p, "constexpr"); v && !v->is_boolean())
+      return malformed("describe", at + ".constexpr", "true or false");
+  }
+  for (const char *key : {"function", "file"})
+    if (const nlohmann::json *v = member(answer, key); v && !v->is_string() && !v->is_null())
+      return malformed("describe", key, "a string");
+  if (const nlohmann::json *v = member(answer, "line"); v && !v->is_number_integer())
+    return malformed("describe", "line", "an integer");
+  return ok();
+}
+
+Status checkCompileAnswer(const nlohmann::json &answer) {
+  const nlohmann::json *md = member(answer, "metadata");
+  if (!md || !md->is_object())
+    return malformed("compile", "metadata", "an object");
+  if (!integerOf(*md, "num_warps"))
+    return malformed("compile", "metadata.num_warps", "an integer");
+  for (const char *key : {"warp_size", "shared", "num_ctas", "num_stages", "global_scratch_size",
+                          "global_scratch_align", "profile_scratch_size", "profile_scratch_align",
+                          "tmem_size"})
+    if (const nlohmann::json *v = member(*md, key); v && !v->is_null() && !v->is_number_integer())
+      return malformed("compile", std::string("metadata.") + key, "an integer");
+  for (const char *key : {"launch_cooperative_grid", "launch_pdl"})
+    if (const nlohmann::json *v = member(*md, key); v && !v->is_null() && !v->is_boolean())
+      return malformed("compile", std::string("metadata.") + key, "true or false");
+  for (const char *key : {"hash", "name", "triton_version"})
+    if (const nlohmann::json *v = member(*md, key); v && !v->is_string())
+      return malformed("compile", std::string("metadata.") + key, "a string");
+  if (const nlohmann::json *v = member(*md, "cluster_dims")) {
+    bool good = v->is_array() && v->size() == 3;
+    for (std::size_t i = 0; good && i < 3; ++i)
+      good = (*v)[i].is_number_integer();
+    if (!good)
+      return malformed("compile", "metadata.cluster_dims", "three integers");
+  }
+  for (const char *key : {"entry", "image_arch", "triton_version"})
+    if (stringOr(answer, key).empty())
+      return malformed("compile", key, "a string");
+  for (const char *key : {"trailing_params", "deps"})
+    if (!isStringArray(member(answer, key)))
+      return malformed("compile", key, "a list of strings");
+  if (const nlohmann::json *v = member(answer, "written"); v && !v->is_object())
+    return malformed("compile", "written", "an object");
+  const nlohmann::json *describe = member(answer, "describe");
+  if (!describe)
+    return malformed("compile", "describe", "the describe answer");
+  return checkDescribeAnswer(*describe);
 }
 
 namespace {
@@ -64,28 +160,22 @@ std::string displayPath(const std::string &path) {
 } // namespace
 
 Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::string &fallbackFile) {
-  const nlohmann::json error = response.value("error", nlohmann::json::object());
-  const std::string kind = error.value("kind", "internal");
+  const nlohmann::json &error = objectOf(response, "error");
+  const std::string kind = stringOr(error, "kind", "internal");
   ExitCode code = kind == "kernel"        ? ExitCode::KernelError
                   : kind == "usage"       ? ExitCode::UsageError
                   : kind == "environment" ? ExitCode::EnvironmentError
                                           : ExitCode::InternalError;
-  Diagnostic diag = makeError(code, error.value("message", std::string("the frontend failed")));
-  std::string file = error.value("file", nlohmann::json()).is_string()
-                         ? error["file"].get<std::string>()
-                         : fallbackFile;
+  Diagnostic diag = makeError(code, stringOr(error, "message", "the frontend failed"));
+  std::string file = stringOr(error, "file");
   diag.file = displayPath(file.empty() ? fallbackFile : file);
-  diag.line = error.value("line", nlohmann::json()).is_number_integer() ? error["line"].get<int>() : 0;
-  diag.column =
-      error.value("column", nlohmann::json()).is_number_integer() ? error["column"].get<int>() : 0;
-  if (error.value("source_line", nlohmann::json()).is_string())
-    diag.sourceLine = error["source_line"].get<std::string>();
-  if (error.contains("notes") && error["notes"].is_array())
-    for (const auto &note : error["notes"])
-      if (note.is_string())
-        diag.notes.push_back(note.get<std::string>());
-  if (error.value("traceback", nlohmann::json()).is_string())
-    diag.detail = error["traceback"].get<std::string>();
+  diag.line = static_cast<int>(integerOf(error, "line").value_or(0));
+  diag.column = static_cast<int>(integerOf(error, "column").value_or(0));
+  diag.sourceLine = stringOr(error, "source_line");
+  for (const auto &note : arrayOf(error, "notes"))
+    if (note.is_string())
+      diag.notes.push_back(note.get<std::string>());
+  diag.detail = stringOr(error, "traceback");
   if (code == ExitCode::InternalError)
     diag.notes.push_back("this is a bug in triton-aot; rerun with --verbose and report it");
   return diag;
@@ -93,14 +183,13 @@ Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::str
 
 Status checkSignatureAgainstParams(const Signature &signature, const nlohmann::json &describe,
                                    const std::string &function, const std::string &file) {
-  const nlohmann::json &params = describe["params"];
+  const nlohmann::json &params = arrayOf(describe, "params");
   std::vector<std::string> names;
   for (const auto &p : params)
-    names.push_back(p.value("name", ""));
+    names.push_back(stringOr(p, "name"));
   auto locate = [&](Diagnostic diag) {
     diag.file = displayPath(file);
-    if (describe.value("line", nlohmann::json()).is_number_integer())
-      diag.line = describe["line"].get<int>();
+    diag.line = static_cast<int>(integerOf(describe, "line").value_or(0));
     return diag;
   };
   if (signature.entries.size() != names.size()) {
@@ -126,7 +215,7 @@ Status checkSignatureAgainstParams(const Signature &signature, const nlohmann::j
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
     const SignatureEntry &entry = signature.entries[i];
-    if (params[i].value("constexpr", false) && entry.kind != SignatureEntry::Kind::Constexpr) {
+    if (boolOr(params[i], "constexpr", false) && entry.kind != SignatureEntry::Kind::Constexpr) {
       Diagnostic diag = makeError(
           ExitCode::UsageError,
           "signature entry " + std::to_string(i + 1) + " '" + entry.text + "' is a type, but '" +
@@ -184,7 +273,7 @@ nlohmann::json requestParams(const Signature &signature, const nlohmann::json &d
   nlohmann::json params = nlohmann::json::array();
   for (std::size_t i = 0; i < signature.entries.size(); ++i) {
     const SignatureEntry &entry = signature.entries[i];
-    nlohmann::json p = {{"name", describe["params"][i].value("name", "")}};
+    nlohmann::json p = {{"name", stringOr(arrayOf(describe, "params").at(i), "name")}};
     switch (entry.kind) {
     case SignatureEntry::Kind::Pointer:
       p["kind"] = "pointer";

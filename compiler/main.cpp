@@ -7,12 +7,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 namespace {
 
 int interruptPipe[2] = {-1, -1};
+volatile std::sig_atomic_t interruptSignal = 0;
 
-extern "C" void onInterrupt(int) {
+extern "C" void onInterrupt(int signal) {
   // Only async-signal-safe work here: wake the compiler's poll loop, which cleans up.
+  interruptSignal = signal;
   char byte = 1;
   [[maybe_unused]] ssize_t n = ::write(interruptPipe[1], &byte, 1);
 }
@@ -24,11 +28,26 @@ void report(const tta::Diagnostic &diag, bool verbose) {
   std::fputs(text.c_str(), stderr);
 }
 
-} // namespace
+/// A command line that does not parse still names the build system's outputs; remove them so
+/// no index or depfile from an earlier run outlives this failure.
+void removeNamedOutputs(const std::vector<std::string> &args) {
+  for (std::size_t i = 0; i < args.size(); ++i)
+    for (const std::string flag : {"--index", "--depfile"}) {
+      std::string path;
+      if (args[i] == flag && i + 1 < args.size())
+        path = args[i + 1];
+      else if (args[i].rfind(flag + "=", 0) == 0)
+        path = args[i].substr(flag.size() + 1);
+      std::error_code ec;
+      if (!path.empty() && std::filesystem::is_regular_file(path, ec))
+        std::filesystem::remove(path, ec);
+    }
+}
 
-int main(int argc, char **argv) {
-  auto commandLine = tta::parseCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+int run(const std::vector<std::string> &args) {
+  auto commandLine = tta::parseCommandLine(args);
   if (!commandLine) {
+    removeNamedOutputs(args);
     report(commandLine.error(), false);
     return static_cast<int>(commandLine.error().code);
   }
@@ -41,8 +60,8 @@ int main(int argc, char **argv) {
     struct sigaction action = {};
     action.sa_handler = onInterrupt;
     sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+      ::sigaction(signal, &action, nullptr);
     commandLine->request.options.interruptFd = interruptPipe[0];
   }
 
@@ -54,5 +73,25 @@ int main(int argc, char **argv) {
     report(diag, verbose);
   if (outcome.code == tta::ExitCode::Success && commandLine->summary)
     std::fputs(tta::formatSummary(outcome.variants).c_str(), stdout);
+  if (outcome.code == tta::ExitCode::Interrupted && interruptSignal != 0) {
+    // Die by the signal, as shells expect, so a loop around us stops too (exit status 128+n).
+    int signal = interruptSignal;
+    std::fflush(stderr);
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
   return static_cast<int>(outcome.code);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "triton-aot-cc: error: unexpected error: %s\n"
+                         "note: this is a bug in triton-aot; rerun with --verbose and report it\n",
+                 e.what());
+    return static_cast<int>(tta::ExitCode::InternalError);
+  }
 }

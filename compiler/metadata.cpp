@@ -297,7 +297,7 @@ void readVariant(const ObjectReader &obj, VariantInfo &variant) {
   for (const auto &[name, value] : constexprs.value().items())
     variant.constexprs[name] = value;
   variant.numWarps = obj.integer("num_warps", 1);
-  variant.numStages = obj.integer("num_stages", 0);
+  variant.numStages = obj.integer("num_stages", 1);
   variant.options = obj.object("options").value();
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -94,17 +95,27 @@ std::string defaultPython() {
 
 /// One worker per CPU, but no more than the available memory holds: a worker with Triton
 /// loaded peaks near 200 MiB, and 512 MiB each leaves room for ptxas and large kernels.
+/// A container's cgroup (v2) limit counts too, not only the host's free memory.
 int defaultJobs() {
   int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  long long available = -1;
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   long long kib = 0;
   while (meminfo >> key >> kib) {
-    if (key == "MemAvailable:")
-      return std::clamp(static_cast<int>(kib / (512 * 1024)), 1, cpus);
+    if (key == "MemAvailable:") {
+      available = kib * 1024;
+      break;
+    }
     meminfo.ignore(64, '\n');
   }
-  return cpus;
+  std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+  long long limit = 0;
+  if (cgroup >> limit && limit > 0)   // "max" (no limit) does not parse as a number
+    available = available < 0 ? limit : std::min(available, limit);
+  if (available < 0)
+    return cpus;
+  return std::clamp(static_cast<int>(available / (512LL << 20)), 1, cpus);
 }
 
 } // namespace
@@ -197,6 +208,9 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     if (!kind)
       return fail(where + ": " + kind.error().message);
     kernel.sourceKind = *kind;
+    for (const char *field : {"function", "name"})
+      if (entry.contains(field) && !entry[field].is_string())
+        return fail(where + "." + field + ": expected a string");
     kernel.function = entry.value("function", "");
     kernel.name = entry.value("name", kernel.function);
     if (kernel.sourceKind == "python" && kernel.function.empty())
@@ -329,6 +343,21 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     return out;
   }
 
+  // -w and -ns obey the same rules as num_warps= and num_stages= in a config.
+  for (auto [flag, key, value] : {std::tuple{"-w", "num_warps", numWarps},
+                                  std::tuple{"-ns", "num_stages", numStages}}) {
+    if (!value)
+      continue;
+    auto checked = parseConfig(std::string(key) + "=" + std::to_string(*value));
+    if (!checked) {
+      Diagnostic diag = checked.takeError();
+      diag.message = std::string(flag) + ": " + diag.message;
+      diag.sourceLine.clear();
+      diag.column = 0;
+      return diag;
+    }
+  }
+
   auto parsedTargets = parseAll<Target>(targets, parseTarget, "target", "command line");
   if (!parsedTargets)
     return parsedTargets.takeError();
@@ -343,8 +372,11 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   opts.workerScript = defaultWorkerScript();
   if (!depfile.empty())
     opts.depfile = fs::absolute(depfile);
-  if (!index.empty())
+  if (!index.empty()) {
     opts.index = fs::absolute(index);
+    opts.indexAsGiven = index;
+  }
+  opts.relativeOutputs = outPath.empty() || fs::path(outPath).is_relative();
   if (!emitIr.empty())
     opts.irDir = fs::absolute(emitIr);
 
@@ -403,7 +435,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     kernel.targets = *parsedTargets;
     out.request.kernels.push_back(std::move(kernel));
 
-    bool isDir = !outPath.empty() && (outPath.back() == '/' || fs::is_directory(outPath));
+    std::error_code ec;
+    bool isDir = !outPath.empty() && (outPath.back() == '/' || fs::is_directory(outPath, ec));
     if (outPath.empty() || isDir)
       opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
     else {

@@ -4,6 +4,7 @@
 #include "compiler/compiler.h"
 #include "compiler/frontend_client.h"
 #include "compiler/image_info.h"
+#include "compiler/json_access.h"
 #include "compiler/naming.h"
 
 #include <cstdio>
@@ -13,15 +14,11 @@ namespace tta {
 
 namespace {
 
+/// An integer field of Triton's metadata; absent or null (older Triton, other backend) gives
+/// \p fallback.
 template <class T> T number(const nlohmann::json &md, const char *key, T fallback) {
-  auto it = md.find(key);
-  if (it == md.end() || it->is_null())
-    return fallback;
-  if (it->is_boolean())
-    return static_cast<T>(it->get<bool>());
-  if (it->is_number())
-    return it->get<T>();
-  return fallback;
+  auto value = integerOf(md, key);
+  return value && *value >= 0 ? static_cast<T>(*value) : fallback;
 }
 
 ImageFile imageFile(const std::string &kind, const std::filesystem::path &path,
@@ -31,33 +28,36 @@ ImageFile imageFile(const std::string &kind, const std::filesystem::path &path,
 
 } // namespace
 
-Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const Target &target,
-                                       const Signature &signature, const Config &config,
-                                       const std::string &id, const OutputPaths &paths,
+Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::string &name,
+                                       const Target &target, const Signature &signature,
+                                       const Config &config, const std::string &id,
+                                       const OutputPaths &paths,
                                        const nlohmann::json &result,
                                        const std::map<std::string, std::string> &files,
                                        bool writePtx) {
-  const nlohmann::json &md = result.value("metadata", nlohmann::json::object());
-  const nlohmann::json &describe = result.value("describe", nlohmann::json::object());
-  const nlohmann::json &declared = describe.value("params", nlohmann::json::array());
+  const nlohmann::json &md = objectOf(result, "metadata");
+  const nlohmann::json &describe = objectOf(result, "describe");
+  const nlohmann::json &declared = arrayOf(describe, "params");
 
   KernelMetadata meta;
   meta.generator = std::string("triton-aot-cc ") + TRITON_AOT_VERSION;
-  meta.tritonVersion = result.value("triton_version", md.value("triton_version", ""));
-  meta.name = id.substr(0, id.find('.'));
-  meta.function = kernel.function.empty() ? describe.value("function", meta.name) : kernel.function;
+  meta.tritonVersion = stringOr(result, "triton_version", stringOr(md, "triton_version"));
+  meta.name = name;
+  meta.function = kernel.function.empty() ? stringOr(describe, "function", name) : kernel.function;
   meta.source = kernel.source;
   meta.sourceKind = kernel.sourceKind;
   meta.target = target;
-  meta.imageArch = result.value("image_arch", "");
-  meta.tritonHash = md.value("hash", "");
+  meta.imageArch = stringOr(result, "image_arch");
+  meta.tritonHash = stringOr(md, "hash");
 
   // Variant.
   meta.variant.id = id;
   meta.variant.config = config.name;
   meta.variant.signature = formatSignature(signature);
   meta.variant.numWarps = config.numWarps.value_or(number<int>(md, "num_warps", 0));
-  meta.variant.numStages = config.numStages.value_or(number<int>(md, "num_stages", 0));
+  // A .ttgir fixes its own stages; Triton records them (else the backend's default).
+  meta.variant.numStages = config.numStages.value_or(
+      number<int>(md, "num_stages", target.backend == Backend::Cuda ? 3 : 2));
   nlohmann::json options = requestOptions(config);
   options.erase("num_warps");
   options.erase("num_stages");
@@ -69,7 +69,7 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const Target &t
     for (std::size_t i = 0; i < signature.entries.size(); ++i) {
       const SignatureEntry &entry = signature.entries[i];
       ParamInfo p;
-      p.name = i < declared.size() ? declared[i].value("name", "") : "arg" + std::to_string(i);
+      p.name = i < declared.size() ? stringOr(declared[i], "name") : "arg" + std::to_string(i);
       p.hint = entry.hint;
       switch (entry.kind) {
       case SignatureEntry::Kind::Pointer:
@@ -104,9 +104,9 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const Target &t
     // IR sources: types and hints come from the IR itself.
     for (const auto &param : declared) {
       ParamInfo p;
-      p.name = param.value("name", "arg" + std::to_string(meta.params.size()));
-      p.type = param.value("type", "");
-      p.hint = param.value("hint", 0);
+      p.name = stringOr(param, "name", "arg" + std::to_string(meta.params.size()));
+      p.type = stringOr(param, "type");
+      p.hint = static_cast<int>(integerOf(param, "hint").value_or(0));
       bool pointer = !p.type.empty() && p.type[0] == '*';
       auto scalar = parseScalarType(pointer ? p.type.substr(1) : p.type);
       if (!scalar)
@@ -118,9 +118,9 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const Target &t
       meta.params.push_back(std::move(p));
     }
   }
-  for (const auto &trailing : result.value("trailing_params", nlohmann::json::array())) {
+  for (const auto &trailing : arrayOf(result, "trailing_params")) {
     ParamInfo p;
-    p.name = trailing.get<std::string>();
+    p.name = trailing.is_string() ? trailing.get<std::string>() : "";
     p.kind = p.name == "profile_scratch" ? ParamInfo::Kind::ProfileScratch
                                          : ParamInfo::Kind::GlobalScratch;
     p.type = "*i8";
@@ -130,22 +130,24 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const Target &t
 
   // Launch facts.
   LaunchInfo &launch = meta.launch;
-  launch.entry = result.value("entry", md.value("name", meta.function));
+  launch.entry = stringOr(result, "entry", stringOr(md, "name", meta.function));
   launch.numWarps = number<int>(md, "num_warps", 0);
   launch.warpSize = number<int>(md, "warp_size", target.warpSize);
   launch.block = {launch.numWarps * launch.warpSize, 1, 1};
   launch.shared = number<std::uint64_t>(md, "shared", 0);
   launch.numCtas = number<int>(md, "num_ctas", 1);
   launch.clusterDims = {launch.numCtas, 1, 1};
-  if (md.contains("cluster_dims") && md["cluster_dims"].is_array() && md["cluster_dims"].size() == 3)
-    for (int i = 0; i < 3; ++i)
-      launch.clusterDims[i] = md["cluster_dims"][i].get<int>();
+  const nlohmann::json &clusterDims = arrayOf(md, "cluster_dims");
+  if (clusterDims.size() == 3)
+    for (std::size_t i = 0; i < 3; ++i)
+      if (clusterDims[i].is_number_integer())
+        launch.clusterDims[i] = clusterDims[i].get<int>();
   launch.globalScratch = {number<std::uint64_t>(md, "global_scratch_size", 0),
                           std::max<std::uint64_t>(1, number<std::uint64_t>(md, "global_scratch_align", 1))};
   launch.profileScratch = {number<std::uint64_t>(md, "profile_scratch_size", 0),
                            std::max<std::uint64_t>(1, number<std::uint64_t>(md, "profile_scratch_align", 1))};
-  launch.cooperative = number<bool>(md, "launch_cooperative_grid", false);
-  launch.pdl = number<bool>(md, "launch_pdl", false);
+  launch.cooperative = boolOr(md, "launch_cooperative_grid", false);
+  launch.pdl = boolOr(md, "launch_pdl", false);
   launch.tmemSize = number<std::uint64_t>(md, "tmem_size", 0);
   if (launch.numWarps <= 0 || launch.warpSize <= 0)
     return makeError(ExitCode::InternalError,

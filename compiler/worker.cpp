@@ -1,5 +1,7 @@
 #include "compiler/worker.h"
 
+#include "compiler/json_access.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -226,6 +228,40 @@ nlohmann::json internalFailure(const std::string &message, const std::string &de
           {"error", {{"kind", "internal"}, {"message", message}, {"traceback", detail}}}};
 }
 
+/// The last line of \p text that reads like a fatal error (LLVM, MLIR, Python), if any.
+std::string lastFatalLine(const std::string &text) {
+  std::string found;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    std::string_view line(text.data() + start, (end == std::string::npos ? text.size() : end) - start);
+    for (std::string_view marker : {"LLVM ERROR", "Assertion", "error:", "Error:", "Fatal", "fatal"})
+      if (line.find(marker) != std::string_view::npos) {
+        found = std::string(line);
+        break;
+      }
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  return found;
+}
+
+/// A worker that died mid-compile: Triton or LLVM crashed on this kernel (or the system ran
+/// out of memory). Not a triton-aot bug, so it is reported as a kernel error with the cause.
+nlohmann::json crashFailure(int status, const std::string &stderrTail) {
+  std::string message = "Triton crashed compiling this kernel (the frontend worker " +
+                        describeExit(status) + ")";
+  if (std::string fatal = lastFatalLine(stderrTail); !fatal.empty())
+    message += ": " + fatal;
+  nlohmann::json notes = nlohmann::json::array({"rerun with --verbose to see the whole output"});
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+    notes.push_back("a worker killed by SIGKILL was often out of memory: try fewer -j/--jobs");
+  return {{"ok", false},
+          {"error",
+           {{"kind", "kernel"}, {"message", message}, {"notes", notes}, {"traceback", stderrTail}}}};
+}
+
 } // namespace
 
 Expected<nlohmann::json> WorkerPool::start(int count) {
@@ -354,10 +390,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           worker->busyWith = -1;
           --inFlight;
           if (onResponse)
-            onResponse(index, internalFailure("the frontend worker " +
-                                                  describeExit(worker->exitStatus) +
-                                                  " while handling this request",
-                                              worker->errorTail));
+            onResponse(index, crashFailure(worker->exitStatus, worker->errorTail));
         }
         continue;
       }
@@ -368,7 +401,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
         worker->outputBuffer.erase(0, newline + 1);
         nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
         if (!worker->saidHello) {
-          if (message.is_object() && message.value("event", "") == "hello") {
+          if (stringOr(message, "event") == "hello") {
             worker->saidHello = true;
             if (hello_.is_null())
               hello_ = message;

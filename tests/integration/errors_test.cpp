@@ -103,6 +103,28 @@ TEST_F(Errors, KernelCompileErrorPointsAtTheLine) {
   EXPECT_NE(v.err.find("Traceback"), std::string::npos) << v.err;
 }
 
+TEST_F(Errors, ErrorsAroundNoinlineCallsPointAtTheRightLine) {
+  // Triton reports a noinline callee's problem at the caller's node: the call site it is.
+  RunResult call = compile({"bad_kernel.py", "-n", "noinline_tensor_arg_kernel", "-s",
+                            "*fp32, 16", "-g", "1", "-t", "cuda:80", "-o", "out/"});
+  EXPECT_EQ(call.status, 1);
+  EXPECT_NE(call.err.find("bad_kernel.py:48:43: error: Function _scale_noinline is marked "
+                          "noinline, but was called with non-scalar argument"),
+            std::string::npos)
+      << call.err;
+  EXPECT_NE(call.err.find("note: _scale_noinline is defined at bad_kernel.py:41"),
+            std::string::npos)
+      << call.err;
+  RunResult inside = compile({"bad_kernel.py", "-n", "noinline_undefined_name_kernel", "-s",
+                              "*fp32, fp32", "-g", "1", "-t", "cuda:80", "-o", "out/"});
+  EXPECT_EQ(inside.status, 1);
+  EXPECT_NE(inside.err.find("bad_kernel.py:54:29: error: NameError: undefined_factor is not "
+                            "defined"),
+            std::string::npos)
+      << inside.err;
+  expectNoOutputs();
+}
+
 TEST_F(Errors, NotAKernelAndAutotunedKernel) {
   RunResult plain = compile({"bad_kernel.py", "-n", "not_a_kernel", "-s", "i32", "-g", "1", "-t",
                              "cuda:80", "-o", "out/"});
@@ -205,6 +227,94 @@ TEST_F(Errors, InterruptLeavesNothingBehind) {
   EXPECT_EQ(listFiles(dir / "out"), std::vector<std::string>{});
   for (const auto &entry : fs::directory_iterator(dir / "out"))
     ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+TEST_F(Errors, EntryPointNameMustBeACIdentifier) {
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args.insert(args.end(), {"-on", "my.kern"});
+  RunResult r = compile(args);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("entry point name 'my.kern' is not a C identifier"), std::string::npos)
+      << r.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, BadCommandLineRemovesTheIndexAndDepfileOfAnEarlierRun) {
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args.insert(args.end(), {"--index", "out/k.index.json", "--depfile", "out/k.d"});
+  ASSERT_EQ(compile(args).status, 0);
+  ASSERT_TRUE(fs::exists(dir / "out/k.index.json"));
+  // The depfile's target is spelled as the command line spelled it, so Make and Ninja match it.
+  EXPECT_EQ(readText(dir / "out/k.d").rfind("out/k.index.json: ", 0), 0u) << readText(dir / "out/k.d");
+  args[4] = "*fp33, *fp32, *fp32, i32, 1024";
+  EXPECT_EQ(compile(args).status, 2);
+  EXPECT_FALSE(fs::exists(dir / "out/k.index.json"));
+  EXPECT_FALSE(fs::exists(dir / "out/k.d"));
+}
+
+TEST_F(Errors, UnwritableCacheOnlyCostsSpeed) {
+  std::ofstream(dir / "not-a-dir") << "x";
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args.insert(args.end(), {"--cache-dir", "not-a-dir/cache"});
+  RunResult r = compile(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: cannot write the cache"), std::string::npos) << r.err;
+  EXPECT_EQ(listFiles(dir / "out", ".triton-aot-cache").size(), 3u);
+}
+
+/// A stand-in frontend that says hello and then answers every request with \p answer.
+fs::path fakeFrontend(const fs::path &dir, const std::string &answer) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "triton_aot_worker.py")
+      << "import json, sys\n"
+         "print(json.dumps({'event': 'hello', 'protocol': 1, 'triton_version': '3.6.0',"
+         " 'import_error': None, 'toolchain_files': []}), flush=True)\n"
+         "for line in sys.stdin:\n"
+         "    request = json.loads(line)\n"
+      << answer;
+  return dir;
+}
+
+TEST_F(Errors, MalformedFrontendAnswersAreInternalErrorsThatLeaveNothing) {
+  // A describe answer whose params are not a list, then a compile answer of the wrong shape.
+  for (const std::string &answer :
+       {std::string("    print(json.dumps({'ok': True, 'params': 'x_ptr'}), flush=True)\n"),
+        std::string("    print(json.dumps({'ok': True, 'params': [{'name': n} for n in "
+                    "['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']], 'metadata': 7}"
+                    " if request['op'] == 'compile' else {'ok': True, 'params': [{'name': n} "
+                    "for n in ['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']]}),"
+                    " flush=True)\n"),
+        std::string("    print(json.dumps({'ok': 'yes', 'error': 'boom'}), flush=True)\n")}) {
+    fs::path frontend = fakeFrontend(dir / "fake", answer);
+    RunResult r = run(TTA_COMPILER,
+                      {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel", "-s",
+                       "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
+                      dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
+    EXPECT_TRUE(r.status == 5 || r.status == 1) << r.status << r.err;
+    EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+    EXPECT_EQ(listFiles(dir / "out", ".triton-aot-cache"), std::vector<std::string>{}) << answer;
+    for (const auto &entry : fs::directory_iterator(dir / "out"))
+      if (entry.path().filename() != ".triton-aot-cache")
+        ADD_FAILURE() << "left behind: " << entry.path();
+  }
+}
+
+TEST_F(Errors, CrashInsideTritonIsAKernelErrorWithItsCause) {
+  fs::path frontend = fakeFrontend(
+      dir / "crash", "    if request['op'] == 'compile':\n"
+                     "        sys.stderr.write('LLVM ERROR: Cannot select: intrinsic\\n')\n"
+                     "        sys.stderr.flush()\n"
+                     "        import os; os.abort()\n"
+                     "    print(json.dumps({'ok': True, 'params': [{'name': n} for n in "
+                     "['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']]}), flush=True)\n");
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel", "-s",
+                     "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
+                    dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("Triton crashed compiling this kernel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("LLVM ERROR: Cannot select: intrinsic"), std::string::npos) << r.err;
+  expectNoOutputs();
 }
 
 } // namespace

@@ -203,8 +203,9 @@ TEST(MetadataTest, ExamplesFollowTheNaming) {
     EXPECT_EQ(variantId(meta.name, meta.target, digest), id);
     OutputPaths paths = outputPaths(meta.name, meta.target, digest);
     EXPECT_EQ(meta.images[0].file, paths.image.string());
-    if (meta.images.size() > 1)
+    if (meta.images.size() > 1) {
       EXPECT_EQ(meta.images[1].file, paths.ptx.string());
+    }
   }
 }
 
