@@ -217,6 +217,32 @@ TEST(Compile, KernelAbove48KiBOfSharedMemory) {
   }
 }
 
+TEST(Compile, EveryConstexprKindAndTargetSpelling) {
+  fs::path dir = freshDir("constexpr_kinds");
+  RunResult r = compile({kernel("constexpr_kinds.py"), "-n", "constexpr_kinds_kernel", "-s",
+                         "*fp32:16, *fp32:16, i32, tl.float16, True, -0.5, 'double', -3, 128",
+                         "-g", "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80:32", "-t",
+                         "hip:gfx90a:xnack-", "-o", dir.string() + "/"},
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(dir);
+  ASSERT_EQ(metas.size(), 2u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(param(m, "DTYPE").valueText, "tl.float16");
+    EXPECT_EQ(param(m, "FLIP").value, true);
+    EXPECT_EQ(param(m, "SCALE").value, -0.5);
+    EXPECT_EQ(param(m, "MODE").value, "double");
+    EXPECT_EQ(param(m, "MODE").valueText, "'double'");
+    EXPECT_EQ(param(m, "OFFSET").value, -3);
+    if (m.target.backend == Backend::Cuda) {
+      EXPECT_EQ(m.target.spelling(), "cuda:80");   // upstream's warp-size field is dropped
+    } else {
+      EXPECT_EQ(m.target.spelling(), "hip:gfx90a:xnack-");
+      EXPECT_EQ(m.imageArch, "gfx90a");
+    }
+  }
+}
+
 TEST(Compile, GluonKernel) {
   fs::path dir = freshDir("gluon");
   RunResult cuda = compile({kernel("gluon_add.py"), "-n", "gluon_add_kernel", "-s",
