@@ -243,6 +243,24 @@ TEST(Compile, EveryConstexprKindAndTargetSpelling) {
   }
 }
 
+TEST(Compile, FrontendNeverImportsTorch) {
+  // A torch that refuses to be imported: compiling must not notice it (upstream compile.py
+  // spends most of its start-up importing torch, and needs a GPU driver).
+  fs::path dir = freshDir("no_torch");
+  fs::create_directories(dir / "poison/torch");
+  std::ofstream(dir / "poison/torch/__init__.py")
+      << "raise ImportError('triton-aot-cc must not import torch')\n";
+  RunResult r = run(TTA_COMPILER,
+                    concat({"--python", TTA_PYTHON, kernel("vector_add.py"), "-n", "add_kernel",
+                            "-s", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-g",
+                            "cdiv(n_elements, 1024), 1, 1", "--no-cache", "-o",
+                            dir.string() + "/out/"},
+                           kTargets),
+                    dir, {"PYTHONPATH=" + (dir / "poison").string(), "CUDA_VISIBLE_DEVICES="});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(checkOutputs(dir / "out").size(), 3u);
+}
+
 TEST(Compile, GluonKernel) {
   fs::path dir = freshDir("gluon");
   RunResult cuda = compile({kernel("gluon_add.py"), "-n", "gluon_add_kernel", "-s",
