@@ -1,5 +1,7 @@
 #include "compiler/config.h"
 
+#include "parse_expect.h"
+
 #include <gtest/gtest.h>
 
 namespace tta {
@@ -7,20 +9,12 @@ namespace {
 
 using Kind = ConstexprValue::Kind;
 
-Config parsed(std::string_view text) {
-  Expected<Config> config = parseConfig(text);
-  EXPECT_TRUE(config) << text << ": " << (config ? "" : config.error().message);
-  return config ? *config : Config{};
-}
+Config parsed(std::string_view text) { return expectParsed(parseConfig(text), text); }
 
 Diagnostic errorOf(std::string_view text) {
-  Expected<Config> config = parseConfig(text);
-  EXPECT_FALSE(config) << text << " parsed";
-  if (config)
-    return {};
-  EXPECT_EQ(config.error().code, ExitCode::UsageError);
-  EXPECT_EQ(config.error().sourceLine, text);
-  return config.error();
+  Diagnostic diag = expectUsageError(parseConfig(text), text);
+  EXPECT_EQ(diag.sourceLine, text);
+  return diag;
 }
 
 ConstexprValue value(std::string_view text) {

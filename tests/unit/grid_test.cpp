@@ -1,5 +1,7 @@
 #include "compiler/grid.h"
 
+#include "parse_expect.h"
+
 #include <gtest/gtest.h>
 
 namespace tta {
@@ -7,23 +9,12 @@ namespace {
 
 using Names = std::set<std::string>;
 
-Grid parsed(std::string_view text) {
-  Expected<Grid> grid = parseGrid(text);
-  EXPECT_TRUE(grid) << text << ": " << (grid ? "" : grid.error().message);
-  return grid ? *grid : Grid{};
-}
+Grid parsed(std::string_view text) { return expectParsed(parseGrid(text), text); }
 
 /// The normalised form of a one-dimension grid.
 std::string norm(std::string_view text) { return parsed(text).dims[0]; }
 
-Diagnostic errorOf(std::string_view text) {
-  Expected<Grid> grid = parseGrid(text);
-  EXPECT_FALSE(grid) << text << " parsed";
-  if (grid)
-    return {};
-  EXPECT_EQ(grid.error().code, ExitCode::UsageError);
-  return grid.error();
-}
+Diagnostic errorOf(std::string_view text) { return expectUsageError(parseGrid(text), text); }
 
 TEST(GridTest, ParsesThreeDimensionsAndCollectsNames) {
   Grid g = parsed("(n + BLOCK - 1) / BLOCK, 1, 1");

@@ -1,5 +1,7 @@
 #include "compiler/signature.h"
 
+#include "parse_expect.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,29 +11,17 @@ namespace {
 
 using Kind = ConstexprValue::Kind;
 
-Signature parsed(std::string_view text) {
-  Expected<Signature> signature = parseSignature(text);
-  EXPECT_TRUE(signature) << text << ": " << (signature ? "" : signature.error().message);
-  return signature ? *signature : Signature{};
-}
+Signature parsed(std::string_view text) { return expectParsed(parseSignature(text), text); }
 
 Diagnostic errorOf(std::string_view text) {
-  Expected<Signature> signature = parseSignature(text);
-  EXPECT_FALSE(signature) << text << " parsed";
-  if (signature)
-    return {};
-  EXPECT_EQ(signature.error().code, ExitCode::UsageError);
-  if (signature.error().column > 0) { // the caret needs the line
-    EXPECT_EQ(signature.error().sourceLine, text);
+  Diagnostic diag = expectUsageError(parseSignature(text), text);
+  if (diag.column > 0) { // the caret needs the line
+    EXPECT_EQ(diag.sourceLine, text);
   }
-  return signature.error();
+  return diag;
 }
 
-ConstexprValue value(std::string_view text) {
-  Expected<ConstexprValue> v = parseConstexpr(text);
-  EXPECT_TRUE(v) << text << ": " << (v ? "" : v.error().message);
-  return v ? *v : ConstexprValue{};
-}
+ConstexprValue value(std::string_view text) { return expectParsed(parseConstexpr(text), text); }
 
 ConstexprValue make(Kind kind, std::int64_t i = 0, double f = 0, std::string text = "") {
   ConstexprValue v;

@@ -1,23 +1,16 @@
 #include "compiler/target.h"
 
+#include "parse_expect.h"
+
 #include <gtest/gtest.h>
 
 namespace tta {
 namespace {
 
-Target parsed(std::string_view text) {
-  Expected<Target> target = parseTarget(text);
-  EXPECT_TRUE(target) << text << ": " << (target ? "" : target.error().message);
-  return target ? *target : Target{};
-}
+Target parsed(std::string_view text) { return expectParsed(parseTarget(text), text); }
 
 std::string errorOf(std::string_view text) {
-  Expected<Target> target = parseTarget(text);
-  EXPECT_FALSE(target) << text << " parsed";
-  if (target)
-    return {};
-  EXPECT_EQ(target.error().code, ExitCode::UsageError);
-  return target.error().message;
+  return expectUsageError(parseTarget(text), text).message;
 }
 
 TEST(TargetTest, ParsesCudaArchitectures) {
