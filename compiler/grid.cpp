@@ -253,14 +253,6 @@ private:
   std::set<std::string> &names_;
 };
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && isSpace(text.front()))
-    text.remove_prefix(1);
-  while (!text.empty() && isSpace(text.back()))
-    text.remove_suffix(1);
-  return text;
-}
-
 constexpr const char *kEmptyGrid =
     "empty grid; expected 1 to 3 comma-separated expressions such as 'cdiv(n, BLOCK), 1, 1'";
 

@@ -2,6 +2,8 @@
 // ASCII only, and independent of the C locale, so a kernel's signature parses the same anywhere.
 #pragma once
 
+#include <string_view>
+
 namespace tta {
 
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
@@ -10,6 +12,15 @@ inline bool isIdentStart(char c) { return isAlpha(c) || c == '_'; }
 inline bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
 inline bool isSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/// \p text without leading and trailing white space.
+inline std::string_view trim(std::string_view text) {
+  while (!text.empty() && isSpace(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && isSpace(text.back()))
+    text.remove_suffix(1);
+  return text;
 }
 
 } // namespace tta

@@ -470,12 +470,7 @@ std::vector<std::pair<std::size_t, std::size_t>> splitEntries(std::string_view t
   return spans;
 }
 
-bool isBlank(std::string_view text) {
-  for (char c : text)
-    if (!isSpace(c))
-      return false;
-  return true;
-}
+bool isBlank(std::string_view text) { return trim(text).empty(); }
 
 /// Python's repr(float): the shortest digits that read back to the same double, in fixed
 /// notation for exponents -4..15 (always with a fraction, "100.0") and scientific otherwise
