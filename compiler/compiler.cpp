@@ -651,6 +651,7 @@ void CompileRun::storeInCache(std::int64_t started) {
     say("not caching: a file of the Triton installation cannot be read");
     return;
   }
+  std::map<std::string, std::optional<CacheDependency>> sourceDeps;   // none: changed or unreadable
   for (Job *job : misses_) {
     CacheEntry entry;
     entry.result = job->result;
@@ -663,14 +664,20 @@ void CompileRun::storeInCache(std::int64_t started) {
         sources.push_back(dep.get<std::string>());
     bool trusted = true;
     for (const std::string &path : sources) {
-      auto dep = CompileCache::describe(path, true);
-      trusted = trusted && dep && mtimeNs(path) < started;
-      if (dep)
-        entry.dependencies.push_back(*dep);
+      // Variants share their sources: hash each file once per run.
+      auto known = sourceDeps.find(path);
+      if (known == sourceDeps.end())
+        known = sourceDeps
+                    .emplace(path, mtimeNs(path) < started ? CompileCache::describe(path, true)
+                                                           : std::nullopt)
+                    .first;
+      trusted = trusted && known->second;
+      if (known->second)
+        entry.dependencies.push_back(*known->second);
     }
     entry.dependencies.insert(entry.dependencies.end(), toolchain.begin(), toolchain.end());
     if (!trusted) {
-      say("not cached (a source changed during the run): " + job->id);
+      say("not cached (a source changed during the run or cannot be read): " + job->id);
       continue;
     }
     if (Status s = cache_.store(job->cacheKey, entry); !s && log_)
