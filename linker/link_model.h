@@ -1,0 +1,92 @@
+// The library triton-aot-ld builds, after reading and validating every metadata file: kernels,
+// their configs, the hint variants of each config, and one function (image + launch facts) per
+// variant and target. Code generation, the manifest and --inspect all read this model; nothing
+// downstream reads metadata files again.
+#pragma once
+
+#include "compiler/metadata.h"
+#include "compiler/target.h"
+
+#include <cstdint>
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tta::link {
+
+/// One parameter of the generated C function (a runtime parameter of the kernel).
+struct CParam {
+  std::string name;        ///< the kernel's parameter name
+  std::string cName;       ///< the C identifier used for it (name, or name + "_" if it is a C keyword)
+  std::string tritonType;  ///< "*fp32", "i32", "fp16"
+  std::string cType;       ///< "const void *", "int32_t", "uint16_t" (fp16/bf16 bits), "float", "bool"
+  std::size_t size = 0;    ///< bytes in the argument buffer (8 for pointers)
+  std::size_t kernelIndex = 0;  ///< position in the kernel's declaration (metadata params index)
+};
+
+/// An embedded image, shared between functions when the bytes are identical.
+struct EmbeddedImage {
+  std::string kind;                  ///< "cubin", "ptx", "hsaco"
+  std::string sourceFile;            ///< absolute path of the file it was read from
+  std::vector<std::uint8_t> bytes;   ///< raw bytes (PTX: with a terminating NUL appended)
+  std::string sha256;                ///< of the file's bytes as listed in the metadata
+};
+
+/// A variant built for one target.
+struct Function {
+  std::string metadataFile;   ///< the metadata JSON it came from (for messages)
+  std::string variantId;      ///< metadata variant.id
+  std::string entry;          ///< launch.entry
+  std::size_t binary = 0;     ///< index into Library::images
+  std::optional<std::size_t> ptx;   ///< index into Library::images, when embedded
+  LaunchInfo launch;
+  ResourceInfo resources;     ///< as read from the image by the linker (not trusted from metadata)
+  std::uint64_t imageSize = 0;      ///< binary bytes
+  std::string tritonVersion;
+};
+
+/// The argument properties one hint variant was specialised for.
+struct HintVariant {
+  /// Per C parameter index: 0 (no promise), 16 (pointer 16-byte aligned / integer % 16 == 0)
+  /// or 1 (specialised to 1; the argument must equal 1).
+  std::vector<int> hints;
+  std::vector<Function> functions;  ///< one per Kernel::targets entry, same order
+};
+
+struct KernelConfig {
+  std::string name;           ///< the config's name, or a derived one ("BLOCK=1024,num_warps=4")
+  bool named = false;         ///< the user named it
+  std::map<std::string, nlohmann::json> constexprs;   ///< without the ":1" ones
+  int numWarps = 0;
+  int numStages = 0;
+  nlohmann::json options = nlohmann::json::object();
+  /// Most specialised first (more hints first; ties: declaration order); the last one has no
+  /// hints when the user declared a generic signature.
+  std::vector<HintVariant> variants;
+};
+
+struct Kernel {
+  std::string name;                 ///< kernel.name (the entry point name)
+  std::string function;             ///< the @jit function
+  std::string source;
+  std::vector<ParamInfo> params;    ///< of the first variant read, declaration order + trailing
+  std::vector<CParam> cParams;      ///< the generated function's parameters, in order
+  std::vector<std::string> oneOnly; ///< parameters ":1" in every variant (left out of the API)
+  std::array<std::string, 3> grid;  ///< the grid expressions (identical in every variant)
+  bool globalScratchArg = false;    ///< the kernel takes the trailing global_scratch pointer
+  bool profileScratchArg = false;   ///< ... and profile_scratch
+  std::vector<Target> targets;      ///< every config and variant has a function for each
+  std::vector<KernelConfig> configs;   ///< first = default; order of first appearance
+};
+
+struct Library {
+  std::string name;     ///< --name
+  std::string prefix;   ///< --prefix, default: name
+  std::vector<Kernel> kernels;      ///< order of first appearance on the command line
+  std::vector<EmbeddedImage> images;
+  std::vector<std::string> tritonVersions;   ///< distinct, sorted
+};
+
+} // namespace tta::link

@@ -1,0 +1,240 @@
+/* triton-aot runtime shim: loads the GPU driver at run time, picks the image for the calling
+ * device, loads it once per device and launches it.
+ *
+ * Two audiences:
+ *   - programs that use a triton-aot library: the status codes, the fp16/bf16 helpers and the
+ *     allocator hook (each generated library also forwards these as <prefix>_last_error() and
+ *     <prefix>_set_allocator(), which is what a program calls when the library is shared);
+ *   - the C code triton-aot-ld generates: the descriptor tables and triton_aot_launch().
+ *     That part is an internal ABI between one triton-aot version's linker and its runtime.
+ *
+ * Plain C11; needs no CUDA or ROCm header. Every function is thread-safe unless it says not. */
+#ifndef TRITON_AOT_RUNTIME_H
+#define TRITON_AOT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Symbols of the runtime are hidden: each library (static or shared) that embeds it keeps its
+ * copy to itself, so two triton-aot libraries never clash in one program. */
+#if defined(__GNUC__)
+#define TRITON_AOT_HIDDEN __attribute__((visibility("hidden")))
+#define TRITON_AOT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TRITON_AOT_HIDDEN
+#define TRITON_AOT_PRINTF(fmt, args)
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status codes. Generated headers define the same enum under the same guard.                   */
+#ifndef TRITON_AOT_STATUS_DEFINED
+#define TRITON_AOT_STATUS_DEFINED
+typedef enum triton_aot_status {
+  TRITON_AOT_SUCCESS = 0,
+  TRITON_AOT_ERROR_NO_DRIVER = 1,        /* libcuda.so.1 / libamdhip64.so missing or too old */
+  TRITON_AOT_ERROR_NO_DEVICE = 2,        /* the driver reports no GPU, or no current device */
+  TRITON_AOT_ERROR_NO_IMAGE = 3,         /* the library has no image that runs on this device */
+  TRITON_AOT_ERROR_LOAD_FAILED = 4,      /* the driver refused the image (or decompression failed) */
+  TRITON_AOT_ERROR_LAUNCH_FAILED = 5,    /* the driver refused the launch, or it needs more than the device has */
+  TRITON_AOT_ERROR_INVALID_ARGUMENT = 6, /* bad config index, no variant accepts the arguments, grid too large */
+  TRITON_AOT_ERROR_OUT_OF_MEMORY = 7     /* host or device allocation (scratch) failed */
+} triton_aot_status;
+#endif
+
+/* "TRITON_AOT_ERROR_NO_IMAGE" etc.; "unknown status" for other values. */
+TRITON_AOT_HIDDEN const char *triton_aot_status_name(int status);
+
+/* The message of the last failed call on this thread ("" if none): what failed, with the
+ * driver's own error name and text where the driver reported it. Valid until the next call
+ * into the runtime on this thread. */
+TRITON_AOT_HIDDEN const char *triton_aot_last_error(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scratch allocation. Kernels whose metadata asks for global or profile scratch get a buffer
+ * of grid_x * grid_y * grid_z * num_ctas * size bytes per launch. The default allocator is
+ * stream-ordered (cuMemAllocAsync / hipMallocAsync on the launch stream, freed on the same
+ * stream right after the launch is enqueued).                                                 */
+typedef struct triton_aot_allocator {
+  /* Returns 0 and sets *ptr to device memory of at least `size` bytes aligned to `align`
+   * (a power of two), usable by work enqueued on `stream`; non-zero on failure. */
+  int (*allocate)(void *user, size_t size, size_t align, void *stream, void **ptr);
+  /* Called after the launch that used `ptr` was enqueued on `stream` (may be NULL: nothing). */
+  void (*release)(void *user, void *ptr, void *stream);
+  void *user;
+} triton_aot_allocator;
+
+/* Replaces the allocator for every library that shares this runtime copy; NULL restores the
+ * default. Not to be called while launches are in flight on other threads. */
+TRITON_AOT_HIDDEN void triton_aot_set_allocator(const triton_aot_allocator *allocator);
+
+/* ------------------------------------------------------------------------------------------ */
+/* fp16 / bf16 scalar arguments are passed as their 16-bit patterns (the exact width the kernel
+ * reads). These convert a float, rounding to nearest even. */
+static inline uint16_t triton_aot_fp16(float value) {
+  union { float f; uint32_t u; } in;
+  uint32_t sign, exponent, mantissa;
+  in.f = value;
+  sign = (in.u >> 16) & 0x8000u;
+  exponent = (in.u >> 23) & 0xffu;
+  mantissa = in.u & 0x7fffffu;
+  if (exponent == 0xffu) /* inf, nan (kept quiet) */
+    return (uint16_t)(sign | 0x7c00u | (mantissa ? 0x200u | (mantissa >> 13) : 0u));
+  {
+    int e = (int)exponent - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) { /* subnormal half, or zero */
+      uint32_t m, shift, half, rest;
+      if (e < -10) return (uint16_t)sign;
+      m = mantissa | 0x800000u;
+      shift = (uint32_t)(14 - e);
+      half = m >> shift;
+      rest = m & ((1u << shift) - 1u);
+      if (rest > (1u << (shift - 1)) || (rest == (1u << (shift - 1)) && (half & 1u))) half++;
+      return (uint16_t)(sign | half);
+    }
+    {
+      uint32_t half = sign | ((uint32_t)e << 10) | (mantissa >> 13);
+      uint32_t rest = mantissa & 0x1fffu;
+      if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) half++; /* may carry into inf */
+      return (uint16_t)half;
+    }
+  }
+}
+
+static inline uint16_t triton_aot_bf16(float value) {
+  union { float f; uint32_t u; } in;
+  in.f = value;
+  if ((in.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((in.u >> 16) | 0x40u); /* quiet nan */
+  return (uint16_t)((in.u + 0x7fffu + ((in.u >> 16) & 1u)) >> 16);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The ABI between generated code and the runtime. Everything is emitted by triton-aot-ld as
+ * static const tables; the only mutable storage is the library's `state` pointer.             */
+
+enum {
+  TRITON_AOT_BACKEND_CUDA = 1,
+  TRITON_AOT_BACKEND_HIP = 2
+};
+
+enum {
+  TRITON_AOT_IMAGE_CUBIN = 1,
+  TRITON_AOT_IMAGE_PTX = 2,     /* NUL-terminated PTX text (raw_size counts the NUL) */
+  TRITON_AOT_IMAGE_HSACO = 3
+};
+
+enum {
+  TRITON_AOT_COMPRESSION_NONE = 0,
+  TRITON_AOT_COMPRESSION_ZSTD = 1   /* one zstd frame; decompressed once, at first load */
+};
+
+#define TRITON_AOT_NO_IMAGE UINT32_MAX
+
+/* Launch flags. */
+enum {
+  TRITON_AOT_LAUNCH_COOPERATIVE = 1u << 0,
+  TRITON_AOT_LAUNCH_PDL = 1u << 1        /* programmatic dependent launch */
+};
+
+/* Which trailing pointer arguments the kernel takes after its own (Triton appends them). */
+enum {
+  TRITON_AOT_ARG_GLOBAL_SCRATCH = 1u << 0,
+  TRITON_AOT_ARG_PROFILE_SCRATCH = 1u << 1
+};
+
+typedef struct triton_aot_image {
+  const unsigned char *data;  /* embedded bytes, 64-byte aligned (compressed when compression != 0) */
+  uint64_t size;              /* stored bytes */
+  uint64_t raw_size;          /* bytes after decompression; == size when not compressed */
+  uint32_t kind;              /* TRITON_AOT_IMAGE_* */
+  uint32_t compression;       /* TRITON_AOT_COMPRESSION_* */
+} triton_aot_image;
+
+typedef struct triton_aot_target {
+  uint32_t backend;           /* TRITON_AOT_BACKEND_* */
+  uint32_t capability;        /* CUDA: 80, 86, 90, 100; HIP: 0 */
+  uint32_t arch_specific;     /* CUDA "a" target: its cubin and PTX run only on exactly `capability` */
+  const char *name;           /* for messages: "sm_80", "sm_90a", "gfx942", "gfx90a:xnack-" */
+  const char *processor;      /* HIP: "gfx90a"; CUDA: NULL */
+  int8_t xnack;               /* HIP target-ID features: -1 any, 0 off ("-"), 1 on ("+") */
+  int8_t sramecc;
+} triton_aot_target;
+
+typedef struct triton_aot_launch_info {
+  uint32_t block_x;           /* num_warps * warp_size (metadata launch.block[0]) */
+  uint32_t shared;            /* dynamic shared memory bytes */
+  uint32_t cluster[3];        /* {1,1,1} unless num_ctas > 1; grid is multiplied by it */
+  uint32_t num_ctas;          /* scratch buffers are sized per CTA */
+  uint32_t flags;             /* TRITON_AOT_LAUNCH_* */
+  uint64_t global_scratch_size;   /* bytes per CTA; 0 = pass NULL */
+  uint64_t global_scratch_align;
+  uint64_t profile_scratch_size;
+  uint64_t profile_scratch_align;
+} triton_aot_launch_info;
+
+/* One loadable function: a variant of a kernel built for one target. */
+typedef struct triton_aot_function {
+  const char *entry;          /* symbol in the image */
+  uint32_t binary;            /* index into triton_aot_library.images: the cubin / hsaco */
+  uint32_t ptx;               /* index of its PTX, or TRITON_AOT_NO_IMAGE */
+  triton_aot_launch_info launch;
+} triton_aot_function;
+
+typedef struct triton_aot_kernel {
+  const char *name;           /* "<prefix>_<kernel>", for messages */
+  uint32_t target_count;
+  const uint32_t *targets;    /* indices into triton_aot_library.targets */
+  uint32_t variant_count;     /* configs x hint variants, in the order the dispatcher numbers them */
+  const triton_aot_function *functions;  /* [variant_count][target_count], row-major */
+  uint32_t first_slot;        /* its variants are slots first_slot .. first_slot + variant_count - 1 */
+  uint32_t arg_count;         /* the kernel's own passed arguments (args[0 .. arg_count - 1]) */
+  uint32_t trailing_args;     /* TRITON_AOT_ARG_*: slots args[arg_count], args[arg_count + 1] */
+} triton_aot_kernel;
+
+typedef struct triton_aot_library {
+  const char *name;           /* library name (for messages and logs) */
+  const char *prefix;         /* C prefix */
+  uint32_t target_count;
+  const triton_aot_target *targets;
+  uint32_t image_count;
+  const triton_aot_image *images;
+  uint32_t kernel_count;
+  const triton_aot_kernel *kernels;
+  uint32_t slot_count;        /* sum of variant_count over the kernels */
+  void **state;               /* one zero-initialised `static void *` per library; runtime-owned */
+} triton_aot_library;
+
+/* Launches variant `variant` of kernel `kernel` on the current device (CUDA: the current
+ * context, or device 0's primary context when none is current; HIP: the current device).
+ * `grid` is the number of programs per axis before cluster multiplication; any 0 launches
+ * nothing and returns TRITON_AOT_SUCCESS at once. `args` has arg_count pointers to the
+ * argument values, followed by room for the trailing scratch pointers, which the runtime fills.
+ * On first use on a device: image choice, decompression, load, shared-memory attribute; safe
+ * when many threads get there at once; lock-free afterwards. */
+TRITON_AOT_HIDDEN triton_aot_status triton_aot_launch(const triton_aot_library *library,
+                                                      uint32_t kernel, uint32_t variant,
+                                                      void *stream, const uint64_t grid[3],
+                                                      void **args);
+
+/* Chooses images for and loads every kernel of the library on the current device. */
+TRITON_AOT_HIDDEN triton_aot_status triton_aot_preload(const triton_aot_library *library);
+
+/* Unloads the library from every device and forgets per-device state; the next launch loads
+ * again. Must not run concurrently with launches of the same library. */
+TRITON_AOT_HIDDEN triton_aot_status triton_aot_unload(const triton_aot_library *library);
+
+/* Records `status` with a printf-style message as this thread's last error and returns it. */
+TRITON_AOT_HIDDEN triton_aot_status triton_aot_fail(triton_aot_status status, const char *format,
+                                                    ...) TRITON_AOT_PRINTF(2, 3);
+
+/* Clears this thread's last error (the generated API calls it on success paths it owns). */
+TRITON_AOT_HIDDEN void triton_aot_clear_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRITON_AOT_RUNTIME_H */
