@@ -57,7 +57,10 @@ TRITON_AOT_HIDDEN const char *triton_aot_last_error(void);
 /* Scratch allocation. Kernels whose metadata asks for global or profile scratch get a buffer
  * of grid_x * grid_y * grid_z * num_ctas * size bytes per launch. The default allocator is
  * stream-ordered (cuMemAllocAsync / hipMallocAsync on the launch stream, freed on the same
- * stream right after the launch is enqueued).                                                 */
+ * stream right after the launch is enqueued). Generated headers define the same struct under
+ * the same guard.                                                                              */
+#ifndef TRITON_AOT_ALLOCATOR_DEFINED
+#define TRITON_AOT_ALLOCATOR_DEFINED
 typedef struct triton_aot_allocator {
   /* Returns 0 and sets *ptr to device memory of at least `size` bytes aligned to `align`
    * (a power of two), usable by work enqueued on `stream`; non-zero on failure. */
@@ -66,6 +69,7 @@ typedef struct triton_aot_allocator {
   void (*release)(void *user, void *ptr, void *stream);
   void *user;
 } triton_aot_allocator;
+#endif
 
 /* Replaces the allocator for every library that shares this runtime copy; NULL restores the
  * default. Not to be called while launches are in flight on other threads. */
