@@ -1,0 +1,143 @@
+/* Opening libcuda.so.1. Only cuGetProcAddress comes from dlsym: a plain dlsym of a base name
+ * binds the oldest ABI (cuMemAlloc is the 32-bit-size v1), which pinned versions avoid. */
+#include "driver_cuda.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "error.h"
+#include "log.h"
+
+static pthread_once_t tta_cuda_once = PTHREAD_ONCE_INIT;
+static tta_cuda tta_cuda_table;
+static const tta_cuda *tta_cuda_loaded;
+static triton_aot_status tta_cuda_load_status;
+static char tta_cuda_load_message[512];
+
+static void tta_cuda_set_failure(triton_aot_status status, const char *message) {
+  tta_cuda_load_status = status;
+  tta_format(tta_cuda_load_message, sizeof tta_cuda_load_message, "%s", message);
+  tta_log("%s", message);
+}
+
+void tta_cuda_describe(const tta_cuda *cuda, CUresult result, char *buffer, size_t size) {
+  const char *name = NULL, *text = NULL;
+  if (cuda != NULL && cuda->cuGetErrorName != NULL) cuda->cuGetErrorName(result, &name);
+  if (cuda != NULL && cuda->cuGetErrorString != NULL) cuda->cuGetErrorString(result, &text);
+  if (name != NULL)
+    tta_format(buffer, size, "%s (%s)", name, text != NULL ? text : "no description");
+  else
+    tta_format(buffer, size, "CUresult %d", result);
+}
+
+triton_aot_status tta_cuda_fail(const tta_cuda *cuda, triton_aot_status status, CUresult result,
+                                const char *context, const char *what) {
+  char description[256];
+  tta_cuda_describe(cuda, result, description, sizeof description);
+  return triton_aot_fail(status, "%s%s%s failed: %s", context ? context : "", context ? ": " : "",
+                         what, description);
+}
+
+/* Resolves every entry point; returns the name of a missing required one, or NULL. *stub is set
+ * when cuGetProcAddress itself answers CUDA_ERROR_STUB_LIBRARY. */
+static const char *tta_cuda_resolve(void *library, tta_cuda *cuda, int *stub) {
+  PFN_cuGetProcAddress_v2 get_v2 = NULL;
+  PFN_cuGetProcAddress_v1 get_v1 = NULL;
+  void *symbol = dlsym(library, "cuGetProcAddress_v2");
+  if (symbol != NULL) {
+    memcpy(&get_v2, &symbol, sizeof symbol);
+  } else {
+    /* 11.3 - 11.8 drivers: only the v1 signature, which has no symbolStatus. */
+    symbol = dlsym(library, "cuGetProcAddress");
+    if (symbol == NULL) return "cuGetProcAddress";
+    memcpy(&get_v1, &symbol, sizeof symbol);
+  }
+#define TTA_CUDA_RESOLVE(name, version, required)                                      \
+  {                                                                                    \
+    void *pfn = NULL;                                                                  \
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;                \
+    CUresult result = get_v2 ? get_v2(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) \
+                             : get_v1(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT); \
+    /* A version above the driver's is CUDA_ERROR_INVALID_VALUE: the same as missing. */ \
+    if (result == CUDA_ERROR_STUB_LIBRARY) *stub = 1;                                   \
+    if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS) pfn = NULL;     \
+    memcpy(&cuda->name, &pfn, sizeof pfn);                                             \
+    if (pfn == NULL && (required)) return #name;                                       \
+  }
+  TTA_CUDA_ENTRY_POINTS(TTA_CUDA_RESOLVE)
+#undef TTA_CUDA_RESOLVE
+  return NULL;
+}
+
+static void tta_cuda_open(void) {
+  char message[512], description[256];
+  const char *missing;
+  int stub = 0;
+  CUresult result;
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL) {
+    const char *why = dlerror();
+    tta_format(message, sizeof message,
+               "cannot load the CUDA driver libcuda.so.1 (%s); install the NVIDIA driver, or "
+               "make its libcuda.so.1 visible to the loader (ldconfig, LD_LIBRARY_PATH)",
+               why ? why : "not found");
+    tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER, message);
+    return;
+  }
+  missing = tta_cuda_resolve(library, &tta_cuda_table, &stub);
+  if (missing != NULL && stub) {
+    tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER,
+                         "the libcuda.so.1 found is the CUDA toolkit's stub library, not a "
+                         "driver (cuGetProcAddress answered CUDA_ERROR_STUB_LIBRARY); install the "
+                         "NVIDIA driver, or remove the toolkit's lib64/stubs directory from the "
+                         "library path");
+    return;
+  }
+  if (missing != NULL) {
+    tta_format(message, sizeof message,
+               "the CUDA driver libcuda.so.1 is too old: it has no %s; install an NVIDIA "
+               "driver for CUDA 11.3 or newer",
+               missing);
+    tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER, message);
+    return;
+  }
+  result = tta_cuda_table.cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    tta_cuda_describe(&tta_cuda_table, result, description, sizeof description);
+    if (result == CUDA_ERROR_STUB_LIBRARY)
+      tta_format(message, sizeof message,
+                 "the libcuda.so.1 found is the CUDA toolkit's stub library, not a driver "
+                 "(cuInit failed: %s); install the NVIDIA driver, or remove the toolkit's "
+                 "lib64/stubs directory from the library path",
+                 description);
+    else if (result == CUDA_ERROR_NO_DEVICE)
+      tta_format(message, sizeof message, "the CUDA driver reports no GPU (cuInit failed: %s)",
+                 description);
+    else
+      tta_format(message, sizeof message, "the CUDA driver failed to start (cuInit failed: %s)",
+                 description);
+    tta_cuda_set_failure(result == CUDA_ERROR_NO_DEVICE ? TRITON_AOT_ERROR_NO_DEVICE
+                                                        : TRITON_AOT_ERROR_NO_DRIVER,
+                         message);
+    return;
+  }
+  if (tta_cuda_table.cuDriverGetVersion(&tta_cuda_table.driver_version) != CUDA_SUCCESS)
+    tta_cuda_table.driver_version = 0;
+  tta_log("CUDA driver %d.%d loaded (libcuda.so.1)%s%s", tta_cuda_table.driver_version / 1000,
+          tta_cuda_table.driver_version % 1000 / 10,
+          tta_cuda_table.cuLibraryLoadData ? "" : "; no cuLibraryLoadData: one module per context",
+          tta_cuda_table.cuLaunchKernelEx ? "" : "; no cuLaunchKernelEx");
+  /* The library stays open for the life of the process (handles outlive any unload). */
+  tta_cuda_loaded = &tta_cuda_table;
+}
+
+const tta_cuda *tta_cuda_driver(triton_aot_status *status) {
+  pthread_once(&tta_cuda_once, tta_cuda_open);
+  if (tta_cuda_loaded == NULL) {
+    *status = triton_aot_fail(tta_cuda_load_status, "%s", tta_cuda_load_message);
+    return NULL;
+  }
+  *status = TRITON_AOT_SUCCESS;
+  return tta_cuda_loaded;
+}

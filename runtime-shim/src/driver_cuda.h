@@ -1,0 +1,38 @@
+/* The CUDA driver, opened once per process: libcuda.so.1 through dlopen, every entry point
+ * through cuGetProcAddress at the version pinned in cuda_api.h. */
+#ifndef TRITON_AOT_DRIVER_CUDA_H
+#define TRITON_AOT_DRIVER_CUDA_H
+
+#include "cuda_api.h"
+#include "triton_aot/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tta_cuda {
+#define TTA_CUDA_MEMBER(name, version, required) PFN_##name name;
+  TTA_CUDA_ENTRY_POINTS(TTA_CUDA_MEMBER)
+#undef TTA_CUDA_MEMBER
+  int driver_version; /* cuDriverGetVersion: 1000 * major + 10 * minor */
+} tta_cuda;
+
+/* The driver, or NULL with this thread's error set (NO_DRIVER: library missing, a stub, too old
+ * or broken; NO_DEVICE: cuInit says there is no GPU). The outcome of the first call is kept for
+ * the life of the process. */
+TRITON_AOT_HIDDEN const tta_cuda *tta_cuda_driver(triton_aot_status *status);
+
+/* Records "<what> failed: CUDA_ERROR_X (text)" (prefixed by `context` when not NULL) as this
+ * thread's error and returns `status`. */
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_fail(const tta_cuda *cuda, triton_aot_status status,
+                                                  CUresult result, const char *context,
+                                                  const char *what);
+
+/* "CUDA_ERROR_X (text)" for `result` into buffer. */
+TRITON_AOT_HIDDEN void tta_cuda_describe(const tta_cuda *cuda, CUresult result, char *buffer,
+                                         size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRITON_AOT_DRIVER_CUDA_H */

@@ -1,0 +1,233 @@
+/* triton_aot_launch / _preload / _unload: the entry points generated code calls. */
+#include <string.h>
+
+#include "error.h"
+#include "library_state.h"
+#include "scratch.h"
+
+/* Grid limits of every CUDA device since compute capability 3.0 (and HIP's). */
+#define TTA_MAX_GRID_X 2147483647u
+#define TTA_MAX_GRID_YZ 65535u
+
+static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
+                                             const triton_aot_launch_info *launch,
+                                             const uint64_t grid[3], unsigned blocks[3]) {
+  static const uint64_t limits[3] = {TTA_MAX_GRID_X, TTA_MAX_GRID_YZ, TTA_MAX_GRID_YZ};
+  int axis;
+  for (axis = 0; axis < 3; ++axis) {
+    uint64_t cluster = launch->cluster[axis] ? launch->cluster[axis] : 1;
+    if (grid[axis] > limits[axis] / cluster)
+      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
+                             "%s: grid (%llu, %llu, %llu) times the cluster (%u, %u, %u) is above "
+                             "the limit of %u x %u x %u blocks",
+                             kernel->name, (unsigned long long)grid[0],
+                             (unsigned long long)grid[1], (unsigned long long)grid[2],
+                             launch->cluster[0], launch->cluster[1], launch->cluster[2],
+                             TTA_MAX_GRID_X, TTA_MAX_GRID_YZ, TTA_MAX_GRID_YZ);
+    blocks[axis] = (unsigned)(grid[axis] * cluster);
+  }
+  return TRITON_AOT_SUCCESS;
+}
+
+/* grid_x * grid_y * grid_z * num_ctas * per_cta, or 0 with *overflow set. */
+static uint64_t tta_scratch_size(const uint64_t grid[3], uint32_t num_ctas, uint64_t per_cta,
+                                 int *overflow) {
+  uint64_t programs = grid[0] * grid[1] * grid[2]; /* < 2^63: the grid is within its limits */
+  uint64_t ctas = num_ctas ? num_ctas : 1;
+  *overflow = 0;
+  if (per_cta == 0) return 0;
+  if (programs > UINT64_MAX / ctas || programs * ctas > UINT64_MAX / per_cta) {
+    *overflow = 1;
+    return 0;
+  }
+  return programs * ctas * per_cta;
+}
+
+static triton_aot_status tta_cuda_launch(const tta_library_state *state,
+                                         const triton_aot_kernel *kernel,
+                                         const triton_aot_launch_info *launch, void *function,
+                                         const unsigned blocks[3], void *stream, void **args) {
+  const tta_cuda *cuda = state->cuda;
+  CUlaunchAttribute attributes[4];
+  unsigned count = 0;
+  CUresult result;
+  if (launch->cluster[0] > 1 || launch->cluster[1] > 1 || launch->cluster[2] > 1) {
+    memset(&attributes[count], 0, sizeof attributes[count]);
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[count].value.clusterDim.x = launch->cluster[0] ? launch->cluster[0] : 1;
+    attributes[count].value.clusterDim.y = launch->cluster[1] ? launch->cluster[1] : 1;
+    attributes[count].value.clusterDim.z = launch->cluster[2] ? launch->cluster[2] : 1;
+    ++count;
+    memset(&attributes[count], 0, sizeof attributes[count]);
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    attributes[count].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+    ++count;
+  }
+  if (launch->flags & TRITON_AOT_LAUNCH_PDL) {
+    memset(&attributes[count], 0, sizeof attributes[count]);
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count].value.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
+  if (launch->flags & TRITON_AOT_LAUNCH_COOPERATIVE) {
+    memset(&attributes[count], 0, sizeof attributes[count]);
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attributes[count].value.cooperative = 1;
+    ++count;
+  }
+  if (count == 0) {
+    result = cuda->cuLaunchKernel((CUfunction)function, blocks[0], blocks[1], blocks[2],
+                                  launch->block_x, 1, 1, launch->shared, (CUstream)stream, args,
+                                  NULL);
+    if (result != CUDA_SUCCESS)
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
+                           "cuLaunchKernel");
+    return TRITON_AOT_SUCCESS;
+  }
+  if (cuda->cuLaunchKernelEx == NULL)
+    return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
+                           "%s needs a cluster, programmatic dependent or cooperative launch, and "
+                           "this CUDA driver has no cuLaunchKernelEx; update the NVIDIA driver",
+                           kernel->name);
+  {
+    CUlaunchConfig config;
+    memset(&config, 0, sizeof config);
+    config.gridDimX = blocks[0];
+    config.gridDimY = blocks[1];
+    config.gridDimZ = blocks[2];
+    config.blockDimX = launch->block_x;
+    config.blockDimY = 1;
+    config.blockDimZ = 1;
+    config.sharedMemBytes = launch->shared;
+    config.hStream = (CUstream)stream;
+    config.attrs = attributes;
+    config.numAttrs = count;
+    result = cuda->cuLaunchKernelEx(&config, (CUfunction)function, args, NULL);
+  }
+  if (result != CUDA_SUCCESS)
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
+                         "cuLaunchKernelEx");
+  return TRITON_AOT_SUCCESS;
+}
+
+static triton_aot_status tta_hip_launch(const tta_library_state *state,
+                                        const triton_aot_kernel *kernel,
+                                        const triton_aot_launch_info *launch, void *function,
+                                        const unsigned blocks[3], void *stream, void **args) {
+  const tta_hip *hip = state->hip;
+  hipError_t result;
+  if (launch->cluster[0] > 1 || launch->cluster[1] > 1 || launch->cluster[2] > 1)
+    return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
+                           "%s needs a cluster launch, which the triton-aot runtime does not "
+                           "support on HIP",
+                           kernel->name);
+  /* HIP launches at most 2^32 - 1 work-items along an axis. */
+  if ((uint64_t)blocks[0] * launch->block_x > UINT32_MAX)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
+                           "%s: grid x %u times %u threads per block is above HIP's 2^32 - 1 "
+                           "work-items",
+                           kernel->name, blocks[0], launch->block_x);
+  /* Programmatic dependent launch is a CUDA scheduling hint; HIP launches in stream order. */
+  if (launch->flags & TRITON_AOT_LAUNCH_COOPERATIVE) {
+    if (hip->hipModuleLaunchCooperativeKernel == NULL)
+      return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
+                             "%s needs a cooperative launch, and this HIP runtime has no "
+                             "hipModuleLaunchCooperativeKernel",
+                             kernel->name);
+    result = hip->hipModuleLaunchCooperativeKernel((hipFunction_t)function, blocks[0], blocks[1],
+                                                   blocks[2], launch->block_x, 1, 1,
+                                                   launch->shared, (hipStream_t)stream, args);
+    if (result != hipSuccess)
+      return tta_hip_fail(hip, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
+                          "hipModuleLaunchCooperativeKernel");
+    return TRITON_AOT_SUCCESS;
+  }
+  result = hip->hipModuleLaunchKernel((hipFunction_t)function, blocks[0], blocks[1], blocks[2],
+                                      launch->block_x, 1, 1, launch->shared, (hipStream_t)stream,
+                                      args, NULL);
+  if (result != hipSuccess)
+    return tta_hip_fail(hip, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
+                        "hipModuleLaunchKernel");
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel_index,
+                                    uint32_t variant, void *stream, const uint64_t grid[3],
+                                    void **args) {
+  const triton_aot_kernel *kernel;
+  const triton_aot_function *descriptor = NULL;
+  const triton_aot_launch_info *launch;
+  tta_current current;
+  triton_aot_status status;
+  unsigned blocks[3];
+  tta_scratch scratch[2];
+  void *scratch_pointers[2] = {NULL, NULL};
+  void *function = NULL;
+  uint32_t trailing;
+  int overflow = 0;
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return TRITON_AOT_SUCCESS;
+  if (kernel_index >= library->kernel_count)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "library %s has no kernel %u",
+                           library->name, kernel_index);
+  kernel = &library->kernels[kernel_index];
+  if (variant >= kernel->variant_count)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "%s has no variant %u (it has %u)",
+                           kernel->name, variant, kernel->variant_count);
+  status = tta_current_device(library, &current);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  status = tta_slot_function(library, &current, kernel_index, variant, &function, &descriptor);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  launch = &descriptor->launch;
+  status = tta_grid_dimensions(kernel, launch, grid, blocks);
+  if (status != TRITON_AOT_SUCCESS) return status;
+
+  /* Trailing scratch pointers, in Triton's order: global, then profile. */
+  trailing = kernel->arg_count;
+  memset(scratch, 0, sizeof scratch);
+  if (kernel->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH) {
+    uint64_t size = tta_scratch_size(grid, launch->num_ctas, launch->global_scratch_size, &overflow);
+    if (!overflow)
+      status = tta_scratch_allocate(current.state, size, launch->global_scratch_align, stream,
+                                    kernel->name, &scratch[0]);
+    scratch_pointers[0] = scratch[0].pointer;
+    args[trailing++] = &scratch_pointers[0];
+  }
+  if (status == TRITON_AOT_SUCCESS && !overflow &&
+      (kernel->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)) {
+    uint64_t size = tta_scratch_size(grid, launch->num_ctas, launch->profile_scratch_size, &overflow);
+    if (!overflow)
+      status = tta_scratch_allocate(current.state, size, launch->profile_scratch_align, stream,
+                                    kernel->name, &scratch[1]);
+    scratch_pointers[1] = scratch[1].pointer;
+    args[trailing++] = &scratch_pointers[1];
+  }
+  if (overflow)
+    status = triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY,
+                             "%s: the scratch memory for grid (%llu, %llu, %llu) overflows 64 bits",
+                             kernel->name, (unsigned long long)grid[0],
+                             (unsigned long long)grid[1], (unsigned long long)grid[2]);
+  if (status == TRITON_AOT_SUCCESS)
+    status = current.state->backend == TRITON_AOT_BACKEND_CUDA
+                 ? tta_cuda_launch(current.state, kernel, launch, function, blocks, stream, args)
+                 : tta_hip_launch(current.state, kernel, launch, function, blocks, stream, args);
+  tta_scratch_release(current.state, &scratch[0], stream);
+  tta_scratch_release(current.state, &scratch[1], stream);
+  return status;
+}
+
+triton_aot_status triton_aot_preload(const triton_aot_library *library) {
+  tta_current current;
+  triton_aot_status status = tta_current_device(library, &current);
+  uint32_t k, v;
+  for (k = 0; status == TRITON_AOT_SUCCESS && k < library->kernel_count; ++k)
+    for (v = 0; status == TRITON_AOT_SUCCESS && v < library->kernels[k].variant_count; ++v) {
+      const triton_aot_function *descriptor;
+      void *function;
+      status = tta_slot_function(library, &current, k, v, &function, &descriptor);
+    }
+  return status;
+}
+
+triton_aot_status triton_aot_unload(const triton_aot_library *library) {
+  return tta_library_unload(library);
+}

@@ -1,0 +1,223 @@
+/* CUDA parts of the library state: the current device, device facts, loading images
+ * (cuLibraryLoadData where the driver has it, else one module per context), and the
+ * per-function attributes a launch needs. */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+#include "library_state.h"
+#include "log.h"
+
+/* Device 0's primary context, retained once per process (as the CUDA runtime and Triton do)
+ * and made current on each thread that has no context. */
+static pthread_mutex_t tta_primary_mutex = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext tta_primary_context;
+
+static triton_aot_status tta_cuda_make_primary_current(const tta_cuda *cuda, CUcontext *context) {
+  CUresult result = CUDA_SUCCESS;
+  const char *what = NULL;
+  pthread_mutex_lock(&tta_primary_mutex);
+  if (tta_primary_context == NULL) {
+    CUdevice device = 0;
+    result = cuda->cuDeviceGet(&device, 0);
+    if (result != CUDA_SUCCESS)
+      what = "cuDeviceGet(0)";
+    else if ((result = cuda->cuDevicePrimaryCtxRetain(&tta_primary_context, device)) != CUDA_SUCCESS)
+      what = "cuDevicePrimaryCtxRetain";
+  }
+  *context = tta_primary_context;
+  pthread_mutex_unlock(&tta_primary_mutex);
+  if (what != NULL)
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result,
+                         "no CUDA context is current, and device 0's primary context", what);
+  result = cuda->cuCtxSetCurrent(*context);
+  if (result != CUDA_SUCCESS)
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result,
+                         "making device 0's primary context current", "cuCtxSetCurrent");
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status tta_cuda_current(const tta_cuda *cuda, CUcontext *context, int *ordinal) {
+  CUdevice device = 0;
+  CUresult result = cuda->cuCtxGetCurrent(context);
+  if (result != CUDA_SUCCESS)
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, NULL, "cuCtxGetCurrent");
+  if (*context == NULL) {
+    triton_aot_status status = tta_cuda_make_primary_current(cuda, context);
+    if (status != TRITON_AOT_SUCCESS) return status;
+  }
+  result = cuda->cuCtxGetDevice(&device);
+  if (result != CUDA_SUCCESS)
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, NULL, "cuCtxGetDevice");
+  /* A CUdevice is the device's ordinal (cuDeviceGet(&d, n) gives d == n). */
+  *ordinal = device;
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_device *device) {
+  int major = 0, minor = 0, optin = 0;
+  CUresult result = cuda->cuDeviceGetName(device->name, (int)sizeof device->name, ordinal);
+  if (result != CUDA_SUCCESS) tta_format(device->name, sizeof device->name, "unnamed GPU");
+  device->name[sizeof device->name - 1] = '\0';
+  result = cuda->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ordinal);
+  if (result == CUDA_SUCCESS)
+    result = cuda->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ordinal);
+  if (result != CUDA_SUCCESS) {
+    char context[64];
+    tta_format(context, sizeof context, "device %d", ordinal);
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, context,
+                         "cuDeviceGetAttribute(COMPUTE_CAPABILITY)");
+  }
+  if (cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                 ordinal) != CUDA_SUCCESS ||
+      optin < (int)TTA_DEFAULT_SHARED_LIMIT)
+    optin = (int)TTA_DEFAULT_SHARED_LIMIT;
+  device->shared_limit = (uint32_t)optin;
+  device->arch.backend = TRITON_AOT_BACKEND_CUDA;
+  device->arch.capability = (uint32_t)(major * 10 + minor);
+  device->arch.xnack = device->arch.sramecc = -1;
+  tta_cuda_arch_name(device->arch.capability, device->arch.arch, sizeof device->arch.arch);
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status tta_cuda_load(const tta_library_state *state, const tta_device *device,
+                                CUcontext context, const void *image, const char *what,
+                                void **handle) {
+  const tta_cuda *cuda = state->cuda;
+  char log[2048] = "", description[256];
+  CUjit_option options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[2];
+  CUresult result;
+  const char *call;
+  (void)device;
+  (void)context; /* module mode loads into the current context, which is `context` */
+  values[0] = log;
+  values[1] = (void *)(uintptr_t)sizeof log;
+  if (state->library_mode) {
+    CUlibrary library = NULL;
+    call = "cuLibraryLoadData";
+    result = cuda->cuLibraryLoadData(&library, image, options, values, 2, NULL, NULL, 0);
+    *handle = library;
+  } else {
+    CUmodule module = NULL;
+    call = "cuModuleLoadDataEx";
+    result = cuda->cuModuleLoadDataEx(&module, image, 2, options, values);
+    *handle = module;
+  }
+  if (result == CUDA_SUCCESS) return TRITON_AOT_SUCCESS;
+  log[sizeof log - 1] = '\0';
+  tta_cuda_describe(cuda, result, description, sizeof description);
+  return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: %s failed: %s%s%s%s", what, call,
+                         description,
+                         result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                             ? "; the PTX is newer than this driver: update the NVIDIA driver"
+                             : "",
+                         log[0] ? "; log: " : "", log);
+}
+
+/* Shared memory above 48 KiB needs the function's limit raised, up to the device's opt-in
+ * maximum less the function's static shared memory (as Triton does); clusters above the
+ * portable size 8 need the non-portable attribute. */
+static triton_aot_status tta_cuda_configure(const tta_library_state *state, const tta_device *device,
+                                            void *function, const triton_aot_function *descriptor,
+                                            const char *what) {
+  const tta_cuda *cuda = state->cuda;
+  const triton_aot_launch_info *launch = &descriptor->launch;
+  uint64_t cluster = (uint64_t)launch->cluster[0] * launch->cluster[1] * launch->cluster[2];
+  CUresult result = CUDA_SUCCESS;
+  if (launch->shared > TTA_DEFAULT_SHARED_LIMIT) {
+    int static_shared = 0;
+    uint32_t limit;
+    if (state->library_mode) {
+      if (cuda->cuKernelGetAttribute == NULL ||
+          cuda->cuKernelGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                     (CUkernel)function, device->ordinal) != CUDA_SUCCESS)
+        static_shared = 0;
+    } else if (cuda->cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                        (CUfunction)function) != CUDA_SUCCESS) {
+      static_shared = 0;
+    }
+    if (static_shared < 0) static_shared = 0;
+    limit = device->shared_limit > (uint32_t)static_shared
+                ? device->shared_limit - (uint32_t)static_shared
+                : 0;
+    if (launch->shared > limit)
+      return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
+                             "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
+                             what, launch->shared, device->ordinal, device->name, limit);
+    result = state->library_mode
+                 ? cuda->cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                              (int)limit, (CUkernel)function, device->ordinal)
+                 : cuda->cuFuncSetAttribute((CUfunction)function,
+                                            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            (int)limit);
+    if (result != CUDA_SUCCESS)
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what,
+                           state->library_mode
+                               ? "cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"
+                               : "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  }
+  if (cluster > 8) {
+    result = state->library_mode
+                 ? cuda->cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1,
+                                              (CUkernel)function, device->ordinal)
+                 : cuda->cuFuncSetAttribute((CUfunction)function,
+                                            CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    if (result != CUDA_SUCCESS)
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what,
+                           "setting NON_PORTABLE_CLUSTER_SIZE_ALLOWED");
+  }
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tta_device *device,
+                                        void *handle, const triton_aot_function *descriptor,
+                                        const char *what, void **function) {
+  const tta_cuda *cuda = state->cuda;
+  CUresult result;
+  *function = NULL;
+  if (state->library_mode) {
+    CUkernel kernel = NULL;
+    result = cuda->cuLibraryGetKernel(&kernel, (CUlibrary)handle, descriptor->entry);
+    *function = kernel;
+  } else {
+    CUfunction found = NULL;
+    result = cuda->cuModuleGetFunction(&found, (CUmodule)handle, descriptor->entry);
+    *function = found;
+  }
+  if (result != CUDA_SUCCESS || *function == NULL) {
+    char call[320];
+    *function = NULL;
+    tta_format(call, sizeof call, "%s(\"%s\")",
+               state->library_mode ? "cuLibraryGetKernel" : "cuModuleGetFunction",
+               descriptor->entry);
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED,
+                         result != CUDA_SUCCESS ? result : CUDA_ERROR_NOT_FOUND, what, call);
+  }
+  {
+    triton_aot_status status = tta_cuda_configure(state, device, *function, descriptor, what);
+    if (status != TRITON_AOT_SUCCESS) *function = NULL;
+    return status;
+  }
+}
+
+void tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loaded) {
+  const tta_cuda *cuda = state->cuda;
+  CUresult result;
+  if (state->library_mode) {
+    result = cuda->cuLibraryUnload((CUlibrary)loaded->handle);
+  } else {
+    /* cuModuleUnload works on the current context: switch to the module's and back. */
+    CUcontext previous = NULL;
+    cuda->cuCtxGetCurrent(&previous);
+    if (previous != loaded->context) cuda->cuCtxSetCurrent(loaded->context);
+    result = cuda->cuModuleUnload((CUmodule)loaded->handle);
+    if (previous != loaded->context) cuda->cuCtxSetCurrent(previous);
+  }
+  if (result != CUDA_SUCCESS) {
+    char description[256];
+    tta_cuda_describe(cuda, result, description, sizeof description);
+    tta_log("unloading image %u failed: %s", loaded->image, description);
+  }
+}

@@ -1,0 +1,379 @@
+/* Library state: lazily created (compare-and-swap on *library->state), per-device records and
+ * per-slot functions published with release stores and read with acquire loads; everything that
+ * creates or loads runs under the library's mutex, checked again once the mutex is held. */
+#include "library_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "log.h"
+#include "zstd_loader.h"
+
+static int tta_library_has_backend(const triton_aot_library *library, uint32_t backend) {
+  uint32_t i;
+  for (i = 0; i < library->target_count; ++i)
+    if (library->targets[i].backend == backend) return 1;
+  return 0;
+}
+
+/* CUDA first where the library has CUDA targets, then HIP where it has HIP targets. */
+static triton_aot_status tta_open_backend(const triton_aot_library *library,
+                                          tta_library_state *state) {
+  char cuda_message[TTA_ERROR_MESSAGE_SIZE / 2] = "";
+  triton_aot_status cuda_status = TRITON_AOT_SUCCESS, hip_status;
+  int has_cuda = tta_library_has_backend(library, TRITON_AOT_BACKEND_CUDA);
+  int has_hip = tta_library_has_backend(library, TRITON_AOT_BACKEND_HIP);
+  if (!has_cuda && !has_hip)
+    return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "library %s has no CUDA or HIP targets",
+                           library->name);
+  if (has_cuda) {
+    state->cuda = tta_cuda_driver(&cuda_status);
+    if (state->cuda != NULL) {
+      state->backend = TRITON_AOT_BACKEND_CUDA;
+      state->library_mode = state->cuda->cuLibraryLoadData && state->cuda->cuLibraryGetKernel &&
+                            state->cuda->cuLibraryUnload && state->cuda->cuKernelSetAttribute;
+      return TRITON_AOT_SUCCESS;
+    }
+    if (!has_hip) return cuda_status;
+    tta_format(cuda_message, sizeof cuda_message, "%s", triton_aot_last_error());
+  }
+  state->hip = tta_hip_driver(&hip_status);
+  if (state->hip != NULL) {
+    state->backend = TRITON_AOT_BACKEND_HIP;
+    return TRITON_AOT_SUCCESS;
+  }
+  if (!has_cuda) return hip_status;
+  /* Both failed: a GPU runtime without a device says more than a missing one. */
+  return triton_aot_fail(cuda_status == TRITON_AOT_ERROR_NO_DEVICE ||
+                                 hip_status == TRITON_AOT_ERROR_NO_DEVICE
+                             ? TRITON_AOT_ERROR_NO_DEVICE
+                             : TRITON_AOT_ERROR_NO_DRIVER,
+                         "library %s has CUDA and HIP images, and neither runs here: CUDA: %s; "
+                         "HIP: %s",
+                         library->name, cuda_message, triton_aot_last_error());
+}
+
+static void tta_state_free(tta_library_state *state, uint32_t image_count) {
+  uint32_t i;
+  if (state->raw_images != NULL)
+    for (i = 0; i < image_count; ++i) free(state->raw_images[i]);
+  free(state->raw_images);
+  pthread_mutex_destroy(&state->mutex);
+  free(state);
+}
+
+static triton_aot_status tta_state(const triton_aot_library *library, tta_library_state **out) {
+  tta_library_state *state = __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
+  tta_library_state *expected = NULL;
+  triton_aot_status status;
+  if (state != NULL) {
+    *out = state;
+    return TRITON_AOT_SUCCESS;
+  }
+  state = (tta_library_state *)calloc(1, sizeof *state);
+  if (state == NULL)
+    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory (library %s)",
+                           library->name);
+  if (pthread_mutex_init(&state->mutex, NULL) != 0) {
+    free(state);
+    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "cannot create a mutex (library %s)",
+                           library->name);
+  }
+  state->raw_images = (void **)calloc(library->image_count ? library->image_count : 1, sizeof(void *));
+  status = state->raw_images ? tta_open_backend(library, state)
+                             : triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY,
+                                               "out of host memory (library %s)", library->name);
+  if (status != TRITON_AOT_SUCCESS) {
+    tta_state_free(state, library->image_count);
+    return status;
+  }
+  /* Many threads may get here at once: one state wins, the others free theirs. */
+  if (!__atomic_compare_exchange_n((tta_library_state **)library->state, &expected, state, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    tta_state_free(state, library->image_count);
+    state = expected;
+  }
+  *out = state;
+  return TRITON_AOT_SUCCESS;
+}
+
+static const char *tta_kind_name(uint32_t kind) {
+  switch (kind) {
+  case TRITON_AOT_IMAGE_CUBIN: return "cubin";
+  case TRITON_AOT_IMAGE_PTX: return "ptx";
+  case TRITON_AOT_IMAGE_HSACO: return "hsaco";
+  default: return "image";
+  }
+}
+
+static const char *tta_reason_text(tta_choice_reason reason) {
+  switch (reason) {
+  case TTA_CHOICE_EXACT: return "exact";
+  case TTA_CHOICE_COMPATIBLE: return "compatible: same major, lower minor";
+  case TTA_CHOICE_PTX: return "ptx jit: no cubin runs on this device";
+  default: return "none";
+  }
+}
+
+static const triton_aot_target *tta_chosen_target(const triton_aot_library *library,
+                                                  const triton_aot_kernel *kernel,
+                                                  const tta_image_choice *choice) {
+  return &library->targets[kernel->targets[choice->target]];
+}
+
+void tta_describe_slot(const triton_aot_library *library, const triton_aot_kernel *kernel,
+                       uint32_t variant, const tta_image_choice *choice, char *buffer,
+                       size_t size) {
+  tta_format(buffer, size, "%s variant %u (%s %s)", kernel->name, variant,
+             tta_chosen_target(library, kernel, choice)->name, tta_kind_name(choice->kind));
+}
+
+static void tta_device_free(tta_device *device) {
+  if (device == NULL) return;
+  free(device->choices);
+  free(device->slots);
+  free(device);
+}
+
+/* Builds the record of device `ordinal`: facts, and the image choice of every kernel. */
+static triton_aot_status tta_device_build(const triton_aot_library *library,
+                                          tta_library_state *state, int ordinal,
+                                          tta_device **out) {
+  triton_aot_status status;
+  uint32_t k;
+  tta_device *device = (tta_device *)calloc(1, sizeof *device);
+  if (device != NULL) {
+    device->choices = (tta_image_choice *)calloc(library->kernel_count ? library->kernel_count : 1,
+                                                 sizeof(tta_image_choice));
+    device->slots = (tta_slot *)calloc(library->slot_count ? library->slot_count : 1, sizeof(tta_slot));
+  }
+  if (device == NULL || device->choices == NULL || device->slots == NULL) {
+    tta_device_free(device);
+    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory (library %s)",
+                           library->name);
+  }
+  device->ordinal = ordinal;
+  status = state->backend == TRITON_AOT_BACKEND_CUDA
+               ? tta_cuda_device_facts(state->cuda, ordinal, device)
+               : tta_hip_device_facts(state->hip, ordinal, device);
+  if (status != TRITON_AOT_SUCCESS) {
+    tta_device_free(device);
+    return status;
+  }
+  for (k = 0; k < library->kernel_count; ++k) {
+    const triton_aot_kernel *kernel = &library->kernels[k];
+    tta_image_choice *choice = &device->choices[k];
+    if (tta_choose_image(library, kernel, &device->arch, choice))
+      tta_log("%s: device %d (%s, %s): %s: %s %s (%s)", library->name, ordinal, device->name,
+              device->arch.arch, kernel->name, tta_chosen_target(library, kernel, choice)->name,
+              tta_kind_name(choice->kind), tta_reason_text(choice->reason));
+    else if (tta_log_enabled()) {
+      char message[TTA_ERROR_MESSAGE_SIZE];
+      tta_format_no_image(message, sizeof message, library, kernel, ordinal, device->name,
+                          &device->arch);
+      tta_log("%s: %s", library->name, message);
+    }
+  }
+  *out = device;
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status tta_current_device(const triton_aot_library *library, tta_current *current) {
+  triton_aot_status status;
+  tta_library_state *state = NULL;
+  tta_device *device;
+  int ordinal = 0;
+  status = tta_state(library, &state);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  current->state = state;
+  current->context = NULL;
+  status = state->backend == TRITON_AOT_BACKEND_CUDA
+               ? tta_cuda_current(state->cuda, &current->context, &ordinal)
+               : tta_hip_current(state->hip, &ordinal);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  if (ordinal < 0 || ordinal >= TTA_MAX_DEVICES)
+    return triton_aot_fail(TRITON_AOT_ERROR_NO_DEVICE,
+                           "device %d is beyond the %d devices the triton-aot runtime serves",
+                           ordinal, TTA_MAX_DEVICES);
+  device = __atomic_load_n(&state->devices[ordinal], __ATOMIC_ACQUIRE);
+  if (device == NULL) {
+    pthread_mutex_lock(&state->mutex);
+    device = __atomic_load_n(&state->devices[ordinal], __ATOMIC_ACQUIRE);
+    if (device == NULL) {
+      status = tta_device_build(library, state, ordinal, &device);
+      if (status == TRITON_AOT_SUCCESS)
+        __atomic_store_n(&state->devices[ordinal], device, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&state->mutex);
+    if (status != TRITON_AOT_SUCCESS) return status;
+  }
+  current->device = device;
+  return TRITON_AOT_SUCCESS;
+}
+
+/* The bytes the driver gets for image `index`: embedded, or decompressed once and kept. */
+static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_library_state *state,
+                                       uint32_t index, const char *what, const void **data) {
+  const triton_aot_image *image = &library->images[index];
+  triton_aot_status status;
+  if (image->compression == TRITON_AOT_COMPRESSION_NONE) {
+    *data = image->data;
+    return TRITON_AOT_SUCCESS;
+  }
+  if (image->compression != TRITON_AOT_COMPRESSION_ZSTD)
+    return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: unknown compression %u", what,
+                           image->compression);
+  if (state->raw_images[index] == NULL) {
+    if (image->raw_size > SIZE_MAX || image->size > SIZE_MAX)
+      return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: image too large", what);
+    status = tta_zstd_decompress(image->data, (size_t)image->size, (size_t)image->raw_size, what,
+                                 &state->raw_images[index]);
+    if (status != TRITON_AOT_SUCCESS) return status;
+  }
+  *data = state->raw_images[index];
+  return TRITON_AOT_SUCCESS;
+}
+
+/* The handle of image `index` loaded on the device (and context), loading it if needed. */
+static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
+                                           tta_library_state *state, const tta_current *current,
+                                           uint32_t index, const char *what, void **handle) {
+  tta_device *device = current->device;
+  CUcontext context =
+      state->backend == TRITON_AOT_BACKEND_CUDA && !state->library_mode ? current->context : NULL;
+  tta_loaded_image *loaded;
+  const void *data = NULL;
+  triton_aot_status status;
+  for (loaded = device->loaded; loaded != NULL; loaded = loaded->next)
+    if (loaded->image == index && loaded->context == context) {
+      *handle = loaded->handle;
+      return TRITON_AOT_SUCCESS;
+    }
+  status = tta_raw_image(library, state, index, what, &data);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  loaded = (tta_loaded_image *)calloc(1, sizeof *loaded);
+  if (loaded == NULL)
+    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+  status = state->backend == TRITON_AOT_BACKEND_CUDA
+               ? tta_cuda_load(state, device, context, data, what, &loaded->handle)
+               : tta_hip_load(state->hip, data, what, &loaded->handle);
+  if (status != TRITON_AOT_SUCCESS) {
+    free(loaded);
+    return status;
+  }
+  loaded->context = context;
+  loaded->image = index;
+  loaded->next = device->loaded;
+  device->loaded = loaded;
+  *handle = loaded->handle;
+  return TRITON_AOT_SUCCESS;
+}
+
+static void *tta_published_function(const tta_library_state *state, const tta_current *current,
+                                    tta_slot *slot) {
+  const tta_context_function *entry;
+  if (state->backend != TRITON_AOT_BACKEND_CUDA || state->library_mode)
+    return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
+  for (entry = __atomic_load_n(&slot->contexts, __ATOMIC_ACQUIRE); entry != NULL; entry = entry->next)
+    if (entry->context == current->context) return entry->function;
+  return NULL;
+}
+
+static triton_aot_status tta_publish(tta_library_state *state, const tta_current *current,
+                                     tta_slot *slot, void *function) {
+  tta_context_function *entry;
+  if (state->backend != TRITON_AOT_BACKEND_CUDA || state->library_mode) {
+    __atomic_store_n(&slot->function, function, __ATOMIC_RELEASE);
+    return TRITON_AOT_SUCCESS;
+  }
+  entry = (tta_context_function *)malloc(sizeof *entry);
+  if (entry == NULL) return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
+  entry->context = current->context;
+  entry->function = function;
+  entry->next = slot->contexts; /* only written under the mutex */
+  __atomic_store_n(&slot->contexts, entry, __ATOMIC_RELEASE);
+  return TRITON_AOT_SUCCESS;
+}
+
+static triton_aot_status tta_slot_load(const triton_aot_library *library,
+                                       const tta_current *current, uint32_t kernel_index,
+                                       uint32_t variant, tta_slot *slot,
+                                       const triton_aot_function *descriptor, void **function) {
+  tta_library_state *state = current->state;
+  tta_device *device = current->device;
+  const triton_aot_kernel *kernel = &library->kernels[kernel_index];
+  const tta_image_choice *choice = &device->choices[kernel_index];
+  uint32_t image = choice->kind == TRITON_AOT_IMAGE_PTX ? descriptor->ptx : descriptor->binary;
+  char slot_name[256], what[512];
+  triton_aot_status status = TRITON_AOT_SUCCESS;
+  void *handle = NULL;
+  pthread_mutex_lock(&state->mutex);
+  *function = tta_published_function(state, current, slot);
+  if (*function == NULL) {
+    tta_describe_slot(library, kernel, variant, choice, slot_name, sizeof slot_name);
+    tta_format(what, sizeof what, "%s on device %d (%s, %s)", slot_name, device->ordinal,
+               device->name, device->arch.arch);
+    status = tta_loaded_handle(library, state, current, image, what, &handle);
+    if (status == TRITON_AOT_SUCCESS)
+      status = state->backend == TRITON_AOT_BACKEND_CUDA
+                   ? tta_cuda_get_function(state, device, handle, descriptor, what, function)
+                   : tta_hip_get_function(state->hip, device, handle, descriptor, what, function);
+    if (status == TRITON_AOT_SUCCESS) status = tta_publish(state, current, slot, *function);
+    if (status != TRITON_AOT_SUCCESS) {
+      *function = NULL;
+      tta_log("%s: %s", library->name, triton_aot_last_error());
+    }
+  }
+  pthread_mutex_unlock(&state->mutex);
+  return status;
+}
+
+triton_aot_status tta_slot_function(const triton_aot_library *library, const tta_current *current,
+                                    uint32_t kernel_index, uint32_t variant, void **function,
+                                    const triton_aot_function **descriptor) {
+  const triton_aot_kernel *kernel = &library->kernels[kernel_index];
+  const tta_image_choice *choice = &current->device->choices[kernel_index];
+  tta_slot *slot = &current->device->slots[kernel->first_slot + variant];
+  if (choice->reason == TTA_CHOICE_NONE) {
+    char message[TTA_ERROR_MESSAGE_SIZE];
+    tta_format_no_image(message, sizeof message, library, kernel, current->device->ordinal,
+                        current->device->name, &current->device->arch);
+    return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "%s", message);
+  }
+  *descriptor = &kernel->functions[(size_t)variant * kernel->target_count + choice->target];
+  *function = tta_published_function(current->state, current, slot);
+  if (*function != NULL) return TRITON_AOT_SUCCESS;
+  return tta_slot_load(library, current, kernel_index, variant, slot, *descriptor, function);
+}
+
+triton_aot_status tta_library_unload(const triton_aot_library *library) {
+  tta_library_state *state =
+      __atomic_exchange_n((tta_library_state **)library->state, NULL, __ATOMIC_ACQ_REL);
+  int ordinal;
+  uint32_t s;
+  if (state == NULL) return TRITON_AOT_SUCCESS;
+  for (ordinal = 0; ordinal < TTA_MAX_DEVICES; ++ordinal) {
+    tta_device *device = state->devices[ordinal];
+    tta_loaded_image *loaded, *next_loaded;
+    if (device == NULL) continue;
+    for (loaded = device->loaded; loaded != NULL; loaded = next_loaded) {
+      next_loaded = loaded->next;
+      if (state->backend == TRITON_AOT_BACKEND_CUDA)
+        tta_cuda_unload(state, loaded);
+      else
+        tta_hip_unload(state->hip, loaded);
+      free(loaded);
+    }
+    for (s = 0; s < library->slot_count; ++s) {
+      tta_context_function *entry = device->slots[s].contexts, *next_entry;
+      for (; entry != NULL; entry = next_entry) {
+        next_entry = entry->next;
+        free(entry);
+      }
+    }
+    tta_device_free(device);
+  }
+  tta_state_free(state, library->image_count);
+  return TRITON_AOT_SUCCESS;
+}

@@ -1,0 +1,124 @@
+/* Per-library run-time state: the backend, one lazily built record per device (its facts, the
+ * image chosen for each kernel, the loaded function of each slot), and the slow paths that
+ * build them under one mutex per library. Readers on the fast path use acquire loads only. */
+#ifndef TRITON_AOT_LIBRARY_STATE_H
+#define TRITON_AOT_LIBRARY_STATE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "driver_cuda.h"
+#include "driver_hip.h"
+#include "image_choice.h"
+#include "triton_aot/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device ordinals 0 .. TTA_MAX_DEVICES - 1 are served; a higher one is an error. */
+#define TTA_MAX_DEVICES 64
+
+/* Shared memory a launch gets without raising the function's limit. */
+#define TTA_DEFAULT_SHARED_LIMIT 49152u
+
+/* CUDA without cuLibraryLoadData: a slot's function in one context. Immutable once published;
+ * a slot's list only grows (new heads), until unload. */
+typedef struct tta_context_function {
+  CUcontext context;
+  void *function;
+  struct tta_context_function *next;
+} tta_context_function;
+
+typedef struct tta_slot {
+  void *function;                  /* atomic; CUkernel (as a CUfunction) or hipFunction_t */
+  tta_context_function *contexts;  /* atomic head; CUDA one-module-per-context mode */
+} tta_slot;
+
+/* A loaded image (slow path only, under the library mutex). */
+typedef struct tta_loaded_image {
+  CUcontext context;   /* CUDA module mode: where it was loaded; else NULL */
+  uint32_t image;      /* index into library->images */
+  void *handle;        /* CUlibrary, CUmodule or hipModule_t */
+  struct tta_loaded_image *next;
+} tta_loaded_image;
+
+typedef struct tta_device {
+  int ordinal;
+  char name[128];
+  tta_device_arch arch;
+  uint32_t shared_limit;      /* the most dynamic shared memory a block can opt in to */
+  tta_image_choice *choices;  /* [kernel_count]; immutable after publication */
+  tta_slot *slots;            /* [slot_count] */
+  tta_loaded_image *loaded;   /* under the mutex */
+} tta_device;
+
+typedef struct tta_library_state {
+  uint32_t backend;           /* TRITON_AOT_BACKEND_* */
+  const tta_cuda *cuda;       /* set when backend is CUDA */
+  const tta_hip *hip;         /* set when backend is HIP */
+  int library_mode;           /* CUDA: cuLibraryLoadData (context-independent) is used */
+  pthread_mutex_t mutex;
+  tta_device *devices[TTA_MAX_DEVICES]; /* atomic */
+  void **raw_images;          /* [image_count]: decompressed copies, under the mutex */
+} tta_library_state;
+
+/* Where a launch goes: filled by tta_current_device(). */
+typedef struct tta_current {
+  tta_library_state *state;
+  tta_device *device;
+  CUcontext context;          /* CUDA: the current context */
+} tta_current;
+
+/* The library's state (created on first use) and the calling thread's device (CUDA: the current
+ * context's; device 0's primary context is made current when none is; HIP: hipGetDevice). */
+TRITON_AOT_HIDDEN triton_aot_status tta_current_device(const triton_aot_library *library,
+                                                       tta_current *current);
+
+/* The loaded function for variant `variant` of kernel `kernel` on current->device (loading it
+ * on first use), and its descriptor for the chosen target. */
+TRITON_AOT_HIDDEN triton_aot_status tta_slot_function(const triton_aot_library *library,
+                                                      const tta_current *current, uint32_t kernel,
+                                                      uint32_t variant, void **function,
+                                                      const triton_aot_function **descriptor);
+
+/* Forgets the library's state after unloading everything it loaded. */
+TRITON_AOT_HIDDEN triton_aot_status tta_library_unload(const triton_aot_library *library);
+
+/* Backend parts (library_cuda.c, library_hip.c). Called under the library mutex. */
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_current(const tta_cuda *cuda, CUcontext *context,
+                                                     int *ordinal);
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal,
+                                                          tta_device *device);
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_load(const tta_library_state *state,
+                                                  const tta_device *device, CUcontext context,
+                                                  const void *image, const char *what,
+                                                  void **handle);
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_get_function(const tta_library_state *state,
+                                                          const tta_device *device, void *handle,
+                                                          const triton_aot_function *descriptor,
+                                                          const char *what, void **function);
+TRITON_AOT_HIDDEN void tta_cuda_unload(const tta_library_state *state,
+                                       const tta_loaded_image *loaded);
+
+TRITON_AOT_HIDDEN triton_aot_status tta_hip_current(const tta_hip *hip, int *ordinal);
+TRITON_AOT_HIDDEN triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal,
+                                                         tta_device *device);
+TRITON_AOT_HIDDEN triton_aot_status tta_hip_load(const tta_hip *hip, const void *image,
+                                                 const char *what, void **handle);
+TRITON_AOT_HIDDEN triton_aot_status tta_hip_get_function(const tta_hip *hip,
+                                                         const tta_device *device, void *handle,
+                                                         const triton_aot_function *descriptor,
+                                                         const char *what, void **function);
+TRITON_AOT_HIDDEN void tta_hip_unload(const tta_hip *hip, const tta_loaded_image *loaded);
+
+/* "<kernel> variant <v> (sm_90a cubin)" for messages. */
+TRITON_AOT_HIDDEN void tta_describe_slot(const triton_aot_library *library,
+                                         const triton_aot_kernel *kernel, uint32_t variant,
+                                         const tta_image_choice *choice, char *buffer,
+                                         size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRITON_AOT_LIBRARY_STATE_H */
