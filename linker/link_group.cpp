@@ -1,0 +1,563 @@
+#include "linker/link_group.h"
+
+#include "compiler/grid.h"
+#include "linker/c_names.h"
+#include "linker/link_input.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tta::link {
+
+namespace {
+
+Diagnostic errorIn(const std::string &file, std::string message) {
+  Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
+  diag.file = file;
+  return diag;
+}
+
+std::string quoted(const std::string &text) { return "'" + text + "'"; }
+
+// ---------------------------------------------------------------------------------------------
+// Agreement between the variants of one kernel.
+
+/// What a parameter is, as far as the C signature goes: a ":1" scalar is still a scalar.
+enum class ParamClass { Pointer, Scalar, Constexpr, GlobalScratch, ProfileScratch };
+
+ParamClass classOf(ParamInfo::Kind kind) {
+  switch (kind) {
+  case ParamInfo::Kind::Pointer:
+    return ParamClass::Pointer;
+  case ParamInfo::Kind::Scalar:
+  case ParamInfo::Kind::SpecializedToOne:
+    return ParamClass::Scalar;
+  case ParamInfo::Kind::Constexpr:
+    return ParamClass::Constexpr;
+  case ParamInfo::Kind::GlobalScratch:
+    return ParamClass::GlobalScratch;
+  case ParamInfo::Kind::ProfileScratch:
+    break;
+  }
+  return ParamClass::ProfileScratch;
+}
+
+const char *classWord(ParamClass c) {
+  switch (c) {
+  case ParamClass::Pointer:
+    return "a pointer";
+  case ParamClass::Scalar:
+    return "a runtime scalar";
+  case ParamClass::Constexpr:
+    return "a constexpr";
+  case ParamClass::GlobalScratch:
+    return "the global scratch pointer";
+  case ParamClass::ProfileScratch:
+    break;
+  }
+  return "the profile scratch pointer";
+}
+
+bool isRuntime(ParamInfo::Kind kind) {
+  return kind == ParamInfo::Kind::Pointer || kind == ParamInfo::Kind::Scalar;
+}
+
+std::string paramNames(const std::vector<ParamInfo> &params) {
+  std::string out;
+  for (const ParamInfo &p : params)
+    out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+std::string gridText(const std::array<std::string, 3> &grid) {
+  return "[" + grid[0] + ", " + grid[1] + ", " + grid[2] + "]";
+}
+
+/// \p other must be the same kernel as \p first: same function, parameters and grid.
+Status checkSameKernel(const ReadVariant &first, const ReadVariant &other) {
+  const KernelMetadata &a = first.meta, &b = other.meta;
+  const std::string there = " in '" + first.file + "'";
+  const std::string kernel = "kernel '" + b.name + "'";
+  if (a.function != b.function || a.source != b.source)
+    return errorIn(other.file, kernel + " is the function '" + b.function + "' of '" + b.source +
+                                   "' here but '" + a.function + "' of '" + a.source + "'" +
+                                   there + ": one kernel name cannot stand for two functions; "
+                                           "give one of them another name (--out-name)");
+  const std::string fix = ": every variant of a kernel must have the same C signature; give "
+                          "variants that differ their own kernel name (--out-name)";
+  std::size_t common = std::min(a.params.size(), b.params.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    const ParamInfo &p = b.params[i], &q = a.params[i];
+    std::string where = "parameter " + std::to_string(i + 1) + " of " + kernel;
+    if (p.name != q.name)
+      return errorIn(other.file, where + " is '" + p.name + "' here but '" + q.name + "'" +
+                                     there + fix);
+    ParamClass pc = classOf(p.kind), qc = classOf(q.kind);
+    bool constexprMix = (pc == ParamClass::Constexpr) != (qc == ParamClass::Constexpr);
+    if (constexprMix)
+      return errorIn(other.file,
+                     where + ", '" + p.name + "', is " + classWord(pc) + " here but " +
+                         classWord(qc) + there +
+                         ": a parameter is either a constexpr in every variant or a runtime "
+                         "parameter in every variant (declare it ':1' to specialise an integer "
+                         "to 1 and keep it in the API)");
+    if (pc != qc)
+      return errorIn(other.file, where + ", '" + p.name + "', is " + classWord(pc) + " here but " +
+                                     classWord(qc) + there + fix);
+    if (pc != ParamClass::Constexpr && p.type != q.type)
+      return errorIn(other.file, where + ", '" + p.name + "', has type " + p.type + " here but " +
+                                     q.type + there + fix);
+  }
+  if (a.params.size() != b.params.size())
+    return errorIn(other.file, kernel + " has " + std::to_string(b.params.size()) +
+                                   " parameters here (" + paramNames(b.params) + ") but " +
+                                   std::to_string(a.params.size()) + there + " (" +
+                                   paramNames(a.params) + ")" + fix);
+  if (a.grid != b.grid)
+    return errorIn(other.file, "the grid of " + kernel + " is " + gridText(b.grid) + " here but " +
+                                   gridText(a.grid) + there +
+                                   ": every variant of a kernel launches with the same grid");
+  return ok();
+}
+
+const ParamInfo *findParam(const std::vector<ParamInfo> &params, const std::string &name) {
+  for (const ParamInfo &p : params)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+/// The grid is evaluated in 64-bit integers: every name in it must be an integer.
+Status checkGridNames(const ReadVariant &v) {
+  auto grid = parseGrid(std::vector<std::string>(v.meta.grid.begin(), v.meta.grid.end()));
+  if (!grid)
+    return errorIn(v.file, "grid: " + grid.error().message);
+  const std::string kernel = "kernel '" + v.meta.name + "'";
+  for (const std::set<std::string> &names : grid->names)
+    for (const std::string &name : names) {
+      const ParamInfo *p = findParam(v.meta.params, name);
+      if (!p)
+        return errorIn(v.file, "the grid of " + kernel + " uses '" + name +
+                                   "', which is not one of its parameters");
+      if (p->kind == ParamInfo::Kind::Constexpr && !p->value.is_number_integer() &&
+          !p->value.is_boolean())
+        return errorIn(v.file, "the grid of " + kernel + " uses the constexpr '" + name +
+                                   "', which is " + (p->valueText.empty() ? p->value.dump() : p->valueText) +
+                                   " here: grids are integer expressions, so a constexpr in "
+                                   "them must be an integer");
+      bool isFloat = p->type.rfind("fp", 0) == 0 || p->type.rfind("bf", 0) == 0;
+      if (p->kind == ParamInfo::Kind::Pointer || (p->kind == ParamInfo::Kind::Scalar && isFloat) ||
+          p->kind == ParamInfo::Kind::GlobalScratch || p->kind == ParamInfo::Kind::ProfileScratch)
+        return errorIn(v.file, "the grid of " + kernel + " uses '" + name + "', a " + p->type +
+                                   " parameter: grids are integer expressions");
+    }
+  return ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grouping.
+
+struct HintGroup {
+  std::vector<int> hints;
+  std::map<std::string, Function> byTarget;   ///< target spelling -> function
+  std::map<std::string, std::string> fileOf;  ///< target spelling -> metadata file
+};
+
+struct ConfigGroup {
+  KernelConfig config;                    ///< without variants yet
+  std::string base;                       ///< constexprs, num_warps, options (JSON text)
+  std::map<Backend, int> stages;          ///< num_stages per backend
+  std::vector<std::pair<std::string, std::string>> constexprTexts;  ///< for derived names
+  std::string file;                       ///< where it first appeared
+  std::vector<HintGroup> hints;           ///< order of first appearance
+};
+
+std::string targetKey(const Target &t) { return t.spelling(); }
+
+/// CUDA before HIP; CUDA by capability ("90" before "90a"), HIP by target ID.
+bool targetLess(const Target &a, const Target &b) {
+  if (a.backend != b.backend)
+    return a.backend == Backend::Cuda;
+  if (a.capability != b.capability)
+    return a.capability < b.capability;
+  if (a.archSuffix != b.archSuffix)
+    return a.archSuffix < b.archSuffix;
+  return a.arch < b.arch;
+}
+
+std::string stagesText(const std::map<Backend, int> &stages) {
+  std::set<int> values;
+  for (const auto &[backend, n] : stages)
+    values.insert(n);
+  if (values.size() == 1)
+    return std::to_string(*values.begin());
+  std::string out;
+  for (const auto &[backend, n] : stages)
+    out += (out.empty() ? "" : "/") + std::string(backendName(backend)) + ":" + std::to_string(n);
+  return out;
+}
+
+/// "BLOCK=1024,num_warps=4" (num_stages only where it tells two configs apart).
+std::string derivedName(const ConfigGroup &group, bool withStages) {
+  std::string name;
+  auto add = [&](const std::string &item) { name += (name.empty() ? "" : ",") + item; };
+  for (const auto &[param, text] : group.constexprTexts)
+    add(param + "=" + text);
+  add("num_warps=" + std::to_string(group.config.numWarps));
+  if (withStages)
+    add("num_stages=" + stagesText(group.stages));
+  for (const auto &[key, value] : group.config.options.items())
+    add(key + "=" + value.dump());
+  return name;
+}
+
+std::string configLabel(const ConfigGroup &group) {
+  return group.config.named ? "'" + group.config.name + "'" : "(" + derivedName(group, true) + ")";
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(std::vector<const ReadVariant *> variants) : variants_(std::move(variants)) {}
+
+  Expected<Kernel> build() {
+    const ReadVariant &first = *variants_.front();
+    kernel_.name = first.meta.name;
+    kernel_.function = first.meta.function;
+    kernel_.source = first.meta.source;
+    kernel_.params = first.meta.params;
+    kernel_.grid = first.meta.grid;
+    for (const ParamInfo &p : kernel_.params) {
+      kernel_.globalScratchArg |= p.kind == ParamInfo::Kind::GlobalScratch;
+      kernel_.profileScratchArg |= p.kind == ParamInfo::Kind::ProfileScratch;
+    }
+    if (!isCIdentifier(kernel_.name))
+      return errorIn(first.file, "kernel name '" + kernel_.name + "' is not a C identifier");
+    for (const ReadVariant *v : variants_) {
+      if (v != &first)
+        if (Status s = checkSameKernel(first, *v); !s)
+          return s.takeError();
+      if (Status s = checkGridNames(*v); !s)
+        return s.takeError();
+    }
+    if (Status s = buildParams(); !s)
+      return s.takeError();
+    for (const ReadVariant *v : variants_)
+      if (Status s = place(*v); !s)
+        return s.takeError();
+    if (Status s = finish(); !s)
+      return s.takeError();
+    return std::move(kernel_);
+  }
+
+private:
+  /// The C parameters: every pointer and scalar that is runtime in at least one variant.
+  Status buildParams() {
+    const ReadVariant &first = *variants_.front();
+    std::map<std::string, std::string> cNames;   // C name -> parameter
+    for (std::size_t i = 0; i < kernel_.params.size(); ++i) {
+      const ParamInfo &p = kernel_.params[i];
+      if (p.name.rfind("tta_", 0) == 0)
+        return errorIn(first.file, "parameter '" + p.name + "' of kernel '" + kernel_.name +
+                                       "': names starting with 'tta_' are reserved for the "
+                                       "generated code; rename the parameter");
+      ParamClass c = classOf(p.kind);
+      if (c != ParamClass::Pointer && c != ParamClass::Scalar)
+        continue;
+      const ReadVariant *runtime = nullptr;
+      for (const ReadVariant *v : variants_)
+        if (isRuntime(v->meta.params[i].kind)) {
+          runtime = v;
+          break;
+        }
+      if (!runtime) {
+        kernel_.oneOnly.push_back(p.name);
+        continue;
+      }
+      CParam param;
+      param.name = p.name;
+      param.cName = cParameterName(p.name);
+      param.tritonType = p.type;
+      param.cType = cTypeOf(p.type);
+      param.size = runtime->meta.params[i].size;
+      param.kernelIndex = i;
+      if (param.cType.empty())
+        return errorIn(runtime->file, "parameter '" + p.name + "' of kernel '" + kernel_.name +
+                                          "' has type '" + p.type +
+                                          "', which a C function cannot take");
+      auto [it, inserted] = cNames.emplace(param.cName, p.name);
+      if (!inserted)
+        return errorIn(first.file, "parameters '" + it->second + "' and '" + p.name +
+                                       "' of kernel '" + kernel_.name + "' are both '" +
+                                       param.cName + "' in C (a C keyword gets a trailing '_'); "
+                                       "rename one of them");
+      kernel_.cParams.push_back(std::move(param));
+    }
+    return ok();
+  }
+
+  ConfigGroup &configFor(const ReadVariant &v, Status &status) {
+    const KernelMetadata &m = v.meta;
+    std::map<std::string, nlohmann::json> constexprs = m.variant.constexprs;
+    std::vector<std::pair<std::string, std::string>> texts;
+    for (const ParamInfo &p : m.params) {
+      if (p.kind == ParamInfo::Kind::SpecializedToOne)
+        constexprs.erase(p.name);
+      if (p.kind == ParamInfo::Kind::Constexpr)
+        texts.emplace_back(p.name, p.valueText.empty() ? p.value.dump() : p.valueText);
+    }
+    nlohmann::json base = {{"constexprs", constexprs},
+                           {"num_warps", m.variant.numWarps},
+                           {"options", m.variant.options}};
+    const std::string baseText = base.dump();
+    const Backend backend = m.target.backend;
+    const int stages = m.variant.numStages;
+
+    std::string key;
+    if (!m.variant.config.empty()) {
+      key = "named:" + m.variant.config;
+    } else {
+      // The compiler records the backend's default num_stages (CUDA 3, HIP 2) when none was
+      // asked for, so num_stages cannot identify a config across backends. Within a backend
+      // it does: the k-th distinct num_stages of a base matches the k-th config of that base.
+      auto &seen = stagesSeen_[backend][baseText];
+      auto at = std::find(seen.begin(), seen.end(), stages);
+      if (at == seen.end())
+        at = seen.insert(seen.end(), stages);
+      key = "derived:" + baseText + "#" + std::to_string(at - seen.begin());
+    }
+    auto [it, inserted] = configIndex_.emplace(key, groups_.size());
+    if (inserted) {
+      ConfigGroup group;
+      group.config.name = m.variant.config;
+      group.config.named = !m.variant.config.empty();
+      group.config.constexprs = constexprs;
+      group.config.numWarps = m.variant.numWarps;
+      group.config.numStages = stages;   // the first one seen; per backend in `stages`
+      group.config.options = m.variant.options;
+      group.base = baseText;
+      group.constexprTexts = texts;
+      group.file = v.file;
+      group.stages[backend] = stages;
+      groups_.push_back(std::move(group));
+      return groups_.back();
+    }
+    ConfigGroup &group = groups_[it->second];
+    auto stagesAt = group.stages.find(backend);
+    bool stagesDiffer = stagesAt != group.stages.end() && stagesAt->second != stages;
+    if (group.base != baseText || stagesDiffer) {
+      ConfigGroup here;
+      here.config.numWarps = m.variant.numWarps;
+      here.config.options = m.variant.options;
+      here.constexprTexts = texts;
+      here.stages[backend] = stages;
+      ConfigGroup there = group;
+      there.stages = {{backend, stagesDiffer ? stagesAt->second : stages}};
+      status = errorIn(v.file, "config '" + m.variant.config + "' of kernel '" + m.name + "' is " +
+                                   derivedName(here, true) + " here but " +
+                                   derivedName(there, true) + " in '" + group.file +
+                                   "': two configs of one kernel cannot share a name");
+    }
+    group.stages.emplace(backend, stages);
+    return group;
+  }
+
+  std::vector<int> hintsOf(const ReadVariant &v) const {
+    std::vector<int> hints;
+    for (const CParam &c : kernel_.cParams) {
+      const ParamInfo &p = v.meta.params[c.kernelIndex];
+      hints.push_back(p.kind == ParamInfo::Kind::SpecializedToOne ? 1 : p.hint);
+    }
+    return hints;
+  }
+
+  Status place(const ReadVariant &v) {
+    Status status = ok();
+    ConfigGroup &group = configFor(v, status);
+    if (!status)
+      return status;
+    std::vector<int> hints = hintsOf(v);
+    auto hint = std::find_if(group.hints.begin(), group.hints.end(),
+                             [&](const HintGroup &h) { return h.hints == hints; });
+    if (hint == group.hints.end()) {
+      group.hints.push_back({hints, {}, {}});
+      hint = group.hints.end() - 1;
+    }
+    const std::string target = targetKey(v.meta.target);
+    if (auto other = hint->fileOf.find(target); other != hint->fileOf.end())
+      return errorIn(v.file, "duplicate: kernel '" + kernel_.name + "', config " +
+                                 configLabel(group) + ", variant (" +
+                                 hintsText(kernel_.cParams, hints) + ") for " + target +
+                                 " is also in '" + other->second + "'");
+    if (!targets_.count(target))
+      targets_.emplace(target, v.meta.target);
+
+    Function f;
+    f.metadataFile = v.file;
+    f.variantId = v.meta.variant.id;
+    f.entry = v.meta.launch.entry;
+    f.binary = v.binary;
+    f.ptx = v.ptx;
+    f.launch = v.meta.launch;
+    f.resources = v.resources;
+    f.imageSize = v.imageSize;
+    f.tritonVersion = v.meta.tritonVersion;
+    hint->byTarget.emplace(target, std::move(f));
+    hint->fileOf.emplace(target, v.file);
+    return ok();
+  }
+
+  Status finish() {
+    for (const auto &[spelling, target] : targets_)
+      kernel_.targets.push_back(target);
+    std::sort(kernel_.targets.begin(), kernel_.targets.end(), targetLess);
+
+    // Derived names show num_stages only where two configs differ in nothing else.
+    std::map<std::string, int> sameBase;
+    for (const ConfigGroup &g : groups_)
+      ++sameBase[g.base];
+    std::map<std::string, std::string> names;   // config name -> file
+    for (ConfigGroup &g : groups_) {
+      if (!g.config.named)
+        g.config.name = derivedName(g, sameBase[g.base] > 1);
+      auto [it, inserted] = names.emplace(g.config.name, g.file);
+      if (!inserted)
+        return errorIn(g.file, "kernel '" + kernel_.name + "' has two configs called '" +
+                                   g.config.name + "' (the other is in '" + it->second +
+                                   "'): name the configs (name=...) so they can be told apart");
+    }
+
+    for (ConfigGroup &g : groups_) {
+      for (HintGroup &h : g.hints) {
+        HintVariant variant;
+        variant.hints = h.hints;
+        for (const Target &t : kernel_.targets) {
+          auto f = h.byTarget.find(targetKey(t));
+          if (f == h.byTarget.end())
+            return missing(g, h, t);
+          variant.functions.push_back(std::move(f->second));
+        }
+        g.config.variants.push_back(std::move(variant));
+      }
+      // Most specialised first; ties keep declaration order.
+      std::stable_sort(g.config.variants.begin(), g.config.variants.end(),
+                       [](const HintVariant &a, const HintVariant &b) {
+                         auto count = [](const HintVariant &v) {
+                           return std::count_if(v.hints.begin(), v.hints.end(),
+                                                [](int x) { return x != 0; });
+                         };
+                         return count(a) > count(b);
+                       });
+      kernel_.configs.push_back(std::move(g.config));
+    }
+    return ok();
+  }
+
+  Diagnostic missing(const ConfigGroup &g, const HintGroup &h, const Target &t) const {
+    const std::string spelling = targetKey(t);
+    std::string others;
+    for (const auto &[target, file] : h.fileOf)
+      others += (others.empty() ? "" : ", ") + target;
+    // Another variant of the kernel that was built for the missing target.
+    std::string example;
+    for (const ConfigGroup &group : groups_)
+      for (const HintGroup &hint : group.hints)
+        if (auto f = hint.fileOf.find(spelling); f != hint.fileOf.end() && example.empty())
+          example = f->second;
+    Diagnostic diag = errorIn(
+        h.fileOf.begin()->second,
+        "kernel '" + kernel_.name + "', config " + configLabel(g) + ", variant (" +
+            hintsText(kernel_.cParams, h.hints) + ") has no function for " + spelling +
+            " (it is built for " + others + "), but other variants of the kernel are (" +
+            example + "): every variant must be built for every target of its kernel; "
+            "compile it for " + spelling + " too, or leave " + spelling + " out of the library");
+    return diag;
+  }
+
+  std::vector<const ReadVariant *> variants_;
+  Kernel kernel_;
+  std::vector<ConfigGroup> groups_;
+  std::map<std::string, std::size_t> configIndex_;
+  std::map<Backend, std::map<std::string, std::vector<int>>> stagesSeen_;
+  std::map<std::string, Target> targets_;
+};
+
+/// Every public symbol of the library is <prefix>_<name>: no two may be the same.
+Status checkGeneratedNames(const Library &library,
+                           const std::vector<std::string> &firstFileOfKernel) {
+  std::map<std::string, std::string> owner;   // name after the prefix -> what defines it
+  for (const char *name : {"preload", "unload", "version", "manifest", "last_error", "set_allocator"})
+    owner.emplace(name, "the library-wide function " + library.prefix + "_" + name);
+  for (std::size_t k = 0; k < library.kernels.size(); ++k) {
+    const std::string &kernel = library.kernels[k].name;
+    const std::pair<std::string, std::string> names[] = {
+        {kernel, "the launcher"},
+        {kernel + "_config", "the config launcher"},
+        {kernel + "_config_count", "the config count"},
+        {kernel + "_config_name", "the config names"}};
+    for (const auto &[name, what] : names) {
+      std::string description = what + " of kernel '" + kernel + "' ('" + firstFileOfKernel[k] + "')";
+      auto [it, inserted] = owner.emplace(name, description);
+      if (!inserted)
+        return errorIn(firstFileOfKernel[k],
+                       "kernel '" + kernel + "': " + what + " would be " + library.prefix + "_" +
+                           name + ", which is already " + it->second +
+                           "; give the kernel another name (--out-name)");
+    }
+  }
+  return ok();
+}
+
+} // namespace
+
+std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints) {
+  std::string out;
+  for (std::size_t i = 0; i < params.size() && i < hints.size(); ++i)
+    if (hints[i] != 0)
+      out += (out.empty() ? "" : ", ") + params[i].name + ":" + std::to_string(hints[i]);
+  return out.empty() ? "no hints" : out;
+}
+
+Status checkLibraryNames(const Library &library) {
+  const std::string &name = library.name;
+  bool fileNameSafe = !name.empty() && name[0] != '.' && name[0] != '-' &&
+                      std::all_of(name.begin(), name.end(), [](char c) {
+                        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                               c == '-' || c == '.' || c == '+';
+                      });
+  if (!fileNameSafe)
+    return makeError(ExitCode::UsageError,
+                     "library name " + quoted(name) +
+                         " cannot name the output files: use letters, digits, '_', '-', '.' "
+                         "and '+', not starting with '.' or '-'");
+  if (!isCIdentifier(library.prefix))
+    return makeError(ExitCode::UsageError,
+                     library.prefix == name
+                         ? "library name " + quoted(name) +
+                               " is not a C identifier, so it cannot be the prefix of the C "
+                               "API: give --prefix"
+                         : "prefix " + quoted(library.prefix) + " is not a C identifier");
+  return ok();
+}
+
+Status groupVariants(const std::vector<ReadVariant> &variants, Library &library) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const ReadVariant *>> byKernel;
+  for (const ReadVariant &v : variants) {
+    auto &list = byKernel[v.meta.name];
+    if (list.empty())
+      order.push_back(v.meta.name);
+    list.push_back(&v);
+  }
+  std::vector<std::string> firstFiles;
+  for (const std::string &name : order) {
+    auto kernel = KernelBuilder(byKernel[name]).build();
+    if (!kernel)
+      return kernel.takeError();
+    library.kernels.push_back(std::move(*kernel));
+    firstFiles.push_back(byKernel[name].front()->file);
+  }
+  return checkGeneratedNames(library, firstFiles);
+}
+
+} // namespace tta::link

@@ -1,0 +1,36 @@
+// Inside buildLibrary() (linker/link_input.h): grouping checked variants into kernels, configs,
+// hint variants and per-target functions, with every consistency check between them.
+#pragma once
+
+#include "compiler/diagnostic.h"
+#include "compiler/metadata.h"
+#include "linker/link_model.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tta::link {
+
+/// One metadata file after its images were read and checked.
+struct ReadVariant {
+  std::string file;                  ///< the metadata file (for messages)
+  KernelMetadata meta;
+  ResourceInfo resources;            ///< from the image
+  std::size_t binary = 0;            ///< index into Library::images
+  std::optional<std::size_t> ptx;    ///< index into Library::images, when embedded
+  std::uint64_t imageSize = 0;
+};
+
+/// The library name (a file name stem) and the prefix (a C identifier; default: the name).
+Status checkLibraryNames(const Library &library);
+
+/// Fills Library::kernels from \p variants (in order of first appearance). Errors name the
+/// metadata file that caused them.
+Status groupVariants(const std::vector<ReadVariant> &variants, Library &library);
+
+/// "x_ptr:16, n:1", or "no hints" (the generic variant): for messages and --inspect.
+std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints);
+
+} // namespace tta::link
