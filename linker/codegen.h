@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace tta::link {
 
@@ -23,5 +24,15 @@ struct CodegenOptions {
 
 GeneratedSources generateSources(const Library &library, const ImageBlob &blob,
                                  const CodegenOptions &options);
+
+/// Every function <lib>.h declares, in declaration order: per kernel <p>_<K>, <p>_<K>_config,
+/// <p>_<K>_config_count, <p>_<K>_config_name; then <p>_preload, <p>_unload, <p>_version,
+/// <p>_manifest, <p>_last_error, <p>_set_allocator. These are all a shared library built from
+/// the generated sources exports.
+std::vector<std::string> apiSymbols(const Library &library);
+
+/// Fails when two generated C functions would have one name (kernel "a_config" beside kernel
+/// "a", a kernel called "preload" or "tta_blob"). Run before writing anything.
+Status checkApiNames(const Library &library);
 
 } // namespace tta::link

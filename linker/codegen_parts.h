@@ -1,0 +1,36 @@
+// The pieces generateSources() (codegen.h) puts together; split so each file is one output.
+#pragma once
+
+#include "linker/codegen.h"
+#include "linker/codegen_plan.h"
+
+#include <string>
+#include <vector>
+
+namespace tta::link {
+
+/// <lib>.h (docs/generated-api.md).
+std::string generateHeader(const Library &library, const CodegenPlan &plan);
+/// <lib>.c: the runtime's descriptor tables and one dispatcher per kernel.
+std::string generateSource(const Library &library, const CodegenPlan &plan,
+                           const ImageBlob &blob);
+/// <lib>.images.S: the blob under the hidden symbol blobSymbol(library).
+std::string generateAssembly(const Library &library, const CodegenOptions &options);
+
+/// "<prefix>_tta_blob".
+std::string blobSymbol(const Library &library);
+/// "<prefix>.h" include guard: TRITON_AOT_LIB_<NAME>_H with every non-alphanumeric byte as "_".
+std::string includeGuard(const Library &library);
+
+/// "const void *x", "int32_t n".
+std::string cDeclaration(const std::string &type, const std::string &name);
+/// "head(a, b, c)" + tail, broken after commas so no line passes 100 columns; continuation
+/// lines line up after the "(".
+std::string wrapCall(const std::string &head, const std::vector<std::string> &items,
+                     const std::string &tail);
+/// The public functions' parameter declarations: stream, then (with \p withConfig) config, then
+/// the runtime parameters.
+std::vector<std::string> apiParameters(const Kernel &kernel, const KernelPlan &plan,
+                                       bool withConfig);
+
+} // namespace tta::link

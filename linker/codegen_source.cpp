@@ -1,0 +1,499 @@
+// <lib>.c: static const tables for the runtime (runtime-shim/include/triton_aot/runtime.h) and
+// one dispatcher per kernel: config -> hint variant -> grid -> triton_aot_launch().
+#include "linker/c_text.h"
+#include "linker/codegen_parts.h"
+#include "linker/grid_codegen.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tta::link {
+
+namespace {
+
+bool isPointer(const CParam &param) {
+  return !param.cType.empty() && param.cType.back() == '*';
+}
+
+/// The test a hint promises, or (with \p negated) the test that it is broken.
+std::string hintTest(const CParam &param, const std::string &name, int hint, bool negated) {
+  const char *eq = negated ? " != " : " == ";
+  if (isPointer(param))
+    return hint == 16 ? "((uintptr_t)" + name + " & 15u)" + eq + "0"
+                      : "(uintptr_t)" + name + eq + "1";
+  return hint == 16 ? name + " % 16" + eq + "0" : name + eq + "1";
+}
+
+std::string brokenPromise(const CParam &param, int hint) {
+  if (hint == 1)
+    return param.name + " is not 1";
+  return param.name + (isPointer(param) ? " is not 16-byte aligned" : " is not a multiple of 16");
+}
+
+std::string hintsText(const Kernel &kernel, const std::vector<int> &hints) {
+  std::string out;
+  for (std::size_t p = 0; p < hints.size() && p < kernel.cParams.size(); ++p)
+    if (hints[p] != 0)
+      out += (out.empty() ? "" : " ") + kernel.cParams[p].name + ":" + std::to_string(hints[p]);
+  return out.empty() ? "generic" : out;
+}
+
+std::size_t hintCount(const std::vector<int> &hints) {
+  return static_cast<std::size_t>(std::count_if(hints.begin(), hints.end(), [](int h) { return h != 0; }));
+}
+
+/// "cond1 && cond2", continued on lines indented by \p indent when long.
+std::string conjunction(const std::vector<std::string> &tests, std::size_t indent) {
+  std::string out;
+  std::size_t column = indent;
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    if (i > 0) {
+      if (column + 4 + tests[i].size() > 98) {
+        out += " &&\n" + std::string(indent, ' ');
+        column = indent;
+      } else {
+        out += " && ";
+        column += 4;
+      }
+    }
+    out += tests[i];
+    column += tests[i].size();
+  }
+  return out;
+}
+
+const char *imageKind(const std::string &kind) {
+  if (kind == "cubin")
+    return "TRITON_AOT_IMAGE_CUBIN";
+  if (kind == "ptx")
+    return "TRITON_AOT_IMAGE_PTX";
+  if (kind == "hsaco")
+    return "TRITON_AOT_IMAGE_HSACO";
+  return "0 /* unknown image kind */";
+}
+
+int featureValue(char feature) { return feature == '+' ? 1 : feature == '-' ? 0 : -1; }
+
+std::string launchInfo(const LaunchInfo &launch) {
+  std::string flags;
+  if (launch.cooperative)
+    flags = "TRITON_AOT_LAUNCH_COOPERATIVE";
+  if (launch.pdl)
+    flags += std::string(flags.empty() ? "" : " | ") + "TRITON_AOT_LAUNCH_PDL";
+  std::ostringstream out;
+  out << "{" << launch.block[0] << ", " << launch.shared << ", {" << launch.clusterDims[0] << ", "
+      << launch.clusterDims[1] << ", " << launch.clusterDims[2] << "}, " << launch.numCtas << ", "
+      << (flags.empty() ? "0" : flags) << ", " << launch.globalScratch.size << ", "
+      << launch.globalScratch.align << ", " << launch.profileScratch.size << ", "
+      << launch.profileScratch.align << "}";
+  return out.str();
+}
+
+/// The C text of every name a grid expression of config \p config may use.
+std::map<std::string, std::string, std::less<>> gridNames(const Kernel &kernel,
+                                                          const KernelPlan &plan,
+                                                          const KernelConfig *config) {
+  std::map<std::string, std::string, std::less<>> names;
+  for (const std::string &name : kernel.oneOnly)
+    names[name] = "INT64_C(1)";
+  if (config)
+    for (const auto &[name, value] : config->constexprs)
+      names[name] = constexprLiteral(value).value_or("tta_constexpr_" + name + "_is_not_a_number");
+  for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
+    names[kernel.cParams[p].name] = "(int64_t)" + plan.params[p];
+  return names;
+}
+
+bool gridUsesConstexprs(const Kernel &kernel) {
+  for (const KernelConfig &config : kernel.configs)
+    for (const auto &[name, value] : config.constexprs)
+      for (const std::string &dim : kernel.grid)
+        for (std::size_t at = dim.find(name); at != std::string::npos; at = dim.find(name, at + 1)) {
+          auto identChar = [](char c) {
+            return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+          };
+          const bool starts = at == 0 || !identChar(dim[at - 1]);
+          const std::size_t end = at + name.size();
+          if (starts && (end == dim.size() || !identChar(dim[end])))
+            return true;
+        }
+  return false;
+}
+
+struct Used {
+  GridHelpers grid;
+  bool invalid = false;  ///< tta_invalid()
+  bool launch = false;   ///< tta_launch()
+};
+
+class DispatcherWriter {
+public:
+  DispatcherWriter(const Library &library, const CodegenPlan &plan, std::size_t k, Used &used)
+      : plan_(plan), kernel_(library.kernels[k]), kp_(plan.kernels[k]),
+        used_(used) {}
+
+  void write(std::ostream &out) {
+    const bool split = kp_.entries.size() > 1;
+    std::vector<std::string> params = apiParameters(kernel_, kp_, true);
+    out << wrapCall("static triton_aot_status " + kp_.statics + "_dispatch", params, " {\n");
+    for (std::size_t e : kp_.entries)
+      writeArgs(out, plan_.entries[e], split);
+    out << "  int64_t " << kp_.grid << "[3];\n";
+    if (split)
+      out << "  void **" << kp_.args << ";\n  uint32_t " << kp_.entry << ", " << kp_.variant << ";\n";
+    else
+      out << "  uint32_t " << kp_.variant << ";\n";
+
+    const bool perConfigGrid = gridUsesConstexprs(kernel_);
+    out << "  /* grid: (" << commentText(kernel_.grid[0]) << ", " << commentText(kernel_.grid[1])
+        << ", " << commentText(kernel_.grid[2]) << ") */\n";
+    if (!perConfigGrid)
+      writeGrid(out, nullptr, "  ");
+    out << "  switch (" << kp_.config << ") {\n";
+    for (std::size_t c = 0; c < kernel_.configs.size(); ++c) {
+      out << "  case " << c << ": /* " << commentText(cStringLiteral(kernel_.configs[c].name)) << " */\n";
+      if (perConfigGrid)
+        writeGrid(out, &kernel_.configs[c], "    ");
+      writeVariantChoice(out, c);
+      out << "    break;\n";
+    }
+    out << "  default:\n"
+        << "    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
+        << "                           \"" << kp_.api << ": config %d is out of range; it has "
+        << kernel_.configs.size() << (kernel_.configs.size() == 1 ? " config" : " configs") << "\", "
+        << kp_.config << ");\n"
+        << "  }\n";
+    used_.launch = true;
+    if (split)
+      out << "  return tta_launch(" << kp_.entry << ", " << kp_.variant << ", " << kp_.stream << ", "
+          << kp_.grid << ", " << kp_.args << ");\n}\n\n";
+    else
+      out << "  return tta_launch(" << kp_.entries.front() << ", " << kp_.variant << ", "
+          << kp_.stream << ", " << kp_.grid << ", " << plan_.entries[kp_.entries.front()].argsName
+          << ");\n}\n\n";
+  }
+
+private:
+  void writeArgs(std::ostream &out, const RuntimeEntry &entry, bool split) {
+    std::string values;
+    std::string omitted;
+    for (std::size_t p = 0; p < kernel_.cParams.size(); ++p) {
+      if (entry.passed[p])
+        values += (values.empty() ? "&" : ", &") + kp_.params[p];
+      else
+        omitted += (omitted.empty() ? "" : ", ") + kernel_.cParams[p].name + " == 1";
+    }
+    out << "  void *" << entry.argsName << "[" << entry.argCount << " + 2]";
+    if (!values.empty())
+      out << " = {" << values << "}";
+    out << ";";
+    if (split)
+      out << " /* " << (omitted.empty() ? "every argument" : "compiled with " + omitted) << " */";
+    out << "\n";
+  }
+
+  void writeGrid(std::ostream &out, const KernelConfig *config, const std::string &indent) {
+    const auto names = gridNames(kernel_, kp_, config);
+    for (int d = 0; d < 3; ++d)
+      out << indent << kp_.grid << "[" << d << "] = "
+          << emitGridExpression(kernel_.grid[static_cast<std::size_t>(d)], names, used_.grid) << ";\n";
+  }
+
+  std::string choose(const VariantRef &ref) const {
+    if (kp_.entries.size() == 1)
+      return kp_.variant + " = " + std::to_string(ref.variant) + ";";
+    return "{ " + kp_.entry + " = " + std::to_string(ref.entry) + "; " + kp_.variant + " = " +
+           std::to_string(ref.variant) + "; " + kp_.args + " = " + plan_.entries[ref.entry].argsName +
+           "; }";
+  }
+
+  void writeVariantChoice(std::ostream &out, std::size_t c) {
+    const KernelConfig &config = kernel_.configs[c];
+    // Most specialised first; the model is already in that order, but the dispatcher must not
+    // depend on it: a generic variant tried early would shadow every specialised one.
+    std::vector<std::size_t> order(config.variants.size());
+    for (std::size_t v = 0; v < order.size(); ++v)
+      order[v] = v;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return hintCount(config.variants[a].hints) > hintCount(config.variants[b].hints);
+    });
+    bool first = true;
+    for (std::size_t v : order) {
+      const std::vector<int> &hints = config.variants[v].hints;
+      const std::string action = choose(kp_.variants[c][v]);
+      if (hintCount(hints) == 0) {
+        out << (first ? "    " : "    else\n      ") << action << "\n";
+        return;
+      }
+      std::vector<std::string> tests;
+      for (std::size_t p = 0; p < hints.size() && p < kernel_.cParams.size(); ++p)
+        if (hints[p] != 0)
+          tests.push_back(hintTest(kernel_.cParams[p], kp_.params[p], hints[p], false));
+      out << "    " << (first ? "if (" : "else if (") << conjunction(tests, first ? 8 : 13) << ")\n"
+          << "      " << action << "\n";
+      first = false;
+    }
+    writeNoVariant(out, c, order.empty() ? nullptr : &config.variants[order.back()]);
+  }
+
+  /// No variant fits: name the first promise of the most general variant that the arguments
+  /// break (at least one is broken, or that variant would have been chosen).
+  void writeNoVariant(std::ostream &out, std::size_t c, const HintVariant *general) {
+    used_.invalid = true;
+    const std::string where = kernel_.configs.size() == 1
+                                  ? "the kernel has no generic variant"
+                                  : "config " + std::to_string(c) + " has no generic variant";
+    auto message = [&](std::size_t p, int hint) {
+      return cStringLiteral(kp_.api + ": no variant accepts these arguments: " +
+                            brokenPromise(kernel_.cParams[p], hint) + " and " + where +
+                            "; declare a signature without :" + std::to_string(hint) + " hints");
+    };
+    if (!general) {
+      out << "    return tta_invalid(" << cStringLiteral(kp_.api + ": config " + std::to_string(c) + " has no variants") << ");\n";
+      return;
+    }
+    std::vector<std::size_t> promised;
+    for (std::size_t p = 0; p < general->hints.size() && p < kernel_.cParams.size(); ++p)
+      if (general->hints[p] != 0)
+        promised.push_back(p);
+    for (std::size_t i = 0; i < promised.size(); ++i) {
+      const std::size_t p = promised[i];
+      const int hint = general->hints[p];
+      if (i + 1 < promised.size())
+        out << "    else if (" << hintTest(kernel_.cParams[p], kp_.params[p], hint, true) << ")\n";
+      else
+        out << "    else\n";
+      out << "      return tta_invalid(" << message(p, hint) << ");\n";
+    }
+  }
+
+  const CodegenPlan &plan_;
+  const Kernel &kernel_;
+  const KernelPlan &kp_;
+  Used &used_;
+};
+
+void writeTables(std::ostream &out, const Library &library, const CodegenPlan &plan,
+                 const ImageBlob &blob) {
+  const std::string blobName = blobSymbol(library);
+  out << "/* backend, capability, arch-specific (exact capability only), name, HIP processor,\n"
+         " * xnack and sramecc (-1 any, 0 off, 1 on) */\n";
+  if (!plan.targets.empty()) {
+    out << "static const triton_aot_target tta_targets[] = {\n";
+    for (const Target &t : plan.targets)
+      out << "  {" << (t.backend == Backend::Cuda ? "TRITON_AOT_BACKEND_CUDA" : "TRITON_AOT_BACKEND_HIP")
+          << ", " << t.capability << ", " << (t.archSuffix == 'a' ? 1 : 0) << ", "
+          << cStringLiteral(targetDisplayName(t)) << ", "
+          << (t.backend == Backend::Hip ? cStringLiteral(t.processor) : "NULL") << ", "
+          << featureValue(t.xnack) << ", " << featureValue(t.sramecc) << "},\n";
+    out << "};\n\n";
+  }
+
+  out << "/* data, stored bytes, bytes after decompression, kind, compression */\n";
+  if (!library.images.empty()) {
+    out << "static const triton_aot_image tta_images[] = {\n";
+    for (std::size_t i = 0; i < library.images.size(); ++i) {
+      const StoredImage stored = i < blob.images.size() ? blob.images[i] : StoredImage{};
+      const std::string file = library.images[i].sourceFile;
+      out << "  {" << blobName << " + " << stored.offset << ", " << stored.storedSize << ", "
+          << stored.rawSize << ", " << imageKind(library.images[i].kind) << ", "
+          << (stored.compressed ? "TRITON_AOT_COMPRESSION_ZSTD" : "TRITON_AOT_COMPRESSION_NONE")
+          << "}, /* " << i << ": " << commentText(file.substr(file.find_last_of('/') + 1)) << " */\n";
+    }
+    out << "};\n\n";
+  }
+
+  for (std::size_t k = 0; k < library.kernels.size(); ++k) {
+    const Kernel &kernel = library.kernels[k];
+    const KernelPlan &kp = plan.kernels[k];
+    out << "/* " << kernel.name << ": one row per variant and target; entry, binary image, PTX image,\n"
+        << " * {block_x, shared bytes, cluster, num_ctas, flags, global scratch size, align,\n"
+        << " *  profile scratch size, align} */\n";
+    if (!kp.targets.empty()) {
+      out << "static const uint32_t " << kp.statics << "_targets[] = {";
+      for (std::size_t t = 0; t < kp.targets.size(); ++t)
+        out << (t ? ", " : "") << kp.targets[t];
+      out << "};\n";
+    }
+    for (std::size_t e = 0; e < kp.entries.size(); ++e) {
+      const RuntimeEntry &entry = plan.entries[kp.entries[e]];
+      if (kp.targets.empty())
+        continue;
+      out << "static const triton_aot_function " << kp.statics << "_functions"
+          << (kp.entries.size() > 1 ? std::to_string(e) : "") << "[] = {\n";
+      for (std::size_t row = 0; row < entry.rows.size(); ++row) {
+        const auto [c, v] = entry.rows[row];
+        const KernelConfig &config = kernel.configs[c];
+        out << "  /* variant " << row << ": config " << c << " " << commentText(cStringLiteral(config.name))
+            << ", " << hintsText(kernel, config.variants[v].hints) << " */\n";
+        const std::vector<Function> &functions = config.variants[v].functions;
+        for (std::size_t t = 0; t < functions.size(); ++t) {
+          const Function &f = functions[t];
+          out << "  {" << cStringLiteral(f.entry) << ", " << f.binary << ", "
+              << (f.ptx ? std::to_string(*f.ptx) : "TRITON_AOT_NO_IMAGE") << ", "
+              << launchInfo(f.launch) << "}, /* "
+              << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?") << " */\n";
+        }
+      }
+      out << "};\n";
+    }
+    out << "\n";
+  }
+
+  out << "/* name, targets, variants (config-major), their functions, first slot, arguments,\n"
+         " * trailing scratch pointers */\n";
+  if (!plan.entries.empty()) {
+    out << "static const triton_aot_kernel tta_kernels[] = {\n";
+    for (std::size_t e = 0; e < plan.entries.size(); ++e) {
+      const RuntimeEntry &entry = plan.entries[e];
+      const Kernel &kernel = library.kernels[entry.kernel];
+      const KernelPlan &kp = plan.kernels[entry.kernel];
+      const std::size_t local = static_cast<std::size_t>(
+          std::find(kp.entries.begin(), kp.entries.end(), e) - kp.entries.begin());
+      std::string trailing;
+      if (kernel.globalScratchArg)
+        trailing = "TRITON_AOT_ARG_GLOBAL_SCRATCH";
+      if (kernel.profileScratchArg)
+        trailing += std::string(trailing.empty() ? "" : " | ") + "TRITON_AOT_ARG_PROFILE_SCRATCH";
+      const bool hasTables = !kp.targets.empty();
+      std::ostringstream row;
+      row << "  {" << cStringLiteral(kp.api) << ", " << kp.targets.size() << ", "
+          << (hasTables ? kp.statics + "_targets" : "NULL") << ", " << entry.rows.size() << ", "
+          << (hasTables ? kp.statics + "_functions" + (kp.entries.size() > 1 ? std::to_string(local) : "")
+                        : "NULL")
+          << ", " << entry.firstSlot << ", " << entry.argCount << ",";
+      const std::string last = (trailing.empty() ? "0" : trailing) + "}, /* " + std::to_string(e) + " */";
+      out << row.str() << (row.str().size() + 1 + last.size() > 100 ? "\n   " : " ") << last << "\n";
+    }
+    out << "};\n\n";
+  }
+
+  std::size_t slots = 0;
+  for (const RuntimeEntry &entry : plan.entries)
+    slots += entry.rows.size();
+  out << "static void *tta_state; /* the runtime's: per-device modules and functions */\n"
+      << "static const triton_aot_library tta_library = {\n"
+      << "  .name = " << cStringLiteral(library.name) << ",\n"
+      << "  .prefix = " << cStringLiteral(library.prefix) << ",\n"
+      << "  .target_count = " << plan.targets.size() << ",\n"
+      << "  .targets = " << (plan.targets.empty() ? "NULL" : "tta_targets") << ",\n"
+      << "  .image_count = " << library.images.size() << ",\n"
+      << "  .images = " << (library.images.empty() ? "NULL" : "tta_images") << ",\n"
+      << "  .kernel_count = " << plan.entries.size() << ",\n"
+      << "  .kernels = " << (plan.entries.empty() ? "NULL" : "tta_kernels") << ",\n"
+      << "  .slot_count = " << slots << ",\n"
+      << "  .state = &tta_state,\n"
+      << "};\n\n";
+}
+
+void writeHelpers(std::ostream &out, const Used &used) {
+  if (used.grid.cdiv)
+    out << "static inline int64_t tta_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }\n";
+  if (used.grid.min)
+    out << "static inline int64_t tta_min(int64_t a, int64_t b) { return a < b ? a : b; }\n";
+  if (used.grid.max)
+    out << "static inline int64_t tta_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
+  if (used.grid.cdiv || used.grid.min || used.grid.max)
+    out << "\n";
+  if (used.invalid)
+    out << "static triton_aot_status tta_invalid(const char *message) {\n"
+           "  return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, \"%s\", message);\n"
+           "}\n\n";
+  if (used.launch)
+    out << "/* Launches a variant of tta_kernels[kernel]; an empty grid launches nothing. */\n"
+           "static triton_aot_status tta_launch(uint32_t kernel, uint32_t variant, void *stream,\n"
+           "                                    const int64_t grid[3], void **args) {\n"
+           "  uint64_t dims[3];\n"
+           "  int axis;\n"
+           "  for (axis = 0; axis < 3; ++axis) {\n"
+           "    if (grid[axis] < 0)\n"
+           "      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
+           "                             \"%s: grid %c is %lld; it must not be negative\",\n"
+           "                             tta_kernels[kernel].name, \"xyz\"[axis], (long long)grid[axis]);\n"
+           "    dims[axis] = (uint64_t)grid[axis];\n"
+           "  }\n"
+           "  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {\n"
+           "    triton_aot_clear_error();\n"
+           "    return TRITON_AOT_SUCCESS;\n"
+           "  }\n"
+           "  return triton_aot_launch(&tta_library, kernel, variant, stream, dims, args);\n"
+           "}\n\n";
+}
+
+void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan,
+              const ImageBlob &blob) {
+  for (std::size_t k = 0; k < library.kernels.size(); ++k) {
+    const Kernel &kernel = library.kernels[k];
+    const KernelPlan &kp = plan.kernels[k];
+    std::vector<std::string> forwarded = {kp.stream, "0"};
+    for (const std::string &name : kp.params)
+      forwarded.push_back(name);
+    const std::string dispatch = kp.statics + "_dispatch";
+    out << wrapCall("triton_aot_status " + kp.api, apiParameters(kernel, kp, false), " {\n")
+        << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
+    forwarded[1] = kp.config;
+    out << wrapCall("triton_aot_status " + kp.api + "_config", apiParameters(kernel, kp, true), " {\n")
+        << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
+    out << "int " << kp.api << "_config_count(void) { return " << kernel.configs.size() << "; }\n";
+    out << "const char *" << kp.api << "_config_name(int config) {\n";
+    if (kernel.configs.empty()) {
+      out << "  (void)config;\n  return NULL;\n}\n\n";
+      continue;
+    }
+    out << "  static const char *const names[] = {";
+    for (std::size_t c = 0; c < kernel.configs.size(); ++c)
+      out << (c ? ", " : "") << cStringLiteral(kernel.configs[c].name);
+    out << "};\n  return config >= 0 && config < " << kernel.configs.size()
+        << " ? names[config] : NULL;\n}\n\n";
+  }
+
+  const std::string &p = library.prefix;
+  const bool hasManifest = blob.manifestOffset + blob.manifestSize < blob.bytes.size() &&
+                           blob.bytes[blob.manifestOffset + blob.manifestSize] == 0;
+  out << "triton_aot_status " << p << "_preload(void) { return triton_aot_preload(&tta_library); }\n"
+      << "triton_aot_status " << p << "_unload(void) { return triton_aot_unload(&tta_library); }\n"
+      << "const char *" << p << "_version(void) { return \"" TRITON_AOT_VERSION "\"; }\n"
+      << "const char *" << p << "_manifest(void) { return "
+      << (hasManifest ? "(const char *)(" + blobSymbol(library) + " + " +
+                            std::to_string(blob.manifestOffset) + ")"
+                      : std::string("\"\""))
+      << "; }\n"
+      << "const char *" << p << "_last_error(void) { return triton_aot_last_error(); }\n"
+      << "void " << p << "_set_allocator(const triton_aot_allocator *allocator) {\n"
+      << "  triton_aot_set_allocator(allocator);\n}\n";
+}
+
+} // namespace
+
+std::string generateSource(const Library &library, const CodegenPlan &plan,
+                           const ImageBlob &blob) {
+  Used used;
+  std::ostringstream dispatchers;
+  for (std::size_t k = 0; k < library.kernels.size(); ++k)
+    DispatcherWriter(library, plan, k, used).write(dispatchers);
+
+  bool anyBool = false;
+  for (const Kernel &kernel : library.kernels)
+    for (const CParam &param : kernel.cParams)
+      anyBool = anyBool || param.cType == "bool";
+
+  std::ostringstream out;
+  out << "/* " << commentText(library.name) << ".c: dispatchers and descriptor tables of the triton-aot library "
+      << commentText(cStringLiteral(library.name)) << ",\n"
+      << " * generated by triton-aot-ld " TRITON_AOT_VERSION " (do not edit). The tables follow\n"
+      << " * <triton_aot/runtime.h>; the runtime chooses the image for the device and launches. */\n"
+      << "#include <triton_aot/runtime.h>\n"
+      << "#include \"" << library.name << ".h\"\n\n";
+  if (anyBool)
+    out << "_Static_assert(sizeof(bool) == 1, \"i1 arguments are passed as 1-byte bool\");\n\n";
+  out << "/* " << commentText(library.name) << ".images, by " << commentText(library.name)
+      << ".images.S: the images at the offsets below, then the manifest. */\n"
+      << "TRITON_AOT_HIDDEN extern const unsigned char " << blobSymbol(library) << "[];\n\n";
+  writeTables(out, library, plan, blob);
+  writeHelpers(out, used);
+  out << dispatchers.str();
+  writeApi(out, library, plan, blob);
+  return out.str();
+}
+
+} // namespace tta::link

@@ -1,0 +1,240 @@
+#include "codegen_fixture.h"
+
+#include "compiler/types.h"
+#include "linker/c_names.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace tta::link::testing {
+
+KernelBuilder::KernelBuilder(std::string name) {
+  kernel_.name = name;
+  kernel_.function = name + "_fn";
+  kernel_.source = "kernels/" + name + ".py";
+  kernel_.grid = {"1", "1", "1"};
+}
+
+KernelBuilder &KernelBuilder::param(const std::string &name, const std::string &tritonType) {
+  CParam c;
+  c.name = name;
+  c.cName = cParameterName(name);
+  c.tritonType = tritonType;
+  ParamInfo info;
+  info.name = name;
+  info.type = tritonType;
+  if (tritonType.front() == '*') {
+    c.cType = "const void *";
+    c.size = 8;
+    info.kind = ParamInfo::Kind::Pointer;
+  } else {
+    const std::optional<ScalarType> type = parseScalarType(tritonType);
+    if (!type)
+      throw std::invalid_argument("unknown type " + tritonType);
+    c.cType = std::string(typeInfo(*type).cType);
+    c.size = typeInfo(*type).size;
+    info.kind = ParamInfo::Kind::Scalar;
+  }
+  info.size = c.size;
+  c.kernelIndex = kernel_.params.size();
+  kernel_.params.push_back(info);
+  kernel_.cParams.push_back(c);
+  return *this;
+}
+
+KernelBuilder &KernelBuilder::constexprParam(const std::string &name) {
+  ParamInfo info;
+  info.name = name;
+  info.kind = ParamInfo::Kind::Constexpr;
+  info.type = "constexpr";
+  kernel_.params.push_back(info);
+  return *this;
+}
+
+KernelBuilder &KernelBuilder::oneParam(const std::string &name) {
+  ParamInfo info;
+  info.name = name;
+  info.kind = ParamInfo::Kind::SpecializedToOne;
+  info.type = "i32";
+  info.hint = 1;
+  info.value = 1;
+  info.valueText = "1";
+  kernel_.params.push_back(info);
+  kernel_.oneOnly.push_back(name);
+  return *this;
+}
+
+KernelBuilder &KernelBuilder::grid(std::string x, std::string y, std::string z) {
+  kernel_.grid = {std::move(x), std::move(y), std::move(z)};
+  return *this;
+}
+
+KernelBuilder &KernelBuilder::target(const std::string &spelling) {
+  Expected<Target> target = parseTarget(spelling);
+  if (!target)
+    throw std::invalid_argument(target.error().message);
+  kernel_.targets.push_back(*target);
+  return *this;
+}
+
+KernelBuilder &KernelBuilder::scratch(bool global, bool profile) {
+  kernel_.globalScratchArg = global;
+  kernel_.profileScratchArg = profile;
+  return *this;
+}
+
+KernelBuilder &KernelBuilder::config(const std::string &name, nlohmann::json constexprs,
+                                     std::vector<std::vector<std::string>> variants) {
+  KernelConfig config;
+  config.name = name;
+  config.named = true;
+  for (const auto &[key, value] : constexprs.items())
+    config.constexprs[key] = value;
+  config.numWarps = 4;
+  config.numStages = 3;
+  for (const std::vector<std::string> &promises : variants) {
+    HintVariant variant;
+    variant.hints.assign(kernel_.cParams.size(), 0);
+    for (const std::string &promise : promises) {
+      const std::size_t colon = promise.find(':');
+      const std::string param = promise.substr(0, colon);
+      std::size_t p = 0;
+      while (p < kernel_.cParams.size() && kernel_.cParams[p].name != param)
+        ++p;
+      if (p == kernel_.cParams.size())
+        throw std::invalid_argument("no parameter " + param);
+      variant.hints[p] = std::stoi(promise.substr(colon + 1));
+    }
+    config.variants.push_back(variant);
+  }
+  kernel_.configs.push_back(config);
+  return *this;
+}
+
+void KernelBuilder::addTo(Library &library) {
+  for (std::size_t c = 0; c < kernel_.configs.size(); ++c) {
+    for (std::size_t v = 0; v < kernel_.configs[c].variants.size(); ++v) {
+      HintVariant &variant = kernel_.configs[c].variants[v];
+      variant.functions.clear();
+      for (const Target &target : kernel_.targets) {
+        const std::string tag = kernel_.name + "." + target.fileTag() + ".c" + std::to_string(c) +
+                                "v" + std::to_string(v);
+        const bool cuda = target.backend == Backend::Cuda;
+        Function function;
+        function.metadataFile = "/fake/" + tag + ".json";
+        function.variantId = tag;
+        function.entry = kernel_.function;
+        function.launch.entry = kernel_.function;
+        function.launch.numWarps = 4;
+        function.launch.warpSize = target.warpSize;
+        function.launch.block = {4 * target.warpSize, 1, 1};
+        function.launch.shared = 1024 * (c + 1);
+        EmbeddedImage binary;
+        binary.kind = cuda ? "cubin" : "hsaco";
+        binary.sourceFile = "/fake/" + tag + (cuda ? ".cubin" : ".hsaco");
+        // Repetitive, so zstd has something to win; distinct per function.
+        for (int i = 0; i < 64; ++i)
+          for (char ch : "\x7f" "ELF fake image " + tag)
+            binary.bytes.push_back(static_cast<std::uint8_t>(ch));
+        function.binary = library.images.size();
+        function.imageSize = binary.bytes.size();
+        library.images.push_back(binary);
+        if (cuda) {
+          EmbeddedImage ptx;
+          ptx.kind = "ptx";
+          ptx.sourceFile = "/fake/" + tag + ".ptx";
+          const std::string text = "// fake PTX " + tag + "\n.entry " + kernel_.function + "()\n";
+          ptx.bytes.assign(text.begin(), text.end());
+          ptx.bytes.push_back(0);
+          function.ptx = library.images.size();
+          library.images.push_back(ptx);
+        }
+        variant.functions.push_back(function);
+      }
+    }
+  }
+  library.kernels.push_back(kernel_);
+}
+
+Library makeLibrary(const std::string &name, const std::string &prefix) {
+  Library library;
+  library.name = name;
+  library.prefix = prefix.empty() ? name : prefix;
+  library.tritonVersions = {"3.6.0"};
+  return library;
+}
+
+GeneratedSources writeLibrary(const Library &library, const fs::path &dir,
+                              const std::string &manifest) {
+  Expected<ImageBlob> blob = packImages(library, PackOptions{});
+  if (!blob)
+    throw std::runtime_error(blob.error().message);
+  appendManifest(*blob, manifest);
+  const fs::path blobPath = fs::absolute(dir / (library.name + ".images"));
+  {
+    std::ofstream out(blobPath, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(blob->bytes.data()),
+              static_cast<std::streamsize>(blob->bytes.size()));
+  }
+  GeneratedSources sources = generateSources(library, *blob, CodegenOptions{blobPath});
+  writeText(dir / (library.name + ".h"), sources.header);
+  writeText(dir / (library.name + ".c"), sources.source);
+  writeText(dir / (library.name + ".images.S"), sources.assembly);
+  return sources;
+}
+
+fs::path testDirectory() {
+  const char *base = std::getenv("TTA_TEST_TMPDIR");
+  const ::testing::TestInfo *test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = (base ? fs::path(base) : fs::temp_directory_path() /
+                                                    ("tta-codegen-" + std::to_string(::getpid()))) /
+                       (std::string(test->test_suite_name()) + "." + test->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return fs::absolute(dir);
+}
+
+std::string readText(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void writeText(const fs::path &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+CommandResult run(const std::string &command) {
+  CommandResult result;
+  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) {
+    result.status = -1;
+    return result;
+  }
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string quote(const std::string &text) {
+  std::string out = "'";
+  for (char c : text)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string runtimeIncludeDir() { return TTA_RUNTIME_INCLUDE_DIR; }
+std::string runtimeLibrary() { return TTA_RUNTIME_LIBRARY; }
+
+} // namespace tta::link::testing

@@ -1,0 +1,67 @@
+// Hand-built link models for the code generator's tests, and the tools to compile what it
+// writes. Codegen does not look inside images, so their bytes are small fakes.
+#pragma once
+
+#include "compiler/target.h"
+#include "linker/codegen.h"
+#include "linker/image_blob.h"
+#include "linker/link_model.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tta::link::testing {
+
+namespace fs = std::filesystem;
+
+/// Builds one Kernel: parameters in declaration order, configs, hint variants, targets. Each
+/// (config, variant, target) gets its own fake binary image (and PTX for CUDA).
+class KernelBuilder {
+public:
+  explicit KernelBuilder(std::string name);
+
+  /// A runtime parameter: "*fp32", "i1", "i32", "fp16", ...
+  KernelBuilder &param(const std::string &name, const std::string &tritonType);
+  /// A constexpr parameter (its value comes from each config).
+  KernelBuilder &constexprParam(const std::string &name);
+  /// A parameter declared ":1" in every variant (not in the C API).
+  KernelBuilder &oneParam(const std::string &name);
+  KernelBuilder &grid(std::string x, std::string y = "1", std::string z = "1");
+  KernelBuilder &target(const std::string &spelling);   ///< "cuda:80", "hip:gfx90a:xnack-"
+  KernelBuilder &scratch(bool global, bool profile);
+  /// A config; \p variants lists each hint variant's hints per runtime parameter (by name:
+  /// {"x:16", "n:1"}; {} is the generic variant), in the order the model keeps them.
+  KernelBuilder &config(const std::string &name, nlohmann::json constexprs,
+                        std::vector<std::vector<std::string>> variants = {{}});
+  /// Fills images into \p library and appends the kernel.
+  void addTo(Library &library);
+
+private:
+  Kernel kernel_;
+};
+
+Library makeLibrary(const std::string &name, const std::string &prefix = "");
+/// packImages + appendManifest("{...}") + generateSources for a blob at dir/<name>.images,
+/// writing all four files into \p dir.
+GeneratedSources writeLibrary(const Library &library, const fs::path &dir,
+                              const std::string &manifest = "{\"library\": \"test\"}");
+
+/// A fresh directory for the current test under $TTA_TEST_TMPDIR (or the system temp dir).
+fs::path testDirectory();
+std::string readText(const fs::path &path);
+void writeText(const fs::path &path, const std::string &text);
+
+struct CommandResult {
+  int status = 0;
+  std::string output;   ///< stdout and stderr together
+};
+/// Runs \p command through /bin/sh.
+CommandResult run(const std::string &command);
+std::string quote(const std::string &text);   ///< for /bin/sh
+
+/// The runtime include directory and static library, from the build.
+std::string runtimeIncludeDir();
+std::string runtimeLibrary();
+
+} // namespace tta::link::testing

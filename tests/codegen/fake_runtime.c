@@ -1,0 +1,69 @@
+/* The recording runtime of fake_runtime.h. Single-threaded: the dispatch tests call from one
+ * thread. */
+#include "fake_runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static fake_runtime state;
+
+fake_runtime *fake_runtime_state(void) { return &state; }
+
+triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel,
+                                    uint32_t variant, void *stream, const uint64_t grid[3],
+                                    void **args) {
+  uint32_t i;
+  state.launches++;
+  state.library = library;
+  state.kernel = kernel;
+  state.variant = variant;
+  state.stream = stream;
+  memcpy(state.grid, grid, sizeof state.grid);
+  state.arg_count = library->kernels[kernel].arg_count;
+  memset(state.arg_bytes, 0, sizeof state.arg_bytes);
+  for (i = 0; i < state.arg_count && i < FAKE_MAX_ARGS; ++i)
+    if (state.arg_sizes[i] > 0 && state.arg_sizes[i] <= 8)
+      memcpy(state.arg_bytes[i], args[i], state.arg_sizes[i]);
+  /* As the real runtime does: the two slots after the arguments take the scratch pointers. */
+  args[state.arg_count] = NULL;
+  args[state.arg_count + 1] = NULL;
+  if (state.launch_result != TRITON_AOT_SUCCESS)
+    return triton_aot_fail(state.launch_result, "fake launch failure");
+  triton_aot_clear_error();
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status triton_aot_preload(const triton_aot_library *library) {
+  state.preloads++;
+  state.library = library;
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status triton_aot_unload(const triton_aot_library *library) {
+  state.unloads++;
+  state.library = library;
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status triton_aot_fail(triton_aot_status status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(state.message, sizeof state.message, format, args);
+  va_end(args);
+  state.fails++;
+  state.fail_status = status;
+  return status;
+}
+
+void triton_aot_clear_error(void) {
+  state.clears++;
+  state.message[0] = '\0';
+}
+
+const char *triton_aot_last_error(void) { return state.message; }
+
+void triton_aot_set_allocator(const triton_aot_allocator *allocator) {
+  state.allocator_calls++;
+  state.allocator = allocator;
+}

@@ -1,0 +1,161 @@
+#include "linker/image_blob.h"
+
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <random>
+#include <string>
+
+namespace tta::link {
+namespace {
+
+EmbeddedImage image(std::string kind, std::vector<std::uint8_t> bytes) {
+  EmbeddedImage out;
+  out.kind = std::move(kind);
+  out.sourceFile = "/fake/" + out.kind;
+  out.bytes = std::move(bytes);
+  return out;
+}
+
+std::vector<std::uint8_t> repetitive(std::size_t size) {
+  std::vector<std::uint8_t> out(size);
+  for (std::size_t i = 0; i < size; ++i)
+    out[i] = static_cast<std::uint8_t>("cubin text "[i % 11]);
+  return out;
+}
+
+std::vector<std::uint8_t> noise(std::size_t size, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<std::uint8_t> out(size);
+  for (std::uint8_t &byte : out)
+    byte = static_cast<std::uint8_t>(random());
+  return out;
+}
+
+std::vector<std::uint8_t> stored(const ImageBlob &blob, std::size_t i) {
+  const auto begin = blob.bytes.begin() + static_cast<std::ptrdiff_t>(blob.images[i].offset);
+  return {begin, begin + static_cast<std::ptrdiff_t>(blob.images[i].storedSize)};
+}
+
+Library threeImages() {
+  Library library;
+  library.images.push_back(image("cubin", repetitive(1000)));
+  library.images.push_back(image("ptx", repetitive(77)));
+  library.images.push_back(image("hsaco", noise(333, 7)));
+  return library;
+}
+
+TEST(ImageBlob, ImagesStartOn64ByteBoundariesInOrderWithZeroPadding) {
+  const Library library = threeImages();
+  Expected<ImageBlob> blob = packImages(library, {});
+  ASSERT_TRUE(blob) << blob.error().message;
+  ASSERT_EQ(blob->images.size(), 3u);
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const StoredImage &s = blob->images[i];
+    EXPECT_EQ(s.offset % 64, 0u) << i;
+    EXPECT_GE(s.offset, end) << i;
+    EXPECT_LT(s.offset - end, 64u) << i;
+    for (std::uint64_t pad = end; pad < s.offset; ++pad)
+      EXPECT_EQ(blob->bytes[pad], 0) << "padding byte " << pad;
+    EXPECT_FALSE(s.compressed);
+    EXPECT_EQ(s.storedSize, library.images[i].bytes.size());
+    EXPECT_EQ(s.rawSize, s.storedSize);
+    EXPECT_EQ(stored(*blob, i), library.images[i].bytes);
+    end = s.offset + s.storedSize;
+  }
+  EXPECT_EQ(blob->images[0].offset, 0u);
+  EXPECT_EQ(blob->images[1].offset, 1024u);
+  EXPECT_EQ(blob->images[2].offset, 1024u + 128u);
+  EXPECT_EQ(blob->bytes.size(), end);
+}
+
+TEST(ImageBlob, CompressesWhatShrinksAndRoundTripsThroughZstd) {
+  const Library library = threeImages();
+  Expected<ImageBlob> blob = packImages(library, {true, 19});
+  ASSERT_TRUE(blob) << blob.error().message;
+  // Repetitive text shrinks; random bytes do not, so they stay as they are.
+  EXPECT_TRUE(blob->images[0].compressed);
+  EXPECT_LT(blob->images[0].storedSize, 1000u);
+  EXPECT_FALSE(blob->images[2].compressed);
+  EXPECT_EQ(stored(*blob, 2), library.images[2].bytes);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const StoredImage &s = blob->images[i];
+    EXPECT_EQ(s.offset % 64, 0u);
+    EXPECT_EQ(s.rawSize, library.images[i].bytes.size());
+    if (!s.compressed)
+      continue;
+    const std::vector<std::uint8_t> frame = stored(*blob, i);
+    // One frame that records its content size, which the runtime can check against raw_size.
+    EXPECT_EQ(ZSTD_getFrameContentSize(frame.data(), frame.size()), s.rawSize);
+    EXPECT_EQ(ZSTD_findFrameCompressedSize(frame.data(), frame.size()), frame.size());
+    std::vector<std::uint8_t> raw(s.rawSize);
+    const std::size_t size = ZSTD_decompress(raw.data(), raw.size(), frame.data(), frame.size());
+    ASSERT_FALSE(ZSTD_isError(size)) << ZSTD_getErrorName(size);
+    EXPECT_EQ(size, s.rawSize);
+    EXPECT_EQ(raw, library.images[i].bytes) << i;
+  }
+}
+
+TEST(ImageBlob, SameInputSameBytes) {
+  const Library library = threeImages();
+  Expected<ImageBlob> a = packImages(library, {true, 3});
+  Expected<ImageBlob> b = packImages(library, {true, 3});
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->bytes, b->bytes);
+}
+
+TEST(ImageBlob, EmptyImageAndEmptyLibrary) {
+  Library library;
+  Expected<ImageBlob> empty = packImages(library, {true, 19});
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->bytes.empty());
+  library.images.push_back(image("cubin", {}));
+  library.images.push_back(image("cubin", repetitive(10)));
+  Expected<ImageBlob> blob = packImages(library, {true, 19});
+  ASSERT_TRUE(blob);
+  EXPECT_EQ(blob->images[0].storedSize, 0u);
+  EXPECT_FALSE(blob->images[0].compressed);
+  EXPECT_EQ(blob->images[1].offset, 0u);
+}
+
+TEST(ImageBlob, RejectsAnOutOfRangeLevel) {
+  const Library library = threeImages();
+  Expected<ImageBlob> blob = packImages(library, {true, 99});
+  ASSERT_FALSE(blob);
+  EXPECT_EQ(blob.error().code, ExitCode::UsageError);
+  EXPECT_NE(blob.error().message.find("zstd level 99"), std::string::npos) << blob.error().message;
+  // The level does not matter when nothing is compressed.
+  EXPECT_TRUE(packImages(library, {false, 99}));
+}
+
+TEST(ImageBlob, ManifestFollowsTheImagesAlignedAndNulTerminated) {
+  const Library library = threeImages();
+  Expected<ImageBlob> blob = packImages(library, {});
+  ASSERT_TRUE(blob);
+  const std::uint64_t imagesEnd = blob->bytes.size();
+  const std::string manifest = "{\"schema\": \"triton-aot-library\"}";
+  appendManifest(*blob, manifest);
+  EXPECT_EQ(blob->manifestOffset % 64, 0u);
+  EXPECT_GE(blob->manifestOffset, imagesEnd);
+  EXPECT_LT(blob->manifestOffset - imagesEnd, 64u);
+  EXPECT_EQ(blob->manifestSize, manifest.size());
+  ASSERT_EQ(blob->bytes.size(), blob->manifestOffset + manifest.size() + 1);
+  EXPECT_EQ(blob->bytes.back(), 0);
+  EXPECT_EQ(std::string(reinterpret_cast<const char *>(blob->bytes.data() + blob->manifestOffset)),
+            manifest);
+  // Images are untouched.
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(stored(*blob, i), library.images[i].bytes);
+}
+
+TEST(ImageBlob, ManifestOfAnEmptyBlobStartsAtZero) {
+  ImageBlob blob;
+  appendManifest(blob, "{}");
+  EXPECT_EQ(blob.manifestOffset, 0u);
+  EXPECT_EQ(blob.manifestSize, 2u);
+  EXPECT_EQ(blob.bytes, (std::vector<std::uint8_t>{'{', '}', 0}));
+}
+
+} // namespace
+} // namespace tta::link
