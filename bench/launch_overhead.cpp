@@ -1,0 +1,250 @@
+// launch_overhead: host time per launch of a generated entry point, bench_kernels_vector_add(),
+// against a raw cuLaunchKernel of the same function (the same cubin variant, loaded with
+// cuModuleLoadData, the same arguments including the two trailing NULL scratch pointers), in
+// the same run, on the same stream. See docs/benchmarks.md ("Launch overhead").
+//
+//   launch_overhead [--device N] [--elements N] [--repetitions N] [--launches N] [--csv FILE]
+//
+// Each repetition times one batch of launches per method, back to back, alternating which
+// goes first, so drift (clocks, other load) affects both; the stream is synchronised between
+// batches, never inside one. Exit status: 0 measured, 1 error, 77 skipped (no CUDA driver or
+// GPU, or a GPU none of the embedded cubins runs on).
+#include <bench_kernels.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuda_driver.h"
+#include "launch_overhead_images.h"
+
+namespace {
+
+using namespace tta::gpu;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSkipped = 77;
+
+struct Options {
+  int device = 0;
+  int elements = 4096;
+  int repetitions = 30;
+  int launches = 500;
+  std::string csv;
+};
+
+[[noreturn]] void usage(const char *message) {
+  std::fprintf(stderr,
+               "launch_overhead: %s\nusage: launch_overhead [--device N] [--elements N] "
+               "[--repetitions N] [--launches N] [--csv FILE]\n",
+               message);
+  std::exit(1);
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
+    const char *value = argv[++i];
+    auto number = [&] {
+      char *end = nullptr;
+      long parsed = std::strtol(value, &end, 10);
+      if (*end || parsed < 0 || parsed > (1l << 30)) usage(("bad number for " + flag).c_str());
+      return static_cast<int>(parsed);
+    };
+    if (flag == "--device") options.device = number();
+    else if (flag == "--elements") options.elements = number();
+    else if (flag == "--repetitions") options.repetitions = number();
+    else if (flag == "--launches") options.launches = number();
+    else if (flag == "--csv") options.csv = value;
+    else usage(("unknown option " + flag).c_str());
+  }
+  // The library then dispatches to the hinted variant, which is the cubin embedded here.
+  if (options.elements <= 0 || options.elements % 16 != 0)
+    usage("--elements must be a positive multiple of 16");
+  if (options.repetitions <= 0 || options.launches <= 0)
+    usage("--repetitions and --launches must be positive");
+  return options;
+}
+
+// The cubin the library's runtime picks for a device: exact, else same major and lower minor
+// (never an arch-specific one on another chip).
+const BenchImage *imageFor(const DeviceInfo &device) {
+  const BenchImage *best = nullptr;
+  for (const BenchImage &image : kBenchImages) {
+    if (image.major == device.major && image.minor == device.minor) return &image;
+    if (!image.arch_specific && image.major == device.major && image.minor < device.minor &&
+        (!best || image.minor > best->minor))
+      best = &image;
+  }
+  return best;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+[[noreturn]] void fail(const std::string &what) {
+  std::fprintf(stderr, "launch_overhead: %s\n", what.c_str());
+  std::exit(1);
+}
+
+void check(CUresult result, const char *what) {
+  if (result != CUDA_SUCCESS) fail(std::string(what) + ": " + cudaDriver().describe(result));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const Options options = parseOptions(argc, argv);
+  const CudaDriver &cu = cudaDriver();
+  if (!cu.available()) {
+    std::printf("launch_overhead: skipped: %s\n", cu.unavailable.c_str());
+    return kSkipped;
+  }
+  if (options.device >= cu.device_count)
+    fail("no device " + std::to_string(options.device) + " (the driver reports " +
+         std::to_string(cu.device_count) + ")");
+  DeviceInfo device;
+  if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
+  const BenchImage *image = imageFor(device);
+  if (!image) {
+    std::printf("launch_overhead: skipped: no embedded cubin runs on %s (sm_%d%d)\n",
+                device.name.c_str(), device.major, device.minor);
+    return kSkipped;
+  }
+
+  // The same function: the library embeds this very cubin (its manifest lists the hash).
+  if (!std::strstr(bench_kernels_manifest(), image->sha256))
+    fail(std::string("the library's manifest does not list the cubin of ") + image->variant);
+
+  // Both methods launch in the device's primary context, where the library loads too.
+  CUdevice cu_device = 0;
+  CUcontext context = nullptr;
+  check(cu.cuDeviceGet(&cu_device, options.device), "cuDeviceGet");
+  check(cu.cuDevicePrimaryCtxRetain(&context, cu_device), "cuDevicePrimaryCtxRetain");
+  check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
+  check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
+  CUstream stream = nullptr;
+  check(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+
+  const int32_t n = options.elements;
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  CUdeviceptr x = 0, y = 0, out = 0;
+  check(cu.cuMemAlloc(&x, bytes), "cuMemAlloc");
+  check(cu.cuMemAlloc(&y, bytes), "cuMemAlloc");
+  check(cu.cuMemAlloc(&out, bytes), "cuMemAlloc");
+  std::vector<float> hx(static_cast<size_t>(n)), hy(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    hx[static_cast<size_t>(i)] = static_cast<float>(i);
+    hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+  }
+  check(cu.cuMemcpyHtoD(x, hx.data(), bytes), "cuMemcpyHtoD");
+  check(cu.cuMemcpyHtoD(y, hy.data(), bytes), "cuMemcpyHtoD");
+  // Copies and memsets run on the legacy stream, which `stream` (non-blocking) does not wait for.
+  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(x));
+  const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(y));
+  const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(out));
+
+  // The two methods, each checking its status as a careful caller does.
+  auto library = [&] {
+    if (bench_kernels_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
+      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
+  };
+  auto raw = [&] {
+    CUdeviceptr global_scratch = 0, profile_scratch = 0;  // Triton's trailing pointers: NULL
+    int32_t count = n;
+    void *params[] = {&x, &y, &out, &count, &global_scratch, &profile_scratch};
+    unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
+    CUresult r = cu.cuLaunchKernel(function, grid, 1, 1, image->block_x, 1, 1, image->shared,
+                                   stream, params, nullptr);
+    if (r != CUDA_SUCCESS) fail("cuLaunchKernel: " + cu.describe(r));
+  };
+
+  // Warm up (the library loads its image on its first call) and check both compute x + y.
+  for (bool use_library : {true, false}) {
+    check(cu.cuMemsetD8(out, 0, bytes), "cuMemsetD8");
+    check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+    for (int i = 0; i < 1000; ++i) {
+      if (use_library) library();
+      else raw();
+    }
+    check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+    std::vector<float> result(static_cast<size_t>(n));
+    check(cu.cuMemcpyDtoH(result.data(), out, bytes), "cuMemcpyDtoH");
+    for (size_t i = 0; i < result.size(); ++i)
+      if (result[i] != hx[i] + hy[i])
+        fail(std::string(use_library ? "library" : "raw") +
+             " launch computed a wrong sum at element " + std::to_string(i));
+  }
+
+  // Host microseconds per launch of one batch; the GPU is idle when the batch starts.
+  auto batch = [&](auto &&launch) {
+    auto start = Clock::now();
+    for (int i = 0; i < options.launches; ++i) launch();
+    auto stop = Clock::now();
+    check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+    return std::chrono::duration<double, std::micro>(stop - start).count() / options.launches;
+  };
+  std::vector<double> library_us, raw_us;
+  for (int r = 0; r < options.repetitions; ++r) {
+    if (r % 2 == 0) {
+      library_us.push_back(batch(library));
+      raw_us.push_back(batch(raw));
+    } else {
+      raw_us.push_back(batch(raw));
+      library_us.push_back(batch(library));
+    }
+  }
+
+  std::vector<double> ratios;
+  for (size_t r = 0; r < library_us.size(); ++r) ratios.push_back(library_us[r] / raw_us[r]);
+  const double library_median = median(library_us), raw_median = median(raw_us);
+  std::printf("device: %s (sm_%d%d, %d SMs), CUDA driver %d.%d\n", device.name.c_str(),
+              device.major, device.minor, device.multiprocessors, cu.driver_version / 1000,
+              cu.driver_version % 1000 / 10);
+  std::printf("kernel: %s in %s (entry %s), %d elements, %u threads x %d programs\n",
+              image->variant, image->name, image->entry, n, image->block_x,
+              (n + image->block - 1) / image->block);
+  std::printf("method: median of %d repetitions x %d launches, methods interleaved\n",
+              options.repetitions, options.launches);
+  std::printf("bench_kernels_vector_add(): %.3f us/launch (min %.3f)\n", library_median,
+              *std::min_element(library_us.begin(), library_us.end()));
+  std::printf("raw cuLaunchKernel:         %.3f us/launch (min %.3f)\n", raw_median,
+              *std::min_element(raw_us.begin(), raw_us.end()));
+  std::printf("ratio library / raw:        %.3f (median of per-repetition ratios %.3f)\n",
+              library_median / raw_median, median(ratios));
+
+  if (!options.csv.empty()) {
+    FILE *csv = std::fopen(options.csv.c_str(), "w");
+    if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
+    std::fprintf(csv, "device,image,elements,launches,repetition,first,library_us_per_launch,"
+                      "raw_us_per_launch\n");
+    for (size_t r = 0; r < library_us.size(); ++r)
+      std::fprintf(csv, "\"%s\",%s,%d,%d,%zu,%s,%.4f,%.4f\n", device.name.c_str(), image->name,
+                   n, options.launches, r, r % 2 == 0 ? "library" : "raw", library_us[r],
+                   raw_us[r]);
+    if (std::fclose(csv) != 0) fail("cannot write " + options.csv);
+    std::printf("raw figures: %s\n", options.csv.c_str());
+  }
+
+  cu.cuMemFree(x);
+  cu.cuMemFree(y);
+  cu.cuMemFree(out);
+  cu.cuStreamDestroy(stream);
+  cu.cuModuleUnload(module);
+  return 0;
+}
