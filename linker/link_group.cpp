@@ -212,8 +212,11 @@ std::string derivedName(const ConfigGroup &group, bool withStages) {
   return name;
 }
 
+/// For messages: 'name', or the derived name (with num_stages while names are not final).
 std::string configLabel(const ConfigGroup &group) {
-  return group.config.named ? "'" + group.config.name + "'" : "(" + derivedName(group, true) + ")";
+  if (group.config.named)
+    return "'" + group.config.name + "'";
+  return group.config.name.empty() ? derivedName(group, true) : group.config.name;
 }
 
 class KernelBuilder {

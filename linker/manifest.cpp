@@ -8,6 +8,11 @@ using nlohmann::json;
 
 namespace {
 
+/// A JSON integer >= 0 (built in memory, nlohmann stores small literals as signed).
+bool isCount(const json &v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
 json scratchJson(const ScratchInfo &s) { return {{"size", s.size}, {"align", s.align}}; }
 
 json launchJson(const LaunchInfo &l) {
@@ -139,7 +144,7 @@ public:
   }
   std::uint64_t u64(const json &o, const std::string &path, const char *key) {
     const json *v = o.is_object() && o.contains(key) ? &o[key] : nullptr;
-    v = get(o, path, key, v && v->is_number_unsigned(), "an unsigned integer");
+    v = get(o, path, key, v && isCount(*v), "an unsigned integer");
     return v ? v->get<std::uint64_t>() : 0;
   }
   int integer(const json &o, const std::string &path, const char *key) {
@@ -167,7 +172,7 @@ public:
     const json *v = o.is_object() && o.contains(key) ? &o[key] : nullptr;
     if (!v || v->is_null())
       return std::nullopt;
-    if (!v->is_number_unsigned()) {
+    if (!isCount(*v)) {
       fail(path + key, "expected an unsigned integer or null");
       return std::nullopt;
     }
@@ -197,7 +202,7 @@ LaunchInfo readLaunch(Fields &f, const json &o, const std::string &path) {
   auto triple = [&](const char *key, std::array<int, 3> &out) {
     const json &list = f.list(o, path, key);
     if (list.size() != 3 || !std::all_of(list.begin(), list.end(),
-                                         [](const json &v) { return v.is_number_unsigned(); })) {
+                                         [](const json &v) { return isCount(v); })) {
       f.fail(path + key, "expected three unsigned integers");
       return;
     }
