@@ -1,12 +1,15 @@
 // launch_overhead: host time per launch of a generated entry point, bench_kernels_vector_add(),
 // against a raw cuLaunchKernel of the same function (the same cubin variant, loaded with
 // cuModuleLoadData, the same arguments including the two trailing NULL scratch pointers), in
-// the same run, on the same stream. See docs/benchmarks.md ("Launch overhead").
+// the same run, on the same stream. Two more raw methods show where a difference comes from:
+// the same cubin launched as a CUkernel from cuLibraryLoadData (how the runtime loads it where
+// the driver can), and that plus the two driver calls the runtime makes per launch to find the
+// current device. See docs/benchmarks.md ("Launch overhead").
 //
 //   launch_overhead [--device N] [--elements N] [--repetitions N] [--launches N] [--csv FILE]
 //
-// Each repetition times one batch of launches per method, back to back, alternating which
-// goes first, so drift (clocks, other load) affects both; the stream is synchronised between
+// Each repetition times one batch of launches per method, back to back, rotating which goes
+// first, so drift (clocks, other load) affects all alike; the stream is synchronised between
 // batches, never inside one. Exit status: 0 measured, 1 error, 77 skipped (no CUDA driver or
 // GPU, or a GPU none of the embedded cubins runs on).
 #include <bench_kernels.h>
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -87,6 +91,14 @@ const BenchImage *imageFor(const DeviceInfo &device) {
   return best;
 }
 
+// One way of launching the kernel, and its per-repetition figures.
+struct Method {
+  const char *label;
+  const char *csv_name;
+  std::function<void()> launch;
+  std::vector<double> us;  // host microseconds per launch, one per repetition
+};
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t n = values.size();
@@ -137,6 +149,15 @@ int main(int argc, char **argv) {
   CUfunction function = nullptr;
   check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
   check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
+  // The same cubin as a context-independent CUkernel, the way the runtime loads where the
+  // driver can (cuLibraryLoadData): separates the driver's cost for that path from ours.
+  CUlibrary cu_library = nullptr;
+  CUkernel kernel = nullptr;
+  if (cu.cuLibraryLoadData) {
+    check(cu.cuLibraryLoadData(&cu_library, image->begin, nullptr, nullptr, 0, nullptr, nullptr, 0),
+          "cuLibraryLoadData");
+    check(cu.cuLibraryGetKernel(&kernel, cu_library, image->entry), "cuLibraryGetKernel");
+  }
   CUstream stream = nullptr;
   check(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
 
@@ -159,84 +180,98 @@ int main(int argc, char **argv) {
   const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(y));
   const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(out));
 
-  // The two methods, each checking its status as a careful caller does.
-  auto library = [&] {
-    if (bench_kernels_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
-      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
-  };
-  auto raw = [&] {
+  // The methods, each checking its status as a careful caller does. The first two are the
+  // comparison; the others split the difference between them into the driver's part and ours.
+  auto rawLaunch = [&](CUfunction f) {
     CUdeviceptr global_scratch = 0, profile_scratch = 0;  // Triton's trailing pointers: NULL
     int32_t count = n;
     void *params[] = {&x, &y, &out, &count, &global_scratch, &profile_scratch};
     unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
-    CUresult r = cu.cuLaunchKernel(function, grid, 1, 1, image->block_x, 1, 1, image->shared,
-                                   stream, params, nullptr);
+    CUresult r = cu.cuLaunchKernel(f, grid, 1, 1, image->block_x, 1, 1, image->shared, stream,
+                                   params, nullptr);
     if (r != CUDA_SUCCESS) fail("cuLaunchKernel: " + cu.describe(r));
   };
+  std::vector<Method> methods;
+  methods.push_back({"bench_kernels_vector_add()", "library", [&] {
+    if (bench_kernels_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
+      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
+  }, {}});
+  methods.push_back({"raw cuLaunchKernel (CUfunction, cuModuleLoadData)", "raw",
+                     [&] { rawLaunch(function); }, {}});
+  if (kernel) {
+    CUfunction as_function = reinterpret_cast<CUfunction>(kernel);
+    methods.push_back({"raw cuLaunchKernel (CUkernel, cuLibraryLoadData)", "raw_kernel",
+                       [&, as_function] { rawLaunch(as_function); }, {}});
+    methods.push_back({"raw CUkernel + cuCtxGetCurrent + cuCtxGetDevice", "raw_kernel_ctx",
+                       [&, as_function] {
+                         CUcontext current = nullptr;
+                         CUdevice current_device = 0;
+                         if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current ||
+                             cu.cuCtxGetDevice(&current_device) != CUDA_SUCCESS)
+                           fail("no current context");
+                         rawLaunch(as_function);
+                       },
+                       {}});
+  }
 
-  // Warm up (the library loads its image on its first call) and check both compute x + y.
-  for (bool use_library : {true, false}) {
+  // Warm up (the library loads its image on its first call) and check each computes x + y.
+  for (Method &method : methods) {
     check(cu.cuMemsetD8(out, 0, bytes), "cuMemsetD8");
     check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-    for (int i = 0; i < 1000; ++i) {
-      if (use_library) library();
-      else raw();
-    }
+    for (int i = 0; i < 1000; ++i) method.launch();
     check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
     std::vector<float> result(static_cast<size_t>(n));
     check(cu.cuMemcpyDtoH(result.data(), out, bytes), "cuMemcpyDtoH");
     for (size_t i = 0; i < result.size(); ++i)
       if (result[i] != hx[i] + hy[i])
-        fail(std::string(use_library ? "library" : "raw") +
-             " launch computed a wrong sum at element " + std::to_string(i));
+        fail(std::string(method.label) + " computed a wrong sum at element " + std::to_string(i));
   }
 
-  // Host microseconds per launch of one batch; the GPU is idle when the batch starts.
-  auto batch = [&](auto &&launch) {
-    auto start = Clock::now();
-    for (int i = 0; i < options.launches; ++i) launch();
-    auto stop = Clock::now();
-    check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
-    return std::chrono::duration<double, std::micro>(stop - start).count() / options.launches;
-  };
-  std::vector<double> library_us, raw_us;
+  // Each repetition: one batch per method, starting with a different method each time.
+  // Host microseconds per launch; the GPU is idle when each batch starts.
+  const size_t count = methods.size();
   for (int r = 0; r < options.repetitions; ++r) {
-    if (r % 2 == 0) {
-      library_us.push_back(batch(library));
-      raw_us.push_back(batch(raw));
-    } else {
-      raw_us.push_back(batch(raw));
-      library_us.push_back(batch(library));
+    for (size_t k = 0; k < count; ++k) {
+      Method &method = methods[(static_cast<size_t>(r) + k) % count];
+      auto start = Clock::now();
+      for (int i = 0; i < options.launches; ++i) method.launch();
+      auto stop = Clock::now();
+      check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+      method.us.push_back(std::chrono::duration<double, std::micro>(stop - start).count() /
+                          options.launches);
     }
   }
 
+  const Method &library = methods[0], &raw = methods[1];
   std::vector<double> ratios;
-  for (size_t r = 0; r < library_us.size(); ++r) ratios.push_back(library_us[r] / raw_us[r]);
-  const double library_median = median(library_us), raw_median = median(raw_us);
+  for (int r = 0; r < options.repetitions; ++r) ratios.push_back(library.us[r] / raw.us[r]);
   std::printf("device: %s (sm_%d%d, %d SMs), CUDA driver %d.%d\n", device.name.c_str(),
               device.major, device.minor, device.multiprocessors, cu.driver_version / 1000,
               cu.driver_version % 1000 / 10);
   std::printf("kernel: %s in %s (entry %s), %d elements, %u threads x %d programs\n",
               image->variant, image->name, image->entry, n, image->block_x,
               (n + image->block - 1) / image->block);
-  std::printf("method: median of %d repetitions x %d launches, methods interleaved\n",
-              options.repetitions, options.launches);
-  std::printf("bench_kernels_vector_add(): %.3f us/launch (min %.3f)\n", library_median,
-              *std::min_element(library_us.begin(), library_us.end()));
-  std::printf("raw cuLaunchKernel:         %.3f us/launch (min %.3f)\n", raw_median,
-              *std::min_element(raw_us.begin(), raw_us.end()));
-  std::printf("ratio library / raw:        %.3f (median of per-repetition ratios %.3f)\n",
-              library_median / raw_median, median(ratios));
+  std::printf("method: host time per launch, median of %d repetitions x %d launches, methods "
+              "interleaved\n", options.repetitions, options.launches);
+  for (const Method &method : methods)
+    std::printf("  %-52s %7.3f us  (min %.3f)  x raw %.3f\n", method.label, median(method.us),
+                *std::min_element(method.us.begin(), method.us.end()),
+                median(method.us) / median(raw.us));
+  std::printf("ratio library / raw cuLaunchKernel: %.3f (median of per-repetition ratios %.3f)\n",
+              median(library.us) / median(raw.us), median(ratios));
 
   if (!options.csv.empty()) {
     FILE *csv = std::fopen(options.csv.c_str(), "w");
     if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
-    std::fprintf(csv, "device,image,elements,launches,repetition,first,library_us_per_launch,"
-                      "raw_us_per_launch\n");
-    for (size_t r = 0; r < library_us.size(); ++r)
-      std::fprintf(csv, "\"%s\",%s,%d,%d,%zu,%s,%.4f,%.4f\n", device.name.c_str(), image->name,
-                   n, options.launches, r, r % 2 == 0 ? "library" : "raw", library_us[r],
-                   raw_us[r]);
+    std::fprintf(csv, "device,image,elements,launches,repetition,first");
+    for (const Method &method : methods) std::fprintf(csv, ",%s_us_per_launch", method.csv_name);
+    std::fprintf(csv, "\n");
+    for (int r = 0; r < options.repetitions; ++r) {
+      std::fprintf(csv, "\"%s\",%s,%d,%d,%d,%s", device.name.c_str(), image->name, n,
+                   options.launches, r, methods[static_cast<size_t>(r) % count].csv_name);
+      for (const Method &method : methods) std::fprintf(csv, ",%.4f", method.us[r]);
+      std::fprintf(csv, "\n");
+    }
     if (std::fclose(csv) != 0) fail("cannot write " + options.csv);
     std::printf("raw figures: %s\n", options.csv.c_str());
   }
@@ -246,5 +281,6 @@ int main(int argc, char **argv) {
   cu.cuMemFree(out);
   cu.cuStreamDestroy(stream);
   cu.cuModuleUnload(module);
+  if (cu_library) cu.cuLibraryUnload(cu_library);
   return 0;
 }

@@ -67,6 +67,8 @@ CudaDriver load() {
   resolver.get(&d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, &missing);
   resolver.get(&d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000, &missing);
   resolver.get(&d.cuCtxSetCurrent, "cuCtxSetCurrent", 4000, &missing);
+  resolver.get(&d.cuCtxGetCurrent, "cuCtxGetCurrent", 4000, &missing);
+  resolver.get(&d.cuCtxGetDevice, "cuCtxGetDevice", 2000, &missing);
   resolver.get(&d.cuMemAlloc, "cuMemAlloc", 3020, &missing);
   resolver.get(&d.cuMemFree, "cuMemFree", 3020, &missing);
   resolver.get(&d.cuMemcpyHtoD, "cuMemcpyHtoD", 3020, &missing);
@@ -84,6 +86,11 @@ CudaDriver load() {
     d.unavailable = "the CUDA driver lacks " + missing;
     return d;
   }
+  std::string optional;  // left NULL on drivers before 12.0
+  if (!resolver.get(&d.cuLibraryLoadData, "cuLibraryLoadData", 12000, &optional) ||
+      !resolver.get(&d.cuLibraryGetKernel, "cuLibraryGetKernel", 12000, &optional) ||
+      !resolver.get(&d.cuLibraryUnload, "cuLibraryUnload", 12000, &optional))
+    d.cuLibraryLoadData = nullptr;
   if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
     d.unavailable = "cuInit failed: " + d.describe(r);
     return d;

@@ -20,6 +20,8 @@ using CUcontext = struct CUctx_st *;
 using CUstream = struct CUstream_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
+using CUlibrary = struct CUlib_st *;
+using CUkernel = struct CUkern_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
@@ -41,6 +43,8 @@ struct CudaDriver {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device) = nullptr;
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device) = nullptr;
   CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext *context) = nullptr;
+  CUresult (*cuCtxGetDevice)(CUdevice *device) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr ptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes) = nullptr;
@@ -57,6 +61,12 @@ struct CudaDriver {
                              unsigned block_x, unsigned block_y, unsigned block_z,
                              unsigned shared_bytes, CUstream stream, void **params,
                              void **extra) = nullptr;
+  // CUDA 12.0 and later; NULL with older drivers.
+  CUresult (*cuLibraryLoadData)(CUlibrary *library, const void *image, void *jit_options,
+                                void **jit_values, unsigned jit_count, void *library_options,
+                                void **library_values, unsigned library_count) = nullptr;
+  CUresult (*cuLibraryGetKernel)(CUkernel *kernel, CUlibrary library, const char *name) = nullptr;
+  CUresult (*cuLibraryUnload)(CUlibrary library) = nullptr;
 
   int device_count = 0;
   int driver_version = 0;
