@@ -1,0 +1,101 @@
+#include "linker/linker.h"
+
+#include "compiler/output_transaction.h"
+#include "linker/codegen.h"
+#include "linker/image_blob.h"
+#include "linker/link_group.h"
+#include "linker/manifest.h"
+
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace tta::link {
+
+namespace {
+
+std::span<const char> asChars(const std::vector<std::uint8_t> &bytes) {
+  return {reinterpret_cast<const char *>(bytes.data()), bytes.size()};
+}
+
+/// Removes earlier outputs of the same names (regular files only: a directory of that name
+/// was never ours), so a failed link leaves no stale library behind.
+void removeOutputs(const LinkOptions &options) {
+  Library names;
+  names.name = options.name;
+  names.prefix = options.prefix.empty() ? options.name : options.prefix;
+  if (options.outputDir.empty() || !checkLibraryNames(names))
+    return;   // the names do not make file names: nothing of ours can exist
+  for (const fs::path &path : outputPaths(options)) {
+    std::error_code ec;
+    fs::file_status status = fs::symlink_status(path, ec);
+    if (fs::is_regular_file(status) || fs::is_symlink(status))
+      fs::remove(path, ec);
+  }
+}
+
+Diagnostic interruptedError() { return makeError(ExitCode::Interrupted, "interrupted"); }
+
+Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransaction &outputs) {
+  auto stopped = [&] { return options.interrupted && options.interrupted(); };
+  auto library = buildLibrary(options, log);
+  if (!library)
+    return library.takeError();
+  if (stopped())
+    return interruptedError();
+
+  auto blob = packImages(*library, PackOptions{options.compress, options.compressionLevel});
+  if (!blob)
+    return blob.takeError();
+  const std::string manifest = manifestJson(*library, *blob).dump(2);
+  appendManifest(*blob, manifest);
+  CodegenOptions codegen;
+  const std::vector<fs::path> paths = outputPaths(options);
+  codegen.blobPath = fs::absolute(paths[0]).lexically_normal();
+  GeneratedSources sources = generateSources(*library, *blob, codegen);
+  if (stopped())
+    return interruptedError();
+
+  const std::string manifestFile = manifest + "\n";
+  for (auto [path, bytes] : {std::pair{paths[0], asChars(blob->bytes)},
+                             std::pair{paths[1], std::span<const char>(manifestFile)},
+                             std::pair{paths[2], std::span<const char>(sources.header)},
+                             std::pair{paths[3], std::span<const char>(sources.source)},
+                             std::pair{paths[4], std::span<const char>(sources.assembly)}})
+    if (Status s = outputs.stage(path, bytes); !s)
+      return s;
+  if (stopped())
+    return interruptedError();
+  if (Status s = outputs.commit(); !s)
+    return s;
+  if (options.verbose && log)
+    log("wrote " + paths[0].string() + " (" + std::to_string(blob->bytes.size()) +
+        " bytes) and " + options.name + ".json, .h, .c, .images.S beside it");
+  return ok();
+}
+
+} // namespace
+
+std::vector<fs::path> outputPaths(const LinkOptions &options) {
+  std::vector<fs::path> paths;
+  for (const char *suffix : {".images", ".json", ".h", ".c", ".images.S"})
+    paths.push_back(options.outputDir / (options.name + suffix));
+  return paths;
+}
+
+Status link(const LinkOptions &options, const LogSink &log) {
+  OutputTransaction outputs;
+  Status status = ok();
+  try {
+    status = linkInto(options, log, outputs);
+  } catch (const std::exception &e) {   // a bug or out of memory: still leave nothing behind
+    status = makeError(ExitCode::InternalError, std::string("unexpected error: ") + e.what());
+  }
+  if (!status) {
+    outputs.rollback();
+    removeOutputs(options);
+  }
+  return status;
+}
+
+} // namespace tta::link

@@ -1,0 +1,85 @@
+// link(): the five outputs, all or nothing.
+#include "link_fixture.h"
+#include "linker/linker.h"
+#include "linker/manifest.h"
+
+#include <gmock/gmock.h>
+
+namespace tta::link::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class Link : public LinkFixture {
+protected:
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    if (fs::exists(dir_ / "out"))
+      for (const auto &entry : fs::directory_iterator(dir_ / "out"))
+        out.push_back(entry.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+TEST_F(Link, WritesFiveOutputs) {
+  LinkOptions o = options(writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams()), "demo");
+  EXPECT_EQ(outputPaths(o)[0], dir_ / "out/demo.images");
+  Status s = link(o);
+  ASSERT_TRUE(s) << formatDiagnostic(s.error());
+  EXPECT_THAT(names(), ::testing::ElementsAre("demo.c", "demo.h", "demo.images", "demo.images.S", "demo.json"));
+
+  // The manifest file is the manifest embedded at the end of the blob.
+  std::string manifest = readFile(dir_ / "out/demo.json");
+  std::string blob = readFile(dir_ / "out/demo.images");
+  ASSERT_FALSE(manifest.empty());
+  EXPECT_EQ(manifest.back(), '\n');
+  manifest.pop_back();
+  EXPECT_NE(blob.find(manifest + '\0'), std::string::npos);
+  auto parsed = parseManifest(nlohmann::json::parse(manifest));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->kernels.at(0).name, "scale");
+  // The assembler file names the blob by its absolute path.
+  EXPECT_THAT(readFile(dir_ / "out/demo.images.S"), HasSubstr((dir_ / "out/demo.images").string()));
+  EXPECT_THAT(readFile(dir_ / "out/demo.h"), HasSubstr("demo_scale("));
+}
+
+TEST_F(Link, AFailedLinkLeavesNothing) {
+  LinkOptions o = options(writeAll("scale", {"cuda:80"}, defaultParams()), "demo");
+  ASSERT_TRUE(link(o));
+  ASSERT_EQ(names().size(), 5u);
+  // Same outputs, now from an input that does not validate: the old library goes too.
+  fs::remove(dir_ / "sm80.cubin");
+  Status s = link(o);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::UsageError);
+  EXPECT_TRUE(names().empty());
+}
+
+TEST_F(Link, AnInterruptedLinkLeavesNothing) {
+  LinkOptions o = options(writeAll("scale", {"cuda:80"}, defaultParams()), "demo");
+  ASSERT_TRUE(link(o));
+  int polls = 0;
+  for (int stopAt : {1, 2, 3}) {
+    polls = 0;
+    o.interrupted = [&] { return ++polls >= stopAt; };
+    Status s = link(o);
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code, ExitCode::Interrupted);
+    EXPECT_TRUE(names().empty()) << "stopped at poll " << stopAt;
+  }
+}
+
+TEST_F(Link, UnwritableOutputIsAnOutputError) {
+  LinkOptions o = options(writeAll("scale", {"cuda:80"}, defaultParams()), "demo");
+  fs::create_directories(dir_ / "out");
+  writeFile(dir_ / "out/keep.txt", "not ours");
+  fs::create_directories(dir_ / "out/demo.h");   // a directory where a file must go
+  Status s = link(o);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::OutputError);
+  EXPECT_THAT(names(), ::testing::ElementsAre("demo.h", "keep.txt"));   // the directory stays
+}
+
+} // namespace
+} // namespace tta::link::testing
