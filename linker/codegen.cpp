@@ -3,6 +3,7 @@
 #include "linker/c_text.h"
 #include "linker/codegen_parts.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -27,19 +28,20 @@ std::string cDeclaration(const std::string &type, const std::string &name) {
   return !type.empty() && type.back() == '*' ? type + name : type + " " + name;
 }
 
-std::string wrapCall(const std::string &head, const std::vector<std::string> &items,
+std::string wrapList(const std::string &head, const std::string &open,
+                     const std::vector<std::string> &items, const std::string &close,
                      const std::string &tail) {
   constexpr std::size_t kWidth = 100;
-  std::string out = head + "(";
+  std::string out = head + open;
   const std::size_t lineStart = out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1;
   std::size_t column = out.size() - lineStart;
   const std::size_t indent = column <= 50 ? column : 4;
-  if (items.empty())
-    return out + "void)" + tail;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const bool last = i + 1 == items.size();
-    // What must fit on this line: the item and its "," or the ")" and the tail's first line.
-    const std::size_t need = items[i].size() + (last ? 1 + tail.find_first_of("\n {") : 1);
+    // What must fit on this line: the item and its "," or the closing text up to the tail's
+    // first line break.
+    const std::size_t need =
+        items[i].size() + (last ? close.size() + std::min(tail.find('\n'), tail.size()) : 1);
     if (i > 0) {
       if (column + 1 + need > kWidth) {
         out += ",\n" + std::string(indent, ' ');
@@ -52,7 +54,35 @@ std::string wrapCall(const std::string &head, const std::vector<std::string> &it
     out += items[i];
     column += items[i].size();
   }
-  return out + ")" + tail;
+  return out + close + tail;
+}
+
+std::string wrapCall(const std::string &head, const std::vector<std::string> &items,
+                     const std::string &tail) {
+  if (items.empty())
+    return head + "(void)" + tail;
+  return wrapList(head, "(", items, ")", tail);
+}
+
+std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent) {
+  constexpr std::size_t kWidth = 98; // room for the ");" or "," after the literal
+  std::vector<std::string> chunks(1);
+  std::size_t room = kWidth > column + 2 ? kWidth - column - 2 : 20;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find(' ', at);
+    end = end == std::string::npos ? text.size() : end + 1; // the space stays with its word
+    const std::string word = text.substr(at, end - at);
+    if (!chunks.back().empty() && cStringLiteral(chunks.back() + word).size() > room) {
+      chunks.emplace_back();
+      room = kWidth > indent + 2 ? kWidth - indent - 2 : 20;
+    }
+    chunks.back() += word;
+    at = end;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < chunks.size(); ++i)
+    out += (i ? "\n" + std::string(indent, ' ') : "") + cStringLiteral(chunks[i]);
+  return out;
 }
 
 std::vector<std::string> apiParameters(const Kernel &kernel, const KernelPlan &plan,

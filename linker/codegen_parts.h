@@ -24,10 +24,17 @@ std::string includeGuard(const Library &library);
 
 /// "const void *x", "int32_t n".
 std::string cDeclaration(const std::string &type, const std::string &name);
-/// "head(a, b, c)" + tail, broken after commas so no line passes 100 columns; continuation
-/// lines line up after the "(".
+/// head + open + items joined by ", " + close + tail, broken after commas so no line passes
+/// 100 columns; continuation lines line up after \p open (or indent 4 when that is far right).
+std::string wrapList(const std::string &head, const std::string &open,
+                     const std::vector<std::string> &items, const std::string &close,
+                     const std::string &tail);
+/// wrapList with parentheses; "(void)" when there are no items.
 std::string wrapCall(const std::string &head, const std::vector<std::string> &items,
                      const std::string &tail);
+/// \p text as adjacent string literals, broken at spaces: the first starts at \p column, the
+/// others on new lines indented by \p indent.
+std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent);
 /// The public functions' parameter declarations: stream, then (with \p withConfig) config, then
 /// the runtime parameters.
 std::vector<std::string> apiParameters(const Kernel &kernel, const KernelPlan &plan,

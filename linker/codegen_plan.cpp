@@ -51,22 +51,24 @@ std::string uniqueName(std::string base, const std::set<std::string> &taken) {
 }
 
 /// The C names of a kernel's parameters: cName, with a "_" added where it clashes with a name
-/// the generated code needs, then made unique (a parameter may already be called "int_").
+/// the generated code needs; names the user wrote are kept, and escaped ones move on until
+/// unique (a kernel may have both "int" and "int_").
 std::vector<std::string> parameterNames(const Kernel &kernel) {
   std::vector<std::string> names(kernel.cParams.size());
   std::set<std::string> taken;
-  std::vector<std::size_t> renamed;
+  std::vector<std::size_t> escaped;
   for (std::size_t i = 0; i < kernel.cParams.size(); ++i) {
-    const std::string &name = kernel.cParams[i].cName;
-    if (clashesWithGeneratedNames(name)) {
-      renamed.push_back(i);
+    const CParam &param = kernel.cParams[i];
+    if (param.cName == param.name && !clashesWithGeneratedNames(param.cName)) {
+      names[i] = param.cName;
+      taken.insert(param.cName);
     } else {
-      names[i] = name;
-      taken.insert(name);
+      escaped.push_back(i);
     }
   }
-  for (std::size_t i : renamed) {
-    names[i] = uniqueName(kernel.cParams[i].cName + "_", taken);
+  for (std::size_t i : escaped) {
+    const std::string &cName = kernel.cParams[i].cName;
+    names[i] = uniqueName(clashesWithGeneratedNames(cName) ? cName + "_" : cName, taken);
     taken.insert(names[i]);
   }
   return names;

@@ -157,10 +157,12 @@ public:
       writeVariantChoice(out, c);
       out << "    break;\n";
     }
+    const std::string outOfRange = kp_.api + ": config %d is out of range; it has " +
+                                   std::to_string(kernel_.configs.size()) +
+                                   (kernel_.configs.size() == 1 ? " config" : " configs");
     out << "  default:\n"
         << "    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
-        << "                           \"" << kp_.api << ": config %d is out of range; it has "
-        << kernel_.configs.size() << (kernel_.configs.size() == 1 ? " config" : " configs") << "\", "
+        << "                           " << wrappedStringLiteral(outOfRange, 27, 27) << ", "
         << kp_.config << ");\n"
         << "  }\n";
     used_.launch = true;
@@ -175,21 +177,22 @@ public:
 
 private:
   void writeArgs(std::ostream &out, const RuntimeEntry &entry, bool split) {
-    std::string values;
+    std::vector<std::string> values;
     std::string omitted;
     for (std::size_t p = 0; p < kernel_.cParams.size(); ++p) {
       if (entry.passed[p])
-        values += (values.empty() ? "&" : ", &") + kp_.params[p];
+        values.push_back("&" + kp_.params[p]);
       else
         omitted += (omitted.empty() ? "" : ", ") + kernel_.cParams[p].name + " == 1";
     }
-    out << "  void *" << entry.argsName << "[" << entry.argCount << " + 2]";
-    if (!values.empty())
-      out << " = {" << values << "}";
-    out << ";";
     if (split)
-      out << " /* " << (omitted.empty() ? "every argument" : "compiled with " + omitted) << " */";
-    out << "\n";
+      out << "  /* " << (omitted.empty() ? "every argument" : "compiled with " + omitted) << " */\n";
+    const std::string declaration =
+        "  void *" + entry.argsName + "[" + std::to_string(entry.argCount) + " + 2]";
+    if (values.empty())
+      out << declaration << ";\n";
+    else
+      out << wrapList(declaration + " = ", "{", values, "}", ";\n");
   }
 
   void writeGrid(std::ostream &out, const KernelConfig *config, const std::string &indent) {
@@ -243,13 +246,18 @@ private:
     const std::string where = kernel_.configs.size() == 1
                                   ? "the kernel has no generic variant"
                                   : "config " + std::to_string(c) + " has no generic variant";
+    // "      return tta_invalid(" is 25 columns.
     auto message = [&](std::size_t p, int hint) {
-      return cStringLiteral(kp_.api + ": no variant accepts these arguments: " +
-                            brokenPromise(kernel_.cParams[p], hint) + " and " + where +
-                            "; declare a signature without :" + std::to_string(hint) + " hints");
+      return wrappedStringLiteral(kp_.api + ": no variant accepts these arguments: " +
+                                      brokenPromise(kernel_.cParams[p], hint) + " and " + where +
+                                      "; declare a signature without :" + std::to_string(hint) +
+                                      " hints",
+                                  25, 25);
     };
     if (!general) {
-      out << "    return tta_invalid(" << cStringLiteral(kp_.api + ": config " + std::to_string(c) + " has no variants") << ");\n";
+      out << "    return tta_invalid("
+          << wrappedStringLiteral(kp_.api + ": config " + std::to_string(c) + " has no variants", 23, 23)
+          << ");\n";
       return;
     }
     std::vector<std::size_t> promised;

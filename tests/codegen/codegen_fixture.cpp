@@ -189,15 +189,26 @@ GeneratedSources writeLibrary(const Library &library, const fs::path &dir,
   return sources;
 }
 
-fs::path testDirectory() {
+TestDirectory::TestDirectory() {
   const char *base = std::getenv("TTA_TEST_TMPDIR");
   const ::testing::TestInfo *test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = (base ? fs::path(base) : fs::temp_directory_path() /
-                                                    ("tta-codegen-" + std::to_string(::getpid()))) /
-                       (std::string(test->test_suite_name()) + "." + test->name());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return fs::absolute(dir);
+  std::string leaf = std::string(test->test_suite_name()) + "." + test->name();
+  for (char &c : leaf)
+    c = c == '/' ? '_' : c; // parameterised tests: "Suite/Fixture.Test/0"
+  path_ = fs::absolute((base ? fs::path(base)
+                             : fs::temp_directory_path() / ("tta-codegen-" + std::to_string(::getpid()))) /
+                       leaf);
+  fs::remove_all(path_);
+  fs::create_directories(path_);
+}
+
+TestDirectory::~TestDirectory() {
+  if (!::testing::Test::HasFailure()) {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+    if (!std::getenv("TTA_TEST_TMPDIR"))
+      fs::remove(path_.parent_path(), ignored); // this process's directory, once empty
+  }
 }
 
 std::string readText(const fs::path &path) {

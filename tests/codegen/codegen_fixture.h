@@ -47,8 +47,19 @@ Library makeLibrary(const std::string &name, const std::string &prefix = "");
 GeneratedSources writeLibrary(const Library &library, const fs::path &dir,
                               const std::string &manifest = "{\"library\": \"test\"}");
 
-/// A fresh directory for the current test under $TTA_TEST_TMPDIR (or the system temp dir).
-fs::path testDirectory();
+/// A fresh directory for the current test under $TTA_TEST_TMPDIR (or the system temp dir),
+/// removed at the end unless the test failed (then it is kept to look at).
+class TestDirectory {
+public:
+  TestDirectory();
+  ~TestDirectory();
+  TestDirectory(const TestDirectory &) = delete;
+  TestDirectory &operator=(const TestDirectory &) = delete;
+  const fs::path &path() const { return path_; }
+
+private:
+  fs::path path_;
+};
 std::string readText(const fs::path &path);
 void writeText(const fs::path &path, const std::string &text);
 

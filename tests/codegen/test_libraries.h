@@ -1,0 +1,28 @@
+// Link models shared by the codegen tests.
+#pragma once
+
+#include "codegen_fixture.h"
+
+namespace tta::link::testing {
+
+/// "mk": add(x_ptr, y_ptr, out_ptr: *fp32, n_elements: i32, BLOCK) with configs "large"
+/// (BLOCK=1024) and "small" (128), each an aligned variant (x_ptr:16 y_ptr:16 n_elements:16)
+/// then a generic one; targets sm_80 and gfx90a:xnack-; both scratch pointers.
+Library vectorAddLibrary(const std::string &name = "mk", const std::string &prefix = "");
+
+/// "edge": everything link.py got wrong, in one library:
+///  - scalars: every Triton scalar type, one kernel `scalars` (i1 i8 i16 i32 i64 u8 u16 u32 u64
+///    fp16 bf16 fp32 fp64 and a pointer);
+///  - `names`: parameters called int, default, stream, config, grid, args, variant, NULL,
+///    int32_t, tta_launch and triton_aot_fail, float (0.5), negative (-3), bool and string
+///    constexprs in three configs, the grid using the negative and bool ones;
+///  - `one_fallback`: n:1 variant, an x:16 variant and a generic one (two argument lists);
+///  - `one_only`: config "ones" has only n:1 variants (x:16 n:1, n:1; no fallback), config
+///    "any" a generic one (so n stays in the API);
+///  - `strict`: only x:16 y:16 variants (no generic), two configs;
+///  - `empty_grid`: grid (n, m, 1) with no hints;
+///  - `noargs`: no runtime parameters at all, grid N / 2 with N a constexpr per config;
+///  - `k0` .. `k7`: eight more small kernels.
+Library edgeLibrary(const std::string &name = "edge", const std::string &prefix = "");
+
+} // namespace tta::link::testing
