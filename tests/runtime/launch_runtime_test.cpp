@@ -1,0 +1,303 @@
+// What a launch hands the driver: grid, block, shared memory, launch attributes and every
+// argument's exact bytes, as the fake read them through kernelParams at the sizes the image
+// declares (cubin .nv.info / PTX .param / HSACO metadata).
+#include "cuda_api.h"
+#include "runtime_fixture.h"
+
+#include <climits>
+
+namespace tta::test {
+namespace {
+
+const void *kX = devicePointer(0x7f0000100000);
+const void *kY = devicePointer(0x7f0000200000);
+const void *kOut = devicePointer(0x7f0000300000);
+const void *kNull = nullptr;
+
+using Launch = RuntimeTest;
+
+TEST_F(Launch, ScalarsArePassedAtTheirExactWidth) {
+  useCudaDevices("sm_80");
+  const uint16_t beta = triton_aot_fp16(0.5f);
+  const int64_t n = (INT64_C(1) << 33) + 5; // above 32 bits: an i64 must not be truncated
+  ASSERT_EQ(rt_kernels_scale_shift(streamHandle(0xabc), kX, kOut, 1.5f, beta, n, true),
+            TRITON_AOT_SUCCESS)
+      << lastError();
+  ASSERT_EQ(rt_kernels_scale_shift(streamHandle(0xabc), kX, kOut, -3.25f, triton_aot_fp16(-0.0f),
+                                   256, false),
+            TRITON_AOT_SUCCESS)
+      << lastError();
+  auto all = launches();
+  ASSERT_EQ(all.size(), 2u);
+  const tta_fake_launch &first = all[0];
+  ASSERT_EQ(first.param_count, 8u) << "x, out, alpha, beta, n, use_beta, two scratch pointers";
+  const unsigned sizes[] = {8, 8, 4, 2, 8, 1, 8, 8};
+  for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(first.param_size[i], sizes[i]) << "parameter " << i;
+  EXPECT_EQ(paramBytes(first, 0), bytesOf(kX));
+  EXPECT_EQ(paramBytes(first, 1), bytesOf(kOut));
+  EXPECT_EQ(paramBytes(first, 2), bytesOf(1.5f)) << "fp32 as 4 bytes, not a double";
+  EXPECT_EQ(paramBytes(first, 3), (std::vector<unsigned char>{0x00, 0x38})) << "fp16 0.5 = 0x3800";
+  EXPECT_EQ(paramBytes(first, 4), bytesOf(n));
+  EXPECT_EQ(paramBytes(first, 5), std::vector<unsigned char>{1});
+  EXPECT_EQ(paramBytes(first, 6), bytesOf(kNull)) << "no global scratch: NULL";
+  EXPECT_EQ(paramBytes(first, 7), bytesOf(kNull)) << "no profile scratch: NULL";
+  EXPECT_EQ(first.grid[0], static_cast<unsigned>((n + 255) / 256));
+  EXPECT_EQ(first.block[0], 128u);
+  EXPECT_EQ(first.stream, 0xabcu);
+
+  const tta_fake_launch &second = all[1];
+  EXPECT_EQ(paramBytes(second, 2), bytesOf(-3.25f));
+  EXPECT_EQ(paramBytes(second, 3), (std::vector<unsigned char>{0x00, 0x80})) << "fp16 -0.0";
+  EXPECT_EQ(paramBytes(second, 4), bytesOf(int64_t{256}));
+  EXPECT_EQ(paramBytes(second, 5), std::vector<unsigned char>{0});
+  EXPECT_EQ(second.grid[0], 1u);
+}
+
+TEST_F(Launch, GridBlockAndArgumentsComeFromTheMetadataAndTheChosenConfig) {
+  useCudaDevices("sm_90");
+  ASSERT_EQ(rt_kernels_vector_add_config_count(), 2);
+  EXPECT_STREQ(rt_kernels_vector_add_config_name(0), "b1024");
+  EXPECT_STREQ(rt_kernels_vector_add_config_name(1), "b256");
+  EXPECT_EQ(rt_kernels_vector_add_config_name(2), nullptr);
+  EXPECT_EQ(rt_kernels_vector_add_config_name(-1), nullptr);
+  ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 5000), TRITON_AOT_SUCCESS) << lastError();
+  ASSERT_EQ(rt_kernels_vector_add_config(nullptr, 1, kX, kY, kOut, 5000), TRITON_AOT_SUCCESS) << lastError();
+  auto all = launches();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_STREQ(all[0].api, "cuLaunchKernel") << "a plain kernel needs no cuLaunchKernelEx";
+  EXPECT_EQ(all[0].grid[0], 5u) << "cdiv(5000, 1024)";
+  EXPECT_EQ(all[0].grid[1], 1u);
+  EXPECT_EQ(all[0].grid[2], 1u);
+  EXPECT_EQ(all[0].block[0], 128u) << "4 warps";
+  EXPECT_EQ(all[0].shared, 0u);
+  EXPECT_EQ(all[0].num_attrs, 0u);
+  EXPECT_EQ(all[1].grid[0], 20u) << "cdiv(5000, 256)";
+  EXPECT_EQ(all[1].block[0], 64u) << "2 warps";
+  for (const auto &launch : all) {
+    ASSERT_EQ(launch.param_count, 6u);
+    EXPECT_EQ(paramBytes(launch, 0), bytesOf(kX));
+    EXPECT_EQ(paramBytes(launch, 1), bytesOf(kY));
+    EXPECT_EQ(paramBytes(launch, 2), bytesOf(kOut));
+    EXPECT_EQ(paramBytes(launch, 3), bytesOf(int32_t{5000}));
+    EXPECT_EQ(paramBytes(launch, 4), bytesOf(kNull));
+    EXPECT_EQ(paramBytes(launch, 5), bytesOf(kNull));
+  }
+}
+
+TEST_F(Launch, ParametersSpecialisedToOneLeaveTheArgumentList) {
+  useCudaDevices("sm_80");
+  const auto &files = kernelsFiles();
+  // Row-major fp16 matrices: the unit strides select the variant compiled with them as 1.
+  ASSERT_EQ(rt_kernels_matmul(nullptr, kX, kY, kOut, 64, 96, 128, 128, 1, 96, 1, 96, 1),
+            TRITON_AOT_SUCCESS)
+      << lastError();
+  ASSERT_EQ(rt_kernels_matmul(nullptr, kX, kY, kOut, 64, 96, 128, 1, 64, 96, 1, 96, 1),
+            TRITON_AOT_SUCCESS)
+      << lastError();
+  auto all = launches();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(files.fileOf(all[0].image_hash), files.variant("matmul", "cuda:80", "small", true).binary);
+  ASSERT_EQ(all[0].param_count, 11u) << "9 arguments (3 strides compiled in) and 2 scratch pointers";
+  const int32_t specialised[] = {64, 96, 128, 128, 96, 96};
+  for (unsigned i = 0; i < 6; ++i) EXPECT_EQ(paramBytes(all[0], 3 + i), bytesOf(specialised[i])) << i;
+  EXPECT_EQ(all[0].grid[0], 2u);
+  EXPECT_EQ(all[0].grid[1], 3u);
+
+  EXPECT_EQ(files.fileOf(all[1].image_hash), files.variant("matmul", "cuda:80", "small", false).binary)
+      << "stride_ak = 64 is not 1: the generic variant";
+  ASSERT_EQ(all[1].param_count, 14u);
+  const int32_t generic[] = {64, 96, 128, 1, 64, 96, 1, 96, 1};
+  for (unsigned i = 0; i < 9; ++i) EXPECT_EQ(paramBytes(all[1], 3 + i), bytesOf(generic[i])) << i;
+}
+
+TEST_F(Launch, AnEmptyGridLaunchesNothingAndSucceeds) {
+  useCudaDevices("sm_90");
+  EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 0), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 0, 64, 64, 256, 256), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(lastError(), "");
+  EXPECT_TRUE(launches().empty());
+  EXPECT_TRUE(cuda.memory().empty());
+}
+
+TEST_F(Launch, SharedMemoryAbove48KiBRaisesTheKernelsLimitFirst) {
+  useCudaDevices("sm_80,sm_90");
+  for (int device : {0, 1}) {
+    selectDevice(device);
+    ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256),
+              TRITON_AOT_SUCCESS)
+        << lastError();
+  }
+  auto all = launches();
+  ASSERT_EQ(all.size(), 2u);
+  auto attributes = cuda.attributes();
+  for (int device : {0, 1}) {
+    const tta_fake_launch &launch = all[device];
+    EXPECT_GT(launch.shared, 49152u) << "big_shared needs more than 48 KiB";
+    EXPECT_EQ(launch.result, 0) << "the fake refuses more than the kernel's limit";
+    EXPECT_EQ(launch.block[0], 256u) << "8 warps";
+    EXPECT_EQ(launch.grid[0], 2u);
+    EXPECT_EQ(launch.grid[1], 2u);
+    bool raised = false;
+    for (const auto &attribute : attributes)
+      if (attribute.device == device &&
+          attribute.attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
+          attribute.result == 0 && attribute.value >= static_cast<int>(launch.shared))
+        raised = true;
+    EXPECT_TRUE(raised) << "device " << device;
+  }
+  // Once per device, not per launch.
+  std::size_t before = cuda.attributes().size();
+  selectDevice(0);
+  ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(cuda.attributes().size(), before);
+}
+
+TEST_F(Launch, SharedMemoryAboveTheDevicesOptInFailsClearly) {
+  useCudaDevices("sm_86");
+  ASSERT_EQ(cuda.setDeviceAttribute(0, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 60000), 0);
+  EXPECT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256),
+            TRITON_AOT_ERROR_LAUNCH_FAILED);
+  std::string message = lastError();
+  EXPECT_NE(message.find("60000"), std::string::npos) << message;
+  EXPECT_NE(message.find("big_shared"), std::string::npos) << message;
+  EXPECT_TRUE(launches().empty()) << "nothing the device cannot run reaches the driver";
+}
+
+TEST_F(Launch, ClusterKernelsLaunchWithTheirClusterAndAMultipliedGrid) {
+  useCudaDevices("sm_90");
+  // 3 programs of 2 CTAs each: the driver gets 6 blocks in clusters of 2.
+  ASSERT_EQ(hop_vector_add_config(streamHandle(0x42), 0, kX, kY, kOut, 3 * 1024), TRITON_AOT_SUCCESS)
+      << hop_last_error();
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_STREQ(launch.api, "cuLaunchKernelEx");
+  EXPECT_EQ(launch.grid[0], 6u);
+  EXPECT_EQ(launch.cluster[0], 2u);
+  EXPECT_EQ(launch.cluster[1], 1u);
+  EXPECT_EQ(launch.cluster[2], 1u);
+  EXPECT_EQ(launch.block[0], 128u);
+  EXPECT_EQ(launch.pdl, -1);
+  EXPECT_EQ(launch.stream, 0x42u);
+  EXPECT_EQ(launch.result, 0);
+  ASSERT_EQ(launch.param_count, 6u);
+  EXPECT_EQ(paramBytes(launch, 3), bytesOf(int32_t{3 * 1024}));
+}
+
+TEST_F(Launch, PdlKernelsLaunchWithProgrammaticStreamSerialization) {
+  useCudaDevices("sm_90");
+  ASSERT_EQ(hop_vector_add_config(nullptr, 1, kX, kY, kOut, 3 * 1024), TRITON_AOT_SUCCESS) << hop_last_error();
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_STREQ(launch.api, "cuLaunchKernelEx");
+  EXPECT_EQ(launch.pdl, 1);
+  EXPECT_EQ(launch.grid[0], 3u);
+  EXPECT_EQ(launch.cluster[0], 0u) << "no cluster attribute for a one-CTA kernel";
+  EXPECT_EQ(launch.cooperative, -1);
+}
+
+TEST_F(Launch, GlobalScratchIsAllocatedPerLaunchOnTheLaunchStreamAndFreedAfter) {
+  useCudaDevices("sm_90");
+  const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "", true).metadata;
+  const uint64_t perProgram = metadata["launch"]["global_scratch"]["size"];
+  ASSERT_GT(perProgram, 0u) << "a device-side tensor descriptor needs global scratch";
+  // 128 x 192 with 64 x 64 tiles: 2 x 3 programs.
+  ASSERT_EQ(hop_tma_scale(streamHandle(0x99), kX, kOut, 128, 192, 2.0f), TRITON_AOT_SUCCESS) << hop_last_error();
+  tta_fake_launch launch = onlyLaunch();
+  auto memory = cuda.memory();
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_STREQ(memory[0].api, "cuMemAllocAsync");
+  EXPECT_EQ(memory[0].size, 6 * perProgram);
+  EXPECT_EQ(memory[0].stream, 0x99u);
+  EXPECT_STREQ(memory[1].api, "cuMemFreeAsync");
+  EXPECT_EQ(memory[1].address, memory[0].address);
+  EXPECT_EQ(memory[1].stream, 0x99u);
+  ASSERT_EQ(launch.param_count, 7u);
+  EXPECT_EQ(paramBytes(launch, 4), bytesOf(2.0f));
+  EXPECT_EQ(paramBytes(launch, 5), bytesOf(memory[0].address)) << "the scratch buffer";
+  EXPECT_EQ(paramBytes(launch, 6), bytesOf(kNull)) << "no profile scratch";
+  EXPECT_EQ(launch.grid[0], 2u);
+  EXPECT_EQ(launch.grid[1], 3u);
+  EXPECT_EQ(launch.shared, metadata["launch"]["shared"].get<unsigned>());
+}
+
+struct AllocatorLog {
+  std::vector<std::size_t> sizes, aligns;
+  std::vector<void *> streams, released, releaseStreams;
+  int fail = 0;
+};
+
+int logAllocate(void *user, std::size_t size, std::size_t align, void *stream, void **pointer) {
+  auto *log = static_cast<AllocatorLog *>(user);
+  log->sizes.push_back(size);
+  log->aligns.push_back(align);
+  log->streams.push_back(stream);
+  if (log->fail) return log->fail;
+  *pointer = reinterpret_cast<void *>(0x5ca7c400 + 0x1000 * log->sizes.size());
+  return 0;
+}
+
+void logRelease(void *user, void *pointer, void *stream) {
+  auto *log = static_cast<AllocatorLog *>(user);
+  log->released.push_back(pointer);
+  log->releaseStreams.push_back(stream);
+}
+
+TEST_F(Launch, AReplacedAllocatorServesScratchForEveryLibraryOfThisRuntimeCopy) {
+  useCudaDevices("sm_90");
+  AllocatorLog log;
+  triton_aot_allocator allocator = {logAllocate, logRelease, &log};
+  rt_kernels_set_allocator(&allocator); // the same runtime copy serves hop
+  const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "", true).metadata;
+  const uint64_t perProgram = metadata["launch"]["global_scratch"]["size"];
+  const uint64_t align = metadata["launch"]["global_scratch"]["align"];
+  ASSERT_EQ(hop_tma_scale(streamHandle(0x31), kX, kOut, 64, 64, 1.0f), TRITON_AOT_SUCCESS) << hop_last_error();
+  ASSERT_EQ(log.sizes.size(), 1u);
+  EXPECT_EQ(log.sizes[0], perProgram);
+  EXPECT_EQ(log.aligns[0], align);
+  EXPECT_EQ(log.streams[0], streamHandle(0x31));
+  ASSERT_EQ(log.released.size(), 1u);
+  EXPECT_EQ(log.released[0], reinterpret_cast<void *>(0x5ca7c400 + 0x1000));
+  EXPECT_EQ(log.releaseStreams[0], streamHandle(0x31));
+  EXPECT_EQ(paramBytes(onlyLaunch(), 5), bytesOf(log.released[0]));
+  EXPECT_TRUE(cuda.memory().empty()) << "the default allocator is not used";
+
+  // A failing allocator: out of memory, and nothing launched.
+  log.fail = 3;
+  EXPECT_EQ(hop_tma_scale(nullptr, kX, kOut, 64, 64, 1.0f), TRITON_AOT_ERROR_OUT_OF_MEMORY);
+  EXPECT_NE(std::string(hop_last_error()).find("tma_scale"), std::string::npos) << hop_last_error();
+  EXPECT_EQ(launches().size(), 1u);
+  EXPECT_EQ(log.released.size(), 1u);
+
+  // NULL restores the stream-ordered default.
+  rt_kernels_set_allocator(nullptr);
+  ASSERT_EQ(hop_tma_scale(nullptr, kX, kOut, 64, 64, 1.0f), TRITON_AOT_SUCCESS) << hop_last_error();
+  EXPECT_EQ(cuda.memory().size(), 2u);
+}
+
+TEST_F(Launch, TheDefaultAllocatorsFailureIsOutOfMemoryWithTheDriversText) {
+  useCudaDevices("sm_90");
+  cuda.fail("cuMemAllocAsync", CUDA_ERROR_OUT_OF_MEMORY, 0, 1);
+  EXPECT_EQ(hop_tma_scale(nullptr, kX, kOut, 64, 64, 1.0f), TRITON_AOT_ERROR_OUT_OF_MEMORY);
+  std::string message = hop_last_error();
+  EXPECT_NE(message.find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos) << message;
+  EXPECT_TRUE(launches().empty());
+}
+
+TEST_F(Launch, ASharedLibraryKeepsItsOwnRuntimeAndAllocator) {
+  useCudaDevices("sm_80");
+  AllocatorLog log;
+  triton_aot_allocator allocator = {logAllocate, logRelease, &log};
+  shr_set_allocator(&allocator);
+  ASSERT_EQ(shr_vector_add(nullptr, kX, kY, kOut, 2048), TRITON_AOT_SUCCESS) << shr_last_error();
+  ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 2048), TRITON_AOT_SUCCESS) << lastError();
+  auto all = launches();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(sharedFiles().fileOf(all[0].image_hash),
+            sharedFiles().variant("vector_add", "cuda:80", "", false).binary);
+  EXPECT_EQ(all[0].grid[0], 4u) << "its own BLOCK=512";
+  EXPECT_EQ(kernelsFiles().fileOf(all[1].image_hash),
+            kernelsFiles().variant("vector_add", "cuda:80", "b1024", true).binary);
+  EXPECT_EQ(loads().size(), 2u) << "same kernel name, two libraries, two images";
+  EXPECT_TRUE(log.sizes.empty()) << "vector_add asks for no scratch";
+}
+
+} // namespace
+} // namespace tta::test
