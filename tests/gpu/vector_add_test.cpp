@@ -1,6 +1,8 @@
 // Vector add through the generated API: both hint variants (16-byte aligned pointers and a size
 // divisible by 16, else the generic fallback), sizes that are not multiples of the block, every
-// config, and an empty launch.
+// config, and an empty launch. A wrong dispatch shows as a failure: the hinted variant's 16-byte
+// vector accesses fault on misaligned pointers, and its masks, which assume n % 16 == 0, can write
+// past n into the guard that runVectorAdd() checks.
 #include <gpu_kernels.h>
 
 #include "gpu_test_support.h"
