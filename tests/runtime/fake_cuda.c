@@ -14,7 +14,7 @@
 #define FAKE_EXPORT __attribute__((visibility("default")))
 
 enum { FAKE_CUDA_ERROR_NOT_PERMITTED = 800, FAKE_CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
-       FAKE_CUDA_ERROR_ILLEGAL_ADDRESS = 700 };
+       FAKE_CUDA_ERROR_ILLEGAL_ADDRESS = 700, FAKE_CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720 };
 
 enum { MAGIC_CONTEXT = 0x78746366, MAGIC_MODULE = 0x646f6d66, MAGIC_FUNCTION = 0x636e7566,
        MAGIC_KERNEL = 0x6e726b66 };
@@ -189,6 +189,7 @@ static const struct { int code; const char *name, *text; } errors[] = {
   {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
   {FAKE_CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
   {FAKE_CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+  {FAKE_CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "too many blocks in cooperative launch"},
   {FAKE_CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
   {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
   {CUDA_ERROR_INVALID_CLUSTER_SIZE, "CUDA_ERROR_INVALID_CLUSTER_SIZE", "invalid cluster size"},
@@ -819,6 +820,14 @@ static int check_launch(const launch_request *request, tta_fake_launch *record) 
     if (cluster[0] * cluster[1] * cluster[2] > 8 && !non_portable) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     for (i = 0; i < 3; ++i)
       if (request->grid[i] % cluster[i] != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  /* Every block of a cooperative grid must be resident at once (here: 2048 threads per SM). */
+  if (record->cooperative == 1) {
+    unsigned long long blocks = (unsigned long long)request->grid[0] * request->grid[1] * request->grid[2];
+    unsigned long long resident = (unsigned long long)devices[device].attributes[CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT] *
+                                  (threads >= 2048 ? 1 : 2048 / threads);
+    if (!devices[device].attributes[CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH]) return CUDA_ERROR_NOT_SUPPORTED;
+    if (blocks > resident) return FAKE_CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
   }
   if (request->params == NULL && entry->param_count > 0) {
     fake_misuse("%s: %s takes %u parameters, kernelParams is NULL", request->api, function->name,

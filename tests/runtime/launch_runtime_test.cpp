@@ -195,7 +195,7 @@ TEST_F(Launch, PdlKernelsLaunchWithProgrammaticStreamSerialization) {
 
 TEST_F(Launch, GlobalScratchIsAllocatedPerLaunchOnTheLaunchStreamAndFreedAfter) {
   useCudaDevices("sm_90");
-  const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "", true).metadata;
+  const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "one", true).metadata;
   const uint64_t perProgram = metadata["launch"]["global_scratch"]["size"];
   ASSERT_GT(perProgram, 0u) << "a device-side tensor descriptor needs global scratch";
   // 128 x 192 with 64 x 64 tiles: 2 x 3 programs.
@@ -216,6 +216,40 @@ TEST_F(Launch, GlobalScratchIsAllocatedPerLaunchOnTheLaunchStreamAndFreedAfter) 
   EXPECT_EQ(launch.grid[0], 2u);
   EXPECT_EQ(launch.grid[1], 3u);
   EXPECT_EQ(launch.shared, metadata["launch"]["shared"].get<unsigned>());
+}
+
+TEST_F(Launch, ScratchOfAClusterKernelIsSizedPerCta) {
+  useCudaDevices("sm_90");
+  const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "cta2", true).metadata;
+  const uint64_t perCta = metadata["launch"]["global_scratch"]["size"];
+  ASSERT_EQ(metadata["launch"]["num_ctas"], 2);
+  ASSERT_GT(perCta, 0u);
+  ASSERT_EQ(hop_tma_scale_config(streamHandle(0x98), 1, kX, kOut, 128, 192, 0.5f), TRITON_AOT_SUCCESS)
+      << hop_last_error();
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_STREQ(launch.api, "cuLaunchKernelEx");
+  EXPECT_EQ(launch.grid[0], 4u) << "2 programs of 2 CTAs";
+  EXPECT_EQ(launch.grid[1], 3u);
+  EXPECT_EQ(launch.cluster[0], 2u);
+  auto memory = cuda.memory();
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_EQ(memory[0].size, 2 * 3 * 2 * perCta) << "grid x * grid y * num_ctas * size";
+  EXPECT_EQ(paramBytes(launch, 5), bytesOf(memory[0].address));
+}
+
+TEST_F(Launch, CooperativeKernelsLaunchWithTheCooperativeAttribute) {
+  useCudaDevices("sm_90");
+  ASSERT_EQ(hop_vector_add_config(nullptr, 2, kX, kY, kOut, 4 * 1024), TRITON_AOT_SUCCESS) << hop_last_error();
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_STREQ(launch.api, "cuLaunchKernelEx");
+  EXPECT_EQ(launch.cooperative, 1);
+  EXPECT_EQ(launch.pdl, -1);
+  EXPECT_EQ(launch.grid[0], 4u);
+  // More blocks than can be resident at once: the driver's refusal, with its text.
+  EXPECT_EQ(hop_vector_add_config(nullptr, 2, kX, kY, kOut, 1 << 30), TRITON_AOT_ERROR_LAUNCH_FAILED);
+  std::string message = hop_last_error();
+  EXPECT_NE(message.find("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"), std::string::npos) << message;
+  EXPECT_NE(message.find("too many blocks in cooperative launch"), std::string::npos) << message;
 }
 
 struct AllocatorLog {
@@ -245,7 +279,7 @@ TEST_F(Launch, AReplacedAllocatorServesScratchForEveryLibraryOfThisRuntimeCopy) 
   AllocatorLog log;
   triton_aot_allocator allocator = {logAllocate, logRelease, &log};
   rt_kernels_set_allocator(&allocator); // the same runtime copy serves hop
-  const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "", true).metadata;
+  const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "one", true).metadata;
   const uint64_t perProgram = metadata["launch"]["global_scratch"]["size"];
   const uint64_t align = metadata["launch"]["global_scratch"]["align"];
   ASSERT_EQ(hop_tma_scale(streamHandle(0x31), kX, kOut, 64, 64, 1.0f), TRITON_AOT_SUCCESS) << hop_last_error();
@@ -295,8 +329,20 @@ TEST_F(Launch, ASharedLibraryKeepsItsOwnRuntimeAndAllocator) {
   EXPECT_EQ(all[0].grid[0], 4u) << "its own BLOCK=512";
   EXPECT_EQ(kernelsFiles().fileOf(all[1].image_hash),
             kernelsFiles().variant("vector_add", "cuda:80", "b1024", true).binary);
-  EXPECT_EQ(loads().size(), 2u) << "same kernel name, two libraries, two images";
+  auto loaded = loads();
+  ASSERT_EQ(loaded.size(), 2u) << "same kernel name, two libraries, two images";
+  EXPECT_EQ(sharedFiles().fileOf(loaded[0].hash),
+            sharedFiles().variant("vector_add", "cuda:80", "", false).binary)
+      << "the compressed image was decompressed before loading";
   EXPECT_TRUE(log.sizes.empty()) << "vector_add asks for no scratch";
+}
+
+TEST_F(Launch, ALibraryBuiltWithoutPtxHasNoImageForANewerGpu) {
+  useCudaDevices("sm_100");
+  EXPECT_EQ(shr_vector_add(nullptr, kX, kY, kOut, 2048), TRITON_AOT_ERROR_NO_IMAGE);
+  EXPECT_NE(std::string(shr_last_error()).find("sm_100"), std::string::npos) << shr_last_error();
+  EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 2048), TRITON_AOT_SUCCESS) << lastError();
+  EXPECT_EQ(onlyLaunch().kind, TTA_FAKE_IMAGE_PTX) << "the library with PTX runs through the JIT";
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 // and the TRITON_AOT_LOG lines.
 #include "runtime_fixture.h"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <set>
 #include <thread>
@@ -137,6 +139,29 @@ TEST_F(Lifecycle, WithoutACurrentContextDeviceZerosPrimaryContextIsUsed) {
   ASSERT_EQ(cuda.setCurrentDevice(-1), 0);
   ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
   EXPECT_EQ(onlyLaunch().device, 0);
+}
+
+TEST_F(Lifecycle, ASharedKernelLibraryExportsOnlyItsApi) {
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void *>(&shr_vector_add), &info), 0);
+  void *library = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(library, nullptr) << info.dli_fname;
+  for (const char *name : {"shr_vector_add", "shr_vector_add_config", "shr_preload", "shr_unload",
+                           "shr_manifest", "shr_last_error", "shr_set_allocator", "shr_version"})
+    EXPECT_NE(dlsym(library, name), nullptr) << name;
+  for (const char *name : {"triton_aot_launch", "triton_aot_last_error", "triton_aot_set_allocator",
+                           "tta_cuda_driver", "rt_shared_tta_blob"})
+    EXPECT_EQ(dlsym(library, name), nullptr) << name << " must be hidden";
+  dlclose(library);
+}
+
+TEST_F(Lifecycle, TheManifestDescribesTheLibraryAtRunTime) {
+  std::string text = rt_kernels_manifest();
+  EXPECT_NE(text.find("\"vector_add\""), std::string::npos);
+  EXPECT_NE(text.find("\"matmul\""), std::string::npos);
+  EXPECT_NE(text.find("gfx942"), std::string::npos);
+  EXPECT_STREQ(rt_kernels_version(), "0.1.0");
+  EXPECT_NE(std::string(hop_manifest()).find("tma_scale"), std::string::npos);
 }
 
 // --- Drivers without cuLibraryLoadData (before 12.0): one module per context --------------------
