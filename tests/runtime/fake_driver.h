@@ -98,14 +98,21 @@ static inline uint64_t tta_fake_hash(const void *data, size_t size) {
   return hash;
 }
 
-/* The control API (function pointer types for dlsym). */
+/* The control API: exported as tta_fake_reset, tta_fake_set_driver_version,
+ * tta_fake_set_device_attribute, tta_fake_set_current_device, tta_fake_create_context,
+ * tta_fake_fail, tta_fake_call_count, tta_fake_{load,launch,attribute,memory}_count,
+ * tta_fake_get_{load,launch,attribute,memory}, tta_fake_live_modules,
+ * tta_fake_live_allocations, tta_fake_misuse_count and tta_fake_first_misuse; the types below
+ * are for dlsym. */
 
 /* Forgets every record, handle, failure and setting, then configures the devices from a
  * comma-separated list: CUDA "sm_80,sm_86,sm_90" (capability; an "a" suffix is ignored),
  * HIP "gfx942:sramecc+:xnack-,gfx90a" (gcnArchName: features as the device reports them).
  * "" = no device. Returns 0, or -1 for a malformed list. The current context / device of every
  * thread becomes none (CUDA) / 0 (HIP). Initial state: the environment variable
- * TTA_FAKE_CUDA_DEVICES / TTA_FAKE_HIP_DEVICES, else "sm_90" / "gfx942:sramecc+:xnack-". */
+ * TTA_FAKE_CUDA_DEVICES / TTA_FAKE_HIP_DEVICES, else "sm_90" / "gfx942:sramecc+:xnack-".
+ * TTA_FAKE_CUDA_STUB=1 makes the CUDA fake answer CUDA_ERROR_STUB_LIBRARY everywhere, like
+ * the CUDA toolkit's stub libcuda.so. */
 typedef int (*tta_fake_reset_fn)(const char *devices);
 
 /* CUDA: the version cuDriverGetVersion reports and cuGetProcAddress honours (an entry point
