@@ -162,6 +162,7 @@ typedef CUresult (*PFN_cuDeviceGetName)(char *name, int len, CUdevice dev);
 typedef CUresult (*PFN_cuCtxGetCurrent)(CUcontext *pctx);
 typedef CUresult (*PFN_cuCtxSetCurrent)(CUcontext ctx);
 typedef CUresult (*PFN_cuCtxGetDevice)(CUdevice *device); /* v1: the current context's device */
+typedef CUresult (*PFN_cuCtxGetId)(CUcontext ctx, unsigned long long *ctxId);
 typedef CUresult (*PFN_cuDevicePrimaryCtxRetain)(CUcontext *pctx, CUdevice dev);
 typedef CUresult (*PFN_cuLibraryLoadData)(CUlibrary *library, const void *code,
                                           CUjit_option *jitOptions, void **jitOptionsValues,
@@ -173,6 +174,7 @@ typedef CUresult (*PFN_cuLibraryGetKernel)(CUkernel *pKernel, CUlibrary library,
 typedef CUresult (*PFN_cuLibraryUnload)(CUlibrary library);
 typedef CUresult (*PFN_cuKernelSetAttribute)(CUfunction_attribute attrib, int val, CUkernel kernel,
                                              CUdevice dev);
+typedef CUresult (*PFN_cuKernelGetFunction)(CUfunction *pFunc, CUkernel kernel);
 typedef CUresult (*PFN_cuKernelGetAttribute)(int *pi, CUfunction_attribute attrib, CUkernel kernel,
                                              CUdevice dev);
 typedef CUresult (*PFN_cuModuleLoadDataEx)(CUmodule *module, const void *image,
@@ -198,7 +200,9 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
  * required entry point; a missing optional one switches its feature off
  * (cuLibrary*: one module per context instead; cuLaunchKernelEx: no cluster / PDL / cooperative
  * launches; cuMemAllocAsync / cuMemFreeAsync: the default scratch allocator fails;
- * cuKernelGetAttribute: static shared memory taken as 0).
+ * cuKernelGetAttribute: static shared memory taken as 0; cuKernelGetFunction: a CUkernel is
+ * launched as is instead of as its per-context CUfunction, which launches faster; cuCtxGetId:
+ * contexts are told apart by their address, which a destroyed context's successor may reuse).
  * cuGetProcAddress itself is found with dlsym: "cuGetProcAddress_v2" (CUDA 12.0+ drivers),
  * else "cuGetProcAddress" (11.3 - 11.8, the v1 signature without symbolStatus). */
 #define TTA_CUDA_ENTRY_POINTS(X)              \
@@ -225,6 +229,8 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
   X(cuLibraryUnload, 12000, 0)                \
   X(cuKernelSetAttribute, 12000, 0)           \
   X(cuKernelGetAttribute, 12000, 0)           \
+  X(cuKernelGetFunction, 12000, 0)            \
+  X(cuCtxGetId, 12000, 0)                     \
   X(cuLaunchKernelEx, 11060, 0)               \
   X(cuMemAllocAsync, 11020, 0)                \
   X(cuMemFreeAsync, 11020, 0)

@@ -16,7 +16,8 @@ static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
   int axis;
   for (axis = 0; axis < 3; ++axis) {
     uint64_t cluster = launch->cluster[axis] ? launch->cluster[axis] : 1;
-    if (grid[axis] > limits[axis] / cluster)
+    /* No division on this path: grid <= 2^31 and cluster < 2^32 cannot overflow 64 bits. */
+    if (grid[axis] > limits[axis] || grid[axis] * cluster > limits[axis])
       return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
                              "%s: grid (%llu, %llu, %llu) times the cluster (%u, %u, %u) is above "
                              "the limit of %u x %u x %u blocks",
@@ -33,14 +34,14 @@ static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
 static uint64_t tta_scratch_size(const uint64_t grid[3], uint32_t num_ctas, uint64_t per_cta,
                                  int *overflow) {
   uint64_t programs = grid[0] * grid[1] * grid[2]; /* < 2^63: the grid is within its limits */
-  uint64_t ctas = num_ctas ? num_ctas : 1;
+  uint64_t ctas = num_ctas ? num_ctas : 1, size = 0;
   *overflow = 0;
   if (per_cta == 0) return 0;
-  if (programs > UINT64_MAX / ctas || programs * ctas > UINT64_MAX / per_cta) {
+  if (__builtin_mul_overflow(programs, ctas, &size) || __builtin_mul_overflow(size, per_cta, &size)) {
     *overflow = 1;
     return 0;
   }
-  return programs * ctas * per_cta;
+  return size;
 }
 
 static triton_aot_status tta_cuda_launch(const tta_library_state *state,
@@ -183,7 +184,7 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
 
   /* Trailing scratch pointers, in Triton's order: global, then profile. */
   trailing = kernel->arg_count;
-  memset(scratch, 0, sizeof scratch);
+  scratch[0].pointer = scratch[1].pointer = NULL;
   if (kernel->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH) {
     uint64_t size = tta_scratch_size(grid, launch->num_ctas, launch->global_scratch_size, &overflow);
     if (!overflow)

@@ -38,8 +38,8 @@ static triton_aot_status tta_cuda_make_primary_current(const tta_cuda *cuda, CUc
   return TRITON_AOT_SUCCESS;
 }
 
-triton_aot_status tta_cuda_current(const tta_cuda *cuda, CUcontext *context, int *ordinal) {
-  CUdevice device = 0;
+triton_aot_status tta_cuda_current_context(const tta_cuda *cuda, CUcontext *context,
+                                           uint64_t *key) {
   CUresult result = cuda->cuCtxGetCurrent(context);
   if (result != CUDA_SUCCESS)
     return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, NULL, "cuCtxGetCurrent");
@@ -47,7 +47,21 @@ triton_aot_status tta_cuda_current(const tta_cuda *cuda, CUcontext *context, int
     triton_aot_status status = tta_cuda_make_primary_current(cuda, context);
     if (status != TRITON_AOT_SUCCESS) return status;
   }
-  result = cuda->cuCtxGetDevice(&device);
+  if (cuda->cuCtxGetId != NULL) {
+    unsigned long long id = 0;
+    result = cuda->cuCtxGetId(*context, &id);
+    if (result != CUDA_SUCCESS)
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, NULL, "cuCtxGetId");
+    *key = id;
+  } else {
+    *key = (uint64_t)(uintptr_t)*context;
+  }
+  return TRITON_AOT_SUCCESS;
+}
+
+triton_aot_status tta_cuda_context_device(const tta_cuda *cuda, int *ordinal) {
+  CUdevice device = 0;
+  CUresult result = cuda->cuCtxGetDevice(&device);
   if (result != CUDA_SUCCESS)
     return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, NULL, "cuCtxGetDevice");
   /* A CUdevice is the device's ordinal (cuDeviceGet(&d, n) gives d == n). */
@@ -116,29 +130,43 @@ triton_aot_status tta_cuda_load(const tta_library_state *state, const tta_device
                          log[0] ? "; log: " : "", log);
 }
 
+/* Function attributes through either handle: a CUkernel per device (cuKernel*Attribute) or a
+ * CUfunction in its context (cuFunc*Attribute). */
+static CUresult tta_cuda_get_attribute(const tta_cuda *cuda, const tta_device *device, void *handle,
+                                       int as_kernel, CUfunction_attribute attribute, int *value) {
+  if (as_kernel)
+    return cuda->cuKernelGetAttribute
+               ? cuda->cuKernelGetAttribute(value, attribute, (CUkernel)handle, device->ordinal)
+               : CUDA_ERROR_NOT_SUPPORTED;
+  return cuda->cuFuncGetAttribute(value, attribute, (CUfunction)handle);
+}
+
+static CUresult tta_cuda_set_attribute(const tta_cuda *cuda, const tta_device *device, void *handle,
+                                       int as_kernel, CUfunction_attribute attribute, int value) {
+  if (as_kernel)
+    return cuda->cuKernelSetAttribute(attribute, value, (CUkernel)handle, device->ordinal);
+  return cuda->cuFuncSetAttribute((CUfunction)handle, attribute, value);
+}
+
 /* Shared memory above 48 KiB needs the function's limit raised, up to the device's opt-in
  * maximum less the function's static shared memory (as Triton does); clusters above the
  * portable size 8 need the non-portable attribute. */
-static triton_aot_status tta_cuda_configure(const tta_library_state *state, const tta_device *device,
-                                            void *function, const triton_aot_function *descriptor,
+static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_device *device,
+                                            void *handle, int as_kernel,
+                                            const triton_aot_function *descriptor,
                                             const char *what) {
-  const tta_cuda *cuda = state->cuda;
   const triton_aot_launch_info *launch = &descriptor->launch;
   uint64_t cluster = (uint64_t)launch->cluster[0] * launch->cluster[1] * launch->cluster[2];
-  CUresult result = CUDA_SUCCESS;
+  const char *setter = as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
+  char call[96];
+  CUresult result;
   if (launch->shared > TTA_DEFAULT_SHARED_LIMIT) {
     int static_shared = 0;
     uint32_t limit;
-    if (state->library_mode) {
-      if (cuda->cuKernelGetAttribute == NULL ||
-          cuda->cuKernelGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                                     (CUkernel)function, device->ordinal) != CUDA_SUCCESS)
-        static_shared = 0;
-    } else if (cuda->cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                                        (CUfunction)function) != CUDA_SUCCESS) {
+    if (tta_cuda_get_attribute(cuda, device, handle, as_kernel, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                               &static_shared) != CUDA_SUCCESS ||
+        static_shared < 0)
       static_shared = 0;
-    }
-    if (static_shared < 0) static_shared = 0;
     limit = device->shared_limit > (uint32_t)static_shared
                 ? device->shared_limit - (uint32_t)static_shared
                 : 0;
@@ -146,60 +174,66 @@ static triton_aot_status tta_cuda_configure(const tta_library_state *state, cons
       return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
                              "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
                              what, launch->shared, device->ordinal, device->name, limit);
-    result = state->library_mode
-                 ? cuda->cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                              (int)limit, (CUkernel)function, device->ordinal)
-                 : cuda->cuFuncSetAttribute((CUfunction)function,
-                                            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                            (int)limit);
-    if (result != CUDA_SUCCESS)
-      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what,
-                           state->library_mode
-                               ? "cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"
-                               : "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
+                                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)limit);
+    if (result != CUDA_SUCCESS) {
+      tta_format(call, sizeof call, "%s(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", setter, limit);
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
+    }
   }
   if (cluster > 8) {
-    result = state->library_mode
-                 ? cuda->cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1,
-                                              (CUkernel)function, device->ordinal)
-                 : cuda->cuFuncSetAttribute((CUfunction)function,
-                                            CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
-    if (result != CUDA_SUCCESS)
-      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what,
-                           "setting NON_PORTABLE_CLUSTER_SIZE_ALLOWED");
+    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
+                                    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    if (result != CUDA_SUCCESS) {
+      tta_format(call, sizeof call, "%s(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)", setter);
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
+    }
   }
   return TRITON_AOT_SUCCESS;
+}
+
+static triton_aot_status tta_cuda_lookup_failed(const tta_cuda *cuda, CUresult result,
+                                                const char *function, const char *entry,
+                                                const char *what) {
+  char call[320];
+  tta_format(call, sizeof call, "%s(\"%s\")", function, entry);
+  return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED,
+                       result != CUDA_SUCCESS ? result : CUDA_ERROR_NOT_FOUND, what, call);
 }
 
 triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tta_device *device,
                                         void *handle, const triton_aot_function *descriptor,
                                         const char *what, void **function) {
   const tta_cuda *cuda = state->cuda;
+  triton_aot_status status;
+  CUfunction found = NULL;
   CUresult result;
   *function = NULL;
   if (state->library_mode) {
     CUkernel kernel = NULL;
     result = cuda->cuLibraryGetKernel(&kernel, (CUlibrary)handle, descriptor->entry);
-    *function = kernel;
+    if (result != CUDA_SUCCESS || kernel == NULL)
+      return tta_cuda_lookup_failed(cuda, result, "cuLibraryGetKernel", descriptor->entry, what);
+    /* The per-device attributes, set again for each context: they are idempotent. */
+    status = tta_cuda_configure(cuda, device, kernel, 1, descriptor, what);
+    if (status != TRITON_AOT_SUCCESS) return status;
+    if (!state->per_context) {
+      *function = kernel;
+      return TRITON_AOT_SUCCESS;
+    }
+    /* A CUkernel launches through a per-context lookup in the driver; its CUfunction for the
+     * current context launches as fast as a module's. */
+    result = cuda->cuKernelGetFunction(&found, kernel);
+    if (result != CUDA_SUCCESS || found == NULL)
+      return tta_cuda_lookup_failed(cuda, result, "cuKernelGetFunction", descriptor->entry, what);
   } else {
-    CUfunction found = NULL;
     result = cuda->cuModuleGetFunction(&found, (CUmodule)handle, descriptor->entry);
-    *function = found;
+    if (result != CUDA_SUCCESS || found == NULL)
+      return tta_cuda_lookup_failed(cuda, result, "cuModuleGetFunction", descriptor->entry, what);
   }
-  if (result != CUDA_SUCCESS || *function == NULL) {
-    char call[320];
-    *function = NULL;
-    tta_format(call, sizeof call, "%s(\"%s\")",
-               state->library_mode ? "cuLibraryGetKernel" : "cuModuleGetFunction",
-               descriptor->entry);
-    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED,
-                         result != CUDA_SUCCESS ? result : CUDA_ERROR_NOT_FOUND, what, call);
-  }
-  {
-    triton_aot_status status = tta_cuda_configure(state, device, *function, descriptor, what);
-    if (status != TRITON_AOT_SUCCESS) *function = NULL;
-    return status;
-  }
+  status = tta_cuda_configure(cuda, device, found, 0, descriptor, what);
+  if (status == TRITON_AOT_SUCCESS) *function = found;
+  return status;
 }
 
 void tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loaded) {

@@ -33,6 +33,7 @@ static triton_aot_status tta_open_backend(const triton_aot_library *library,
       state->backend = TRITON_AOT_BACKEND_CUDA;
       state->library_mode = state->cuda->cuLibraryLoadData && state->cuda->cuLibraryGetKernel &&
                             state->cuda->cuLibraryUnload && state->cuda->cuKernelSetAttribute;
+      state->per_context = !state->library_mode || state->cuda->cuKernelGetFunction != NULL;
       return TRITON_AOT_SUCCESS;
     }
     if (!has_hip) return cuda_status;
@@ -179,19 +180,12 @@ static triton_aot_status tta_device_build(const triton_aot_library *library,
   return TRITON_AOT_SUCCESS;
 }
 
-triton_aot_status tta_current_device(const triton_aot_library *library, tta_current *current) {
-  triton_aot_status status;
-  tta_library_state *state = NULL;
+/* The record of device `ordinal`, built on first use. */
+static triton_aot_status tta_device_record(const triton_aot_library *library,
+                                           tta_library_state *state, int ordinal,
+                                           tta_device **out) {
+  triton_aot_status status = TRITON_AOT_SUCCESS;
   tta_device *device;
-  int ordinal = 0;
-  status = tta_state(library, &state);
-  if (status != TRITON_AOT_SUCCESS) return status;
-  current->state = state;
-  current->context = NULL;
-  status = state->backend == TRITON_AOT_BACKEND_CUDA
-               ? tta_cuda_current(state->cuda, &current->context, &ordinal)
-               : tta_hip_current(state->hip, &ordinal);
-  if (status != TRITON_AOT_SUCCESS) return status;
   if (ordinal < 0 || ordinal >= TTA_MAX_DEVICES)
     return triton_aot_fail(TRITON_AOT_ERROR_NO_DEVICE,
                            "device %d is beyond the %d devices the triton-aot runtime serves",
@@ -206,10 +200,63 @@ triton_aot_status tta_current_device(const triton_aot_library *library, tta_curr
         __atomic_store_n(&state->devices[ordinal], device, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&state->mutex);
-    if (status != TRITON_AOT_SUCCESS) return status;
   }
-  current->device = device;
-  return TRITON_AOT_SUCCESS;
+  *out = device;
+  return status;
+}
+
+static tta_device *tta_context_lookup(const tta_library_state *state, uint64_t context) {
+  const tta_context_record *record;
+  for (record = __atomic_load_n(&state->contexts, __ATOMIC_ACQUIRE); record != NULL;
+       record = record->next)
+    if (record->context == context) return record->device;
+  return NULL;
+}
+
+/* CUDA, first launch in a context: its device (cuCtxGetDevice), remembered for the context. */
+static triton_aot_status tta_context_device(const triton_aot_library *library,
+                                            tta_library_state *state, uint64_t context,
+                                            tta_device **out) {
+  tta_context_record *record;
+  int ordinal = 0;
+  triton_aot_status status = tta_cuda_context_device(state->cuda, &ordinal);
+  if (status == TRITON_AOT_SUCCESS) status = tta_device_record(library, state, ordinal, out);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  pthread_mutex_lock(&state->mutex);
+  if (tta_context_lookup(state, context) == NULL) {
+    record = (tta_context_record *)malloc(sizeof *record);
+    if (record == NULL) {
+      status = triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
+    } else {
+      record->context = context;
+      record->device = *out;
+      record->next = state->contexts; /* only written under the mutex */
+      __atomic_store_n(&state->contexts, record, __ATOMIC_RELEASE);
+    }
+  }
+  pthread_mutex_unlock(&state->mutex);
+  return status;
+}
+
+triton_aot_status tta_current_device(const triton_aot_library *library, tta_current *current) {
+  triton_aot_status status;
+  tta_library_state *state = NULL;
+  int ordinal = 0;
+  status = tta_state(library, &state);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  current->state = state;
+  current->context = NULL;
+  current->context_key = 0;
+  if (state->backend == TRITON_AOT_BACKEND_HIP) {
+    status = tta_hip_current(state->hip, &ordinal);
+    if (status != TRITON_AOT_SUCCESS) return status;
+    return tta_device_record(library, state, ordinal, &current->device);
+  }
+  status = tta_cuda_current_context(state->cuda, &current->context, &current->context_key);
+  if (status != TRITON_AOT_SUCCESS) return status;
+  current->device = tta_context_lookup(state, current->context_key);
+  if (current->device != NULL) return TRITON_AOT_SUCCESS;
+  return tta_context_device(library, state, current->context_key, &current->device);
 }
 
 /* The bytes the driver gets for image `index`: embedded, or decompressed once and kept. */
@@ -240,13 +287,14 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
                                            tta_library_state *state, const tta_current *current,
                                            uint32_t index, const char *what, void **handle) {
   tta_device *device = current->device;
-  CUcontext context =
-      state->backend == TRITON_AOT_BACKEND_CUDA && !state->library_mode ? current->context : NULL;
+  int per_context_image = state->backend == TRITON_AOT_BACKEND_CUDA && !state->library_mode;
+  CUcontext context = per_context_image ? current->context : NULL;
+  uint64_t context_key = per_context_image ? current->context_key : 0;
   tta_loaded_image *loaded;
   const void *data = NULL;
   triton_aot_status status;
   for (loaded = device->loaded; loaded != NULL; loaded = loaded->next)
-    if (loaded->image == index && loaded->context == context) {
+    if (loaded->image == index && loaded->context_key == context_key) {
       *handle = loaded->handle;
       return TRITON_AOT_SUCCESS;
     }
@@ -263,6 +311,7 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
     return status;
   }
   loaded->context = context;
+  loaded->context_key = context_key;
   loaded->image = index;
   loaded->next = device->loaded;
   device->loaded = loaded;
@@ -273,23 +322,22 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
 static void *tta_published_function(const tta_library_state *state, const tta_current *current,
                                     tta_slot *slot) {
   const tta_context_function *entry;
-  if (state->backend != TRITON_AOT_BACKEND_CUDA || state->library_mode)
-    return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
+  if (!state->per_context) return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
   for (entry = __atomic_load_n(&slot->contexts, __ATOMIC_ACQUIRE); entry != NULL; entry = entry->next)
-    if (entry->context == current->context) return entry->function;
+    if (entry->context == current->context_key) return entry->function;
   return NULL;
 }
 
 static triton_aot_status tta_publish(tta_library_state *state, const tta_current *current,
                                      tta_slot *slot, void *function) {
   tta_context_function *entry;
-  if (state->backend != TRITON_AOT_BACKEND_CUDA || state->library_mode) {
+  if (!state->per_context) {
     __atomic_store_n(&slot->function, function, __ATOMIC_RELEASE);
     return TRITON_AOT_SUCCESS;
   }
   entry = (tta_context_function *)malloc(sizeof *entry);
   if (entry == NULL) return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
-  entry->context = current->context;
+  entry->context = current->context_key;
   entry->function = function;
   entry->next = slot->contexts; /* only written under the mutex */
   __atomic_store_n(&slot->contexts, entry, __ATOMIC_RELEASE);
@@ -373,6 +421,11 @@ triton_aot_status tta_library_unload(const triton_aot_library *library) {
       }
     }
     tta_device_free(device);
+  }
+  while (state->contexts != NULL) {
+    tta_context_record *next = state->contexts->next;
+    free(state->contexts);
+    state->contexts = next;
   }
   tta_state_free(state, library->image_count);
   return TRITON_AOT_SUCCESS;

@@ -22,22 +22,31 @@ extern "C" {
 /* Shared memory a launch gets without raising the function's limit. */
 #define TTA_DEFAULT_SHARED_LIMIT 49152u
 
-/* CUDA without cuLibraryLoadData: a slot's function in one context. Immutable once published;
+/* CUDA: a slot's function in one context. Immutable once published;
  * a slot's list only grows (new heads), until unload. */
 typedef struct tta_context_function {
-  CUcontext context;
+  uint64_t context;           /* the context's key (see tta_current) */
   void *function;
   struct tta_context_function *next;
 } tta_context_function;
 
+/* CUDA: which device a context belongs to, so a launch needs no cuCtxGetDevice. Immutable once
+ * published; the list only grows until unload. */
+typedef struct tta_context_record {
+  uint64_t context;
+  struct tta_device *device;
+  struct tta_context_record *next;
+} tta_context_record;
+
 typedef struct tta_slot {
   void *function;                  /* atomic; CUkernel (as a CUfunction) or hipFunction_t */
-  tta_context_function *contexts;  /* atomic head; CUDA one-module-per-context mode */
+  tta_context_function *contexts;  /* atomic head; CUDA per_context mode */
 } tta_slot;
 
 /* A loaded image (slow path only, under the library mutex). */
 typedef struct tta_loaded_image {
   CUcontext context;   /* CUDA module mode: where it was loaded; else NULL */
+  uint64_t context_key;
   uint32_t image;      /* index into library->images */
   void *handle;        /* CUlibrary, CUmodule or hipModule_t */
   struct tta_loaded_image *next;
@@ -58,8 +67,11 @@ typedef struct tta_library_state {
   const tta_cuda *cuda;       /* set when backend is CUDA */
   const tta_hip *hip;         /* set when backend is HIP */
   int library_mode;           /* CUDA: cuLibraryLoadData (context-independent) is used */
+  int per_context;            /* CUDA: slots hold one CUfunction per context (modules, or a
+                                 CUkernel's cuKernelGetFunction, which launches faster) */
   pthread_mutex_t mutex;
   tta_device *devices[TTA_MAX_DEVICES]; /* atomic */
+  tta_context_record *contexts;         /* atomic head; CUDA */
   void **raw_images;          /* [image_count]: decompressed copies, under the mutex */
 } tta_library_state;
 
@@ -68,6 +80,8 @@ typedef struct tta_current {
   tta_library_state *state;
   tta_device *device;
   CUcontext context;          /* CUDA: the current context */
+  uint64_t context_key;       /* CUDA: its cuCtxGetId where the driver has it (ids are never
+                                 reused), else its address */
 } tta_current;
 
 /* The library's state (created on first use) and the calling thread's device (CUDA: the current
@@ -86,8 +100,9 @@ TRITON_AOT_HIDDEN triton_aot_status tta_slot_function(const triton_aot_library *
 TRITON_AOT_HIDDEN triton_aot_status tta_library_unload(const triton_aot_library *library);
 
 /* Backend parts (library_cuda.c, library_hip.c). Called under the library mutex. */
-TRITON_AOT_HIDDEN triton_aot_status tta_cuda_current(const tta_cuda *cuda, CUcontext *context,
-                                                     int *ordinal);
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_current_context(const tta_cuda *cuda,
+                                                             CUcontext *context, uint64_t *key);
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_context_device(const tta_cuda *cuda, int *ordinal);
 TRITON_AOT_HIDDEN triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal,
                                                           tta_device *device);
 TRITON_AOT_HIDDEN triton_aot_status tta_cuda_load(const tta_library_state *state,
