@@ -152,6 +152,12 @@ static triton_aot_status tta_hip_launch(const tta_library_state *state,
   return TRITON_AOT_SUCCESS;
 }
 
+/* args[arg_count..] point at scratch pointers in triton_aot_launch's frame for the duration of
+ * the launch call only (and are cleared before it returns), which GCC 12+ cannot see. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
+#endif
+
 triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel_index,
                                     uint32_t variant, void *stream, const uint64_t grid[3],
                                     void **args) {
@@ -187,7 +193,7 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   scratch[0].pointer = scratch[1].pointer = NULL;
   if (kernel->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH) {
     uint64_t size = tta_scratch_size(grid, launch->num_ctas, launch->global_scratch_size, &overflow);
-    if (!overflow)
+    if (size != 0)
       status = tta_scratch_allocate(current.state, size, launch->global_scratch_align, stream,
                                     kernel->name, &scratch[0]);
     scratch_pointers[0] = scratch[0].pointer;
@@ -196,7 +202,7 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   if (status == TRITON_AOT_SUCCESS && !overflow &&
       (kernel->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)) {
     uint64_t size = tta_scratch_size(grid, launch->num_ctas, launch->profile_scratch_size, &overflow);
-    if (!overflow)
+    if (size != 0)
       status = tta_scratch_allocate(current.state, size, launch->profile_scratch_align, stream,
                                     kernel->name, &scratch[1]);
     scratch_pointers[1] = scratch[1].pointer;
@@ -211,8 +217,10 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
     status = current.state->backend == TRITON_AOT_BACKEND_CUDA
                  ? tta_cuda_launch(current.state, kernel, launch, function, blocks, stream, args)
                  : tta_hip_launch(current.state, kernel, launch, function, blocks, stream, args);
-  tta_scratch_release(current.state, &scratch[0], stream);
-  tta_scratch_release(current.state, &scratch[1], stream);
+  if (scratch[0].pointer != NULL) tta_scratch_release(current.state, &scratch[0], stream);
+  if (scratch[1].pointer != NULL) tta_scratch_release(current.state, &scratch[1], stream);
+  /* The slots pointed into this frame: leave none behind. */
+  while (trailing > kernel->arg_count) args[--trailing] = NULL;
   return status;
 }
 

@@ -64,14 +64,11 @@ static void tta_state_free(tta_library_state *state, uint32_t image_count) {
   free(state);
 }
 
-static triton_aot_status tta_state(const triton_aot_library *library, tta_library_state **out) {
-  tta_library_state *state = __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
-  tta_library_state *expected = NULL;
+/* First use of the library (in this process, or since unload). */
+static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *library,
+                                                   tta_library_state **out) {
+  tta_library_state *expected = NULL, *state;
   triton_aot_status status;
-  if (state != NULL) {
-    *out = state;
-    return TRITON_AOT_SUCCESS;
-  }
   state = (tta_library_state *)calloc(1, sizeof *state);
   if (state == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory (library %s)",
@@ -130,6 +127,12 @@ void tta_describe_slot(const triton_aot_library *library, const triton_aot_kerne
              tta_chosen_target(library, kernel, choice)->name, tta_kind_name(choice->kind));
 }
 
+static inline triton_aot_status tta_state(const triton_aot_library *library,
+                                          tta_library_state **out) {
+  *out = __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
+  return *out != NULL ? TRITON_AOT_SUCCESS : tta_state_create(library, out);
+}
+
 static void tta_device_free(tta_device *device) {
   if (device == NULL) return;
   free(device->choices);
@@ -181,7 +184,7 @@ static triton_aot_status tta_device_build(const triton_aot_library *library,
 }
 
 /* The record of device `ordinal`, built on first use. */
-static triton_aot_status tta_device_record(const triton_aot_library *library,
+static TTA_COLD triton_aot_status tta_device_record(const triton_aot_library *library,
                                            tta_library_state *state, int ordinal,
                                            tta_device **out) {
   triton_aot_status status = TRITON_AOT_SUCCESS;
@@ -205,16 +208,8 @@ static triton_aot_status tta_device_record(const triton_aot_library *library,
   return status;
 }
 
-static tta_device *tta_context_lookup(const tta_library_state *state, uint64_t context) {
-  const tta_context_record *record;
-  for (record = __atomic_load_n(&state->contexts, __ATOMIC_ACQUIRE); record != NULL;
-       record = record->next)
-    if (record->context == context) return record->device;
-  return NULL;
-}
-
 /* CUDA, first launch in a context: its device (cuCtxGetDevice), remembered for the context. */
-static triton_aot_status tta_context_device(const triton_aot_library *library,
+static TTA_COLD triton_aot_status tta_context_device(const triton_aot_library *library,
                                             tta_library_state *state, uint64_t context,
                                             tta_device **out) {
   tta_context_record *record;
@@ -250,6 +245,10 @@ triton_aot_status tta_current_device(const triton_aot_library *library, tta_curr
   if (state->backend == TRITON_AOT_BACKEND_HIP) {
     status = tta_hip_current(state->hip, &ordinal);
     if (status != TRITON_AOT_SUCCESS) return status;
+    if (ordinal >= 0 && ordinal < TTA_MAX_DEVICES) {
+      current->device = __atomic_load_n(&state->devices[ordinal], __ATOMIC_ACQUIRE);
+      if (current->device != NULL) return TRITON_AOT_SUCCESS;
+    }
     return tta_device_record(library, state, ordinal, &current->device);
   }
   status = tta_cuda_current_context(state->cuda, &current->context, &current->context_key);
@@ -319,15 +318,6 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
   return TRITON_AOT_SUCCESS;
 }
 
-static void *tta_published_function(const tta_library_state *state, const tta_current *current,
-                                    tta_slot *slot) {
-  const tta_context_function *entry;
-  if (!state->per_context) return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
-  for (entry = __atomic_load_n(&slot->contexts, __ATOMIC_ACQUIRE); entry != NULL; entry = entry->next)
-    if (entry->context == current->context_key) return entry->function;
-  return NULL;
-}
-
 static triton_aot_status tta_publish(tta_library_state *state, const tta_current *current,
                                      tta_slot *slot, void *function) {
   tta_context_function *entry;
@@ -344,7 +334,7 @@ static triton_aot_status tta_publish(tta_library_state *state, const tta_current
   return TRITON_AOT_SUCCESS;
 }
 
-static triton_aot_status tta_slot_load(const triton_aot_library *library,
+static TTA_COLD triton_aot_status tta_slot_load(const triton_aot_library *library,
                                        const tta_current *current, uint32_t kernel_index,
                                        uint32_t variant, tta_slot *slot,
                                        const triton_aot_function *descriptor, void **function) {
@@ -377,18 +367,22 @@ static triton_aot_status tta_slot_load(const triton_aot_library *library,
   return status;
 }
 
+static TTA_COLD triton_aot_status tta_fail_no_image(const triton_aot_library *library,
+                                                    const tta_current *current,
+                                                    const triton_aot_kernel *kernel) {
+  char message[TTA_ERROR_MESSAGE_SIZE];
+  tta_format_no_image(message, sizeof message, library, kernel, current->device->ordinal,
+                      current->device->name, &current->device->arch);
+  return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "%s", message);
+}
+
 triton_aot_status tta_slot_function(const triton_aot_library *library, const tta_current *current,
                                     uint32_t kernel_index, uint32_t variant, void **function,
                                     const triton_aot_function **descriptor) {
   const triton_aot_kernel *kernel = &library->kernels[kernel_index];
   const tta_image_choice *choice = &current->device->choices[kernel_index];
   tta_slot *slot = &current->device->slots[kernel->first_slot + variant];
-  if (choice->reason == TTA_CHOICE_NONE) {
-    char message[TTA_ERROR_MESSAGE_SIZE];
-    tta_format_no_image(message, sizeof message, library, kernel, current->device->ordinal,
-                        current->device->name, &current->device->arch);
-    return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "%s", message);
-  }
+  if (choice->reason == TTA_CHOICE_NONE) return tta_fail_no_image(library, current, kernel);
   *descriptor = &kernel->functions[(size_t)variant * kernel->target_count + choice->target];
   *function = tta_published_function(current->state, current, slot);
   if (*function != NULL) return TRITON_AOT_SUCCESS;

@@ -16,6 +16,13 @@
 extern "C" {
 #endif
 
+/* Slow and error paths: kept out of line so the launch path stays small. */
+#if defined(__GNUC__)
+#define TTA_COLD __attribute__((noinline, cold))
+#else
+#define TTA_COLD
+#endif
+
 /* Device ordinals 0 .. TTA_MAX_DEVICES - 1 are served; a higher one is an error. */
 #define TTA_MAX_DEVICES 64
 
@@ -83,6 +90,26 @@ typedef struct tta_current {
   uint64_t context_key;       /* CUDA: its cuCtxGetId where the driver has it (ids are never
                                  reused), else its address */
 } tta_current;
+
+/* Fast-path readers: acquire loads only. */
+static inline struct tta_device *tta_context_lookup(const tta_library_state *state,
+                                                    uint64_t context) {
+  const tta_context_record *record;
+  for (record = __atomic_load_n(&state->contexts, __ATOMIC_ACQUIRE); record != NULL;
+       record = record->next)
+    if (record->context == context) return record->device;
+  return NULL;
+}
+
+static inline void *tta_published_function(const tta_library_state *state,
+                                           const tta_current *current, tta_slot *slot) {
+  const tta_context_function *entry;
+  if (!state->per_context) return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
+  for (entry = __atomic_load_n(&slot->contexts, __ATOMIC_ACQUIRE); entry != NULL;
+       entry = entry->next)
+    if (entry->context == current->context_key) return entry->function;
+  return NULL;
+}
 
 /* The library's state (created on first use) and the calling thread's device (CUDA: the current
  * context's; device 0's primary context is made current when none is; HIP: hipGetDevice). */
