@@ -5,6 +5,7 @@
 #include "linker/link_input.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -521,14 +522,17 @@ std::string hintsText(const std::vector<CParam> &params, const std::vector<int> 
   return out.empty() ? "no hints" : out;
 }
 
+bool isOutputName(const std::string &name) {
+  return !name.empty() && name[0] != '.' && name[0] != '-' &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+                  c == '+';
+         });
+}
+
 Status checkLibraryNames(const Library &library) {
   const std::string &name = library.name;
-  bool fileNameSafe = !name.empty() && name[0] != '.' && name[0] != '-' &&
-                      std::all_of(name.begin(), name.end(), [](char c) {
-                        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                               c == '-' || c == '.' || c == '+';
-                      });
-  if (!fileNameSafe)
+  if (!isOutputName(name))
     return makeError(ExitCode::UsageError,
                      "library name " + quoted(name) +
                          " cannot name the output files: use letters, digits, '_', '-', '.' "

@@ -23,6 +23,10 @@ struct ReadVariant {
   std::uint64_t imageSize = 0;
 };
 
+/// Whether \p name can name the output files: letters, digits, '_', '-', '.', '+', not starting
+/// with '.' or '-'.
+bool isOutputName(const std::string &name);
+
 /// The library name (a file name stem) and the prefix (a C identifier; default: the name).
 Status checkLibraryNames(const Library &library);
 

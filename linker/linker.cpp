@@ -18,22 +18,6 @@ std::span<const char> asChars(const std::vector<std::uint8_t> &bytes) {
   return {reinterpret_cast<const char *>(bytes.data()), bytes.size()};
 }
 
-/// Removes earlier outputs of the same names (regular files only: a directory of that name
-/// was never ours), so a failed link leaves no stale library behind.
-void removeOutputs(const LinkOptions &options) {
-  Library names;
-  names.name = options.name;
-  names.prefix = options.prefix.empty() ? options.name : options.prefix;
-  if (options.outputDir.empty() || !checkLibraryNames(names))
-    return;   // the names do not make file names: nothing of ours can exist
-  for (const fs::path &path : outputPaths(options)) {
-    std::error_code ec;
-    fs::file_status status = fs::symlink_status(path, ec);
-    if (fs::is_regular_file(status) || fs::is_symlink(status))
-      fs::remove(path, ec);
-  }
-}
-
 Diagnostic interruptedError() { return makeError(ExitCode::Interrupted, "interrupted"); }
 
 Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransaction &outputs) {
@@ -81,6 +65,18 @@ std::vector<fs::path> outputPaths(const LinkOptions &options) {
   for (const char *suffix : {".images", ".json", ".h", ".c", ".images.S"})
     paths.push_back(options.outputDir / (options.name + suffix));
   return paths;
+}
+
+void removeOutputs(const LinkOptions &options) {
+  if (options.outputDir.empty() || !isOutputName(options.name))
+    return;   // the name makes no file name: nothing of ours can exist
+  for (const fs::path &path : outputPaths(options)) {
+    std::error_code ec;
+    fs::file_status status = fs::symlink_status(path, ec);
+    // Files only: a directory of that name was never ours.
+    if (fs::is_regular_file(status) || fs::is_symlink(status))
+      fs::remove(path, ec);
+  }
 }
 
 Status link(const LinkOptions &options, const LogSink &log) {

@@ -15,6 +15,10 @@ namespace tta::link {
 /// <name>.json, <name>.h, <name>.c, <name>.images.S (all in LinkOptions::outputDir).
 std::vector<std::filesystem::path> outputPaths(const LinkOptions &options);
 
+/// Removes earlier outputs of the names \p options gives (regular files and links, never a
+/// directory), so a failure leaves no stale library that a build system would take as current.
+void removeOutputs(const LinkOptions &options);
+
 /// buildLibrary -> packImages -> manifestJson -> appendManifest -> generateSources, then the
 /// five outputs are staged and committed in one OutputTransaction. Nothing is written before
 /// every input has been validated; on any failure (or when LinkOptions::interrupted says so)

@@ -20,9 +20,32 @@ void report(const tta::Diagnostic &diag, bool verbose) {
   std::fputs(text.c_str(), stderr);
 }
 
+/// A command line that does not parse may still name the outputs (--name and -o); remove them
+/// so no library from an earlier run outlives this failure (as triton-aot-cc does).
+void removeNamedOutputs(const std::vector<std::string> &args) {
+  tta::link::LinkOptions named;
+  std::string dir;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    auto value = [&](const std::string &flag, std::string &out) {
+      if (args[i] == flag && i + 1 < args.size())
+        out = args[i + 1];
+      else if (args[i].rfind(flag + "=", 0) == 0)
+        out = args[i].substr(flag.size() + 1);
+    };
+    value("--name", named.name);
+    value("-o", dir);
+    value("--output-dir", dir);
+  }
+  if (named.name.empty() || dir.empty())
+    return;
+  named.outputDir = dir;
+  tta::link::removeOutputs(named);
+}
+
 int run(const std::vector<std::string> &args) {
   auto commandLine = tta::link::parseLinkCommandLine(args);
   if (!commandLine) {
+    removeNamedOutputs(args);
     report(commandLine.error(), false);
     return static_cast<int>(commandLine.error().code);
   }
