@@ -23,8 +23,10 @@ static void tta_cuda_set_failure(triton_aot_status status, const char *message) 
 
 void tta_cuda_describe(const tta_cuda *cuda, CUresult result, char *buffer, size_t size) {
   const char *name = NULL, *text = NULL;
-  if (cuda != NULL && cuda->cuGetErrorName != NULL) cuda->cuGetErrorName(result, &name);
-  if (cuda != NULL && cuda->cuGetErrorString != NULL) cuda->cuGetErrorString(result, &text);
+  if (cuda != NULL && cuda->cuGetErrorName != NULL)
+    cuda->cuGetErrorName(result, &name);
+  if (cuda != NULL && cuda->cuGetErrorString != NULL)
+    cuda->cuGetErrorString(result, &text);
   if (name != NULL)
     tta_format(buffer, size, "%s (%s)", name, text != NULL ? text : "no description");
   else
@@ -50,20 +52,24 @@ static const char *tta_cuda_resolve(void *library, tta_cuda *cuda, int *stub) {
   } else {
     /* 11.3 - 11.8 drivers: only the v1 signature, which has no symbolStatus. */
     symbol = dlsym(library, "cuGetProcAddress");
-    if (symbol == NULL) return "cuGetProcAddress";
+    if (symbol == NULL)
+      return "cuGetProcAddress";
     memcpy(&get_v1, &symbol, sizeof symbol);
   }
-#define TTA_CUDA_RESOLVE(name, version, required)                                      \
-  {                                                                                    \
-    void *pfn = NULL;                                                                  \
-    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;                \
-    CUresult result = get_v2 ? get_v2(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) \
-                             : get_v1(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT); \
-    /* A version above the driver's is CUDA_ERROR_INVALID_VALUE: the same as missing. */ \
-    if (result == CUDA_ERROR_STUB_LIBRARY) *stub = 1;                                   \
-    if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS) pfn = NULL;     \
-    memcpy(&cuda->name, &pfn, sizeof pfn);                                             \
-    if (pfn == NULL && (required)) return #name;                                       \
+#define TTA_CUDA_RESOLVE(name, version, required)                                                  \
+  {                                                                                                \
+    void *pfn = NULL;                                                                              \
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;                            \
+    CUresult result = get_v2 ? get_v2(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found)   \
+                             : get_v1(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT);          \
+    /* A version above the driver's is CUDA_ERROR_INVALID_VALUE: the same as missing. */           \
+    if (result == CUDA_ERROR_STUB_LIBRARY)                                                         \
+      *stub = 1;                                                                                   \
+    if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS)                            \
+      pfn = NULL;                                                                                  \
+    memcpy(&cuda->name, &pfn, sizeof pfn);                                                         \
+    if (pfn == NULL && (required))                                                                 \
+      return #name;                                                                                \
   }
   TTA_CUDA_ENTRY_POINTS(TTA_CUDA_RESOLVE)
 #undef TTA_CUDA_RESOLVE

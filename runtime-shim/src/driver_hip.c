@@ -63,23 +63,26 @@ static const char *tta_hip_resolve(void *library, tta_hip *hip) {
   PFN_hipGetProcAddress get = NULL;
   void *symbol = dlsym(library, "hipGetProcAddress");
   memcpy(&get, &symbol, sizeof symbol);
-#define TTA_HIP_RESOLVE(name, required)                                                  \
-  {                                                                                      \
-    void *pfn = NULL;                                                                    \
-    hipDriverProcAddressQueryResult found = HIP_GET_PROC_ADDRESS_SUCCESS;                \
-    if (get == NULL || get(#name, &pfn, TTA_HIP_PROC_VERSION, 0, &found) != hipSuccess || \
-        found != HIP_GET_PROC_ADDRESS_SUCCESS)                                           \
-      pfn = NULL;                                                                        \
-    if (pfn == NULL) pfn = dlsym(library, #name);                                        \
-    memcpy(&hip->name, &pfn, sizeof pfn);                                                \
-    if (pfn == NULL && (required)) return #name;                                         \
+#define TTA_HIP_RESOLVE(name, required)                                                            \
+  {                                                                                                \
+    void *pfn = NULL;                                                                              \
+    hipDriverProcAddressQueryResult found = HIP_GET_PROC_ADDRESS_SUCCESS;                          \
+    if (get == NULL || get(#name, &pfn, TTA_HIP_PROC_VERSION, 0, &found) != hipSuccess ||          \
+        found != HIP_GET_PROC_ADDRESS_SUCCESS)                                                     \
+      pfn = NULL;                                                                                  \
+    if (pfn == NULL)                                                                               \
+      pfn = dlsym(library, #name);                                                                 \
+    memcpy(&hip->name, &pfn, sizeof pfn);                                                          \
+    if (pfn == NULL && (required))                                                                 \
+      return #name;                                                                                \
   }
   TTA_HIP_ENTRY_POINTS(TTA_HIP_RESOLVE)
 #undef TTA_HIP_RESOLVE
   /* By its exact name: the struct layout hip_api.h reads is this symbol's ABI. */
   symbol = dlsym(library, "hipGetDevicePropertiesR0600");
   memcpy(&hip->hipGetDevicePropertiesR0600, &symbol, sizeof symbol);
-  if (symbol == NULL) return "hipGetDevicePropertiesR0600 (ROCm 6.0)";
+  if (symbol == NULL)
+    return "hipGetDevicePropertiesR0600 (ROCm 6.0)";
   return NULL;
 }
 

@@ -9,7 +9,8 @@ static _Thread_local char tta_error_message[TTA_ERROR_MESSAGE_SIZE];
 
 static size_t tta_vformat(char *buffer, size_t size, const char *format, va_list args) {
   int written;
-  if (size == 0) return 0;
+  if (size == 0)
+    return 0;
   written = vsnprintf(buffer, size, format, args);
   if (written < 0) {
     buffer[0] = '\0';
@@ -17,7 +18,8 @@ static size_t tta_vformat(char *buffer, size_t size, const char *format, va_list
   }
   if ((size_t)written >= size) {
     /* Cut: mark it, so a reader knows the text is incomplete. */
-    if (size >= 4) memcpy(buffer + size - 4, "...", 4);
+    if (size >= 4)
+      memcpy(buffer + size - 4, "...", 4);
     return size - 1;
   }
   return (size_t)written;

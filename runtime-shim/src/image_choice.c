@@ -10,13 +10,16 @@
 static int tta_every_variant_has(const triton_aot_library *library, const triton_aot_kernel *kernel,
                                  uint32_t target, uint32_t kind) {
   uint32_t variant;
-  if (kernel->variant_count == 0) return 0;
+  if (kernel->variant_count == 0)
+    return 0;
   for (variant = 0; variant < kernel->variant_count; ++variant) {
     const triton_aot_function *function =
         &kernel->functions[(size_t)variant * kernel->target_count + target];
     uint32_t image = kind == TRITON_AOT_IMAGE_PTX ? function->ptx : function->binary;
-    if (image == TRITON_AOT_NO_IMAGE || image >= library->image_count) return 0;
-    if (library->images[image].kind != kind) return 0;
+    if (image == TRITON_AOT_NO_IMAGE || image >= library->image_count)
+      return 0;
+    if (library->images[image].kind != kind)
+      return 0;
   }
   return 1;
 }
@@ -36,7 +39,8 @@ static int tta_choose_cuda(const triton_aot_library *library, const triton_aot_k
   for (position = 0; position < kernel->target_count; ++position) {
     const triton_aot_target *target = tta_kernel_target(library, kernel, position);
     uint32_t rank = 0, kind = 0;
-    if (target == NULL || target->backend != TRITON_AOT_BACKEND_CUDA) continue;
+    if (target == NULL || target->backend != TRITON_AOT_BACKEND_CUDA)
+      continue;
     if (tta_every_variant_has(library, kernel, position, TRITON_AOT_IMAGE_CUBIN)) {
       if (target->capability == device_capability) {
         rank = target->arch_specific ? 4 : 3;
@@ -54,7 +58,8 @@ static int tta_choose_cuda(const triton_aot_library *library, const triton_aot_k
         kind = TRITON_AOT_IMAGE_PTX;
       }
     }
-    if (rank == 0) continue;
+    if (rank == 0)
+      continue;
     if (rank > best_rank ||
         (rank == best_rank && (target->capability > best_capability ||
                                (rank == 1 && target->capability == best_capability &&
@@ -64,7 +69,7 @@ static int tta_choose_cuda(const triton_aot_library *library, const triton_aot_k
       best_specific = target->arch_specific;
       choice->target = position;
       choice->kind = kind;
-      choice->reason = rank >= 3 ? TTA_CHOICE_EXACT
+      choice->reason = rank >= 3   ? TTA_CHOICE_EXACT
                        : rank == 2 ? TTA_CHOICE_COMPATIBLE
                                    : TTA_CHOICE_PTX;
     }
@@ -83,11 +88,13 @@ static int tta_choose_hip(const triton_aot_library *library, const triton_aot_ke
     int specified;
     if (target == NULL || target->backend != TRITON_AOT_BACKEND_HIP || target->processor == NULL)
       continue;
-    if (strcmp(target->processor, device->processor) != 0) continue;
+    if (strcmp(target->processor, device->processor) != 0)
+      continue;
     if (!tta_feature_fits(target->xnack, device->xnack) ||
         !tta_feature_fits(target->sramecc, device->sramecc))
       continue;
-    if (!tta_every_variant_has(library, kernel, position, TRITON_AOT_IMAGE_HSACO)) continue;
+    if (!tta_every_variant_has(library, kernel, position, TRITON_AOT_IMAGE_HSACO))
+      continue;
     specified = (target->xnack >= 0) + (target->sramecc >= 0);
     if (specified > best) {
       best = specified;
@@ -109,7 +116,8 @@ int tta_choose_image(const triton_aot_library *library, const triton_aot_kernel 
     found = tta_choose_cuda(library, kernel, device->capability, choice);
   else if (device->backend == TRITON_AOT_BACKEND_HIP)
     found = tta_choose_hip(library, kernel, device, choice);
-  if (!found) choice->reason = TTA_CHOICE_NONE;
+  if (!found)
+    choice->reason = TTA_CHOICE_NONE;
   return found;
 }
 
@@ -120,26 +128,29 @@ void tta_cuda_arch_name(uint32_t capability, char *buffer, size_t size) {
 size_t tta_format_no_image(char *buffer, size_t size, const triton_aot_library *library,
                            const triton_aot_kernel *kernel, int ordinal, const char *device_name,
                            const tta_device_arch *device) {
-  size_t length = tta_format(buffer, size, "device %d (%s, %s) has no image in %s for kernel %s: ",
-                             ordinal, device_name, device->arch, library->name, kernel->name);
+  size_t length =
+      tta_format(buffer, size, "device %d (%s, %s) has no image in %s for kernel %s: ", ordinal,
+                 device_name, device->arch, library->name, kernel->name);
   uint32_t position, listed = 0;
   for (position = 0; position < kernel->target_count && length + 1 < size; ++position) {
     const triton_aot_target *target = tta_kernel_target(library, kernel, position);
     const char *binary_kind;
     int has_binary, has_ptx;
-    if (target == NULL) continue;
+    if (target == NULL)
+      continue;
     binary_kind = target->backend == TRITON_AOT_BACKEND_HIP ? "hsaco" : "cubin";
-    has_binary = tta_every_variant_has(library, kernel, position,
-                                       target->backend == TRITON_AOT_BACKEND_HIP
-                                           ? TRITON_AOT_IMAGE_HSACO
-                                           : TRITON_AOT_IMAGE_CUBIN);
+    has_binary =
+        tta_every_variant_has(library, kernel, position,
+                              target->backend == TRITON_AOT_BACKEND_HIP ? TRITON_AOT_IMAGE_HSACO
+                                                                        : TRITON_AOT_IMAGE_CUBIN);
     has_ptx = tta_every_variant_has(library, kernel, position, TRITON_AOT_IMAGE_PTX);
     length += tta_format(buffer + length, size - length, "%s%s (%s%s%s)", listed ? ", " : "it has ",
                          target->name, has_binary ? binary_kind : "",
                          has_binary && has_ptx ? ", " : "", has_ptx ? "ptx" : "");
     ++listed;
   }
-  if (listed == 0) length += tta_format(buffer + length, size - length, "it has no targets");
+  if (listed == 0)
+    length += tta_format(buffer + length, size - length, "it has no targets");
   if (device->backend == TRITON_AOT_BACKEND_CUDA)
     length += tta_format(buffer + length, size - length,
                          "; rebuild it with \"%u\" or \"%ua\" in TRITON_ARCHITECTURES",
@@ -157,7 +168,8 @@ int tta_parse_target_id(const char *target_id, tta_device_arch *device) {
   device->sramecc = -1;
   device->processor[0] = '\0';
   tta_format(device->arch, sizeof device->arch, "%s", target_id);
-  if (processor_length == 0 || processor_length >= sizeof device->processor) return 0;
+  if (processor_length == 0 || processor_length >= sizeof device->processor)
+    return 0;
   memcpy(device->processor, target_id, processor_length);
   device->processor[processor_length] = '\0';
   while (colon != NULL) {
@@ -166,11 +178,15 @@ int tta_parse_target_id(const char *target_id, tta_device_arch *device) {
     int8_t mode;
     colon = strchr(feature, ':');
     feature_length = colon ? (size_t)(colon - feature) : strlen(feature);
-    if (feature_length < 2) continue;
+    if (feature_length < 2)
+      continue;
     mode = feature[feature_length - 1] == '+' ? 1 : feature[feature_length - 1] == '-' ? 0 : -1;
-    if (mode < 0) continue;
-    if (feature_length - 1 == 5 && memcmp(feature, "xnack", 5) == 0) device->xnack = mode;
-    if (feature_length - 1 == 7 && memcmp(feature, "sramecc", 7) == 0) device->sramecc = mode;
+    if (mode < 0)
+      continue;
+    if (feature_length - 1 == 5 && memcmp(feature, "xnack", 5) == 0)
+      device->xnack = mode;
+    if (feature_length - 1 == 7 && memcmp(feature, "sramecc", 7) == 0)
+      device->sramecc = mode;
   }
   return 1;
 }

@@ -14,12 +14,12 @@ extern "C" {
 
 /* What the runtime knows about a device's architecture. */
 typedef struct tta_device_arch {
-  uint32_t backend;       /* TRITON_AOT_BACKEND_* */
-  uint32_t capability;    /* CUDA: major * 10 + minor (90, 100, 120) */
-  char processor[32];     /* HIP: "gfx90a" */
-  int8_t xnack;           /* HIP: -1 not reported by the device, 0 off, 1 on */
+  uint32_t backend;    /* TRITON_AOT_BACKEND_* */
+  uint32_t capability; /* CUDA: major * 10 + minor (90, 100, 120) */
+  char processor[32];  /* HIP: "gfx90a" */
+  int8_t xnack;        /* HIP: -1 not reported by the device, 0 off, 1 on */
   int8_t sramecc;
-  char arch[64];          /* for messages: "sm_90", or HIP's full target ID "gfx90a:sramecc+:xnack-" */
+  char arch[64]; /* for messages: "sm_90", or HIP's full target ID "gfx90a:sramecc+:xnack-" */
 } tta_device_arch;
 
 typedef enum tta_choice_reason {
@@ -30,8 +30,8 @@ typedef enum tta_choice_reason {
 } tta_choice_reason;
 
 typedef struct tta_image_choice {
-  uint32_t target;         /* position in kernel->targets (not a library target index) */
-  uint32_t kind;           /* TRITON_AOT_IMAGE_CUBIN / _PTX / _HSACO */
+  uint32_t target; /* position in kernel->targets (not a library target index) */
+  uint32_t kind;   /* TRITON_AOT_IMAGE_CUBIN / _PTX / _HSACO */
   tta_choice_reason reason;
 } tta_image_choice;
 

@@ -21,10 +21,9 @@ static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
       return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
                              "%s: grid (%llu, %llu, %llu) times the cluster (%u, %u, %u) is above "
                              "the limit of %u x %u x %u blocks",
-                             kernel->name, (unsigned long long)grid[0],
-                             (unsigned long long)grid[1], (unsigned long long)grid[2],
-                             launch->cluster[0], launch->cluster[1], launch->cluster[2],
-                             TTA_MAX_GRID_X, TTA_MAX_GRID_YZ, TTA_MAX_GRID_YZ);
+                             kernel->name, (unsigned long long)grid[0], (unsigned long long)grid[1],
+                             (unsigned long long)grid[2], launch->cluster[0], launch->cluster[1],
+                             launch->cluster[2], TTA_MAX_GRID_X, TTA_MAX_GRID_YZ, TTA_MAX_GRID_YZ);
     blocks[axis] = (unsigned)(grid[axis] * cluster);
   }
   return TRITON_AOT_SUCCESS;
@@ -36,8 +35,10 @@ static uint64_t tta_scratch_size(const uint64_t grid[3], uint32_t num_ctas, uint
   uint64_t programs = grid[0] * grid[1] * grid[2]; /* < 2^63: the grid is within its limits */
   uint64_t ctas = num_ctas ? num_ctas : 1, size = 0;
   *overflow = 0;
-  if (per_cta == 0) return 0;
-  if (__builtin_mul_overflow(programs, ctas, &size) || __builtin_mul_overflow(size, per_cta, &size)) {
+  if (per_cta == 0)
+    return 0;
+  if (__builtin_mul_overflow(programs, ctas, &size) ||
+      __builtin_mul_overflow(size, per_cta, &size)) {
     *overflow = 1;
     return 0;
   }
@@ -77,9 +78,9 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
     ++count;
   }
   if (count == 0) {
-    result = cuda->cuLaunchKernel((CUfunction)function, blocks[0], blocks[1], blocks[2],
-                                  launch->block_x, 1, 1, launch->shared, (CUstream)stream, args,
-                                  NULL);
+    result =
+        cuda->cuLaunchKernel((CUfunction)function, blocks[0], blocks[1], blocks[2], launch->block_x,
+                             1, 1, launch->shared, (CUstream)stream, args, NULL);
     if (result != CUDA_SUCCESS)
       return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
                            "cuLaunchKernel");
@@ -136,8 +137,8 @@ static triton_aot_status tta_hip_launch(const tta_library_state *state,
                              "hipModuleLaunchCooperativeKernel",
                              kernel->name);
     result = hip->hipModuleLaunchCooperativeKernel((hipFunction_t)function, blocks[0], blocks[1],
-                                                   blocks[2], launch->block_x, 1, 1,
-                                                   launch->shared, (hipStream_t)stream, args);
+                                                   blocks[2], launch->block_x, 1, 1, launch->shared,
+                                                   (hipStream_t)stream, args);
     if (result != hipSuccess)
       return tta_hip_fail(hip, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
                           "hipModuleLaunchCooperativeKernel");
@@ -172,7 +173,8 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   void *function = NULL;
   uint32_t trailing;
   int overflow = 0;
-  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return TRITON_AOT_SUCCESS;
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return TRITON_AOT_SUCCESS;
   if (kernel_index >= library->kernel_count)
     return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "library %s has no kernel %u",
                            library->name, kernel_index);
@@ -181,18 +183,22 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
     return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "%s has no variant %u (it has %u)",
                            kernel->name, variant, kernel->variant_count);
   status = tta_current_device(library, &current);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   status = tta_slot_function(library, &current, kernel_index, variant, &function, &descriptor);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   launch = &descriptor->launch;
   status = tta_grid_dimensions(kernel, launch, grid, blocks);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
 
   /* Trailing scratch pointers, in Triton's order: global, then profile. */
   trailing = kernel->arg_count;
   scratch[0].pointer = scratch[1].pointer = NULL;
   if (kernel->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH) {
-    uint64_t size = tta_scratch_size(grid, launch->num_ctas, launch->global_scratch_size, &overflow);
+    uint64_t size =
+        tta_scratch_size(grid, launch->num_ctas, launch->global_scratch_size, &overflow);
     if (size != 0)
       status = tta_scratch_allocate(current.state, size, launch->global_scratch_align, stream,
                                     kernel->name, &scratch[0]);
@@ -201,7 +207,8 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   }
   if (status == TRITON_AOT_SUCCESS && !overflow &&
       (kernel->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)) {
-    uint64_t size = tta_scratch_size(grid, launch->num_ctas, launch->profile_scratch_size, &overflow);
+    uint64_t size =
+        tta_scratch_size(grid, launch->num_ctas, launch->profile_scratch_size, &overflow);
     if (size != 0)
       status = tta_scratch_allocate(current.state, size, launch->profile_scratch_align, stream,
                                     kernel->name, &scratch[1]);
@@ -211,16 +218,19 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   if (overflow)
     status = triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY,
                              "%s: the scratch memory for grid (%llu, %llu, %llu) overflows 64 bits",
-                             kernel->name, (unsigned long long)grid[0],
-                             (unsigned long long)grid[1], (unsigned long long)grid[2]);
+                             kernel->name, (unsigned long long)grid[0], (unsigned long long)grid[1],
+                             (unsigned long long)grid[2]);
   if (status == TRITON_AOT_SUCCESS)
     status = current.state->backend == TRITON_AOT_BACKEND_CUDA
                  ? tta_cuda_launch(current.state, kernel, launch, function, blocks, stream, args)
                  : tta_hip_launch(current.state, kernel, launch, function, blocks, stream, args);
-  if (scratch[0].pointer != NULL) tta_scratch_release(current.state, &scratch[0], stream);
-  if (scratch[1].pointer != NULL) tta_scratch_release(current.state, &scratch[1], stream);
+  if (scratch[0].pointer != NULL)
+    tta_scratch_release(current.state, &scratch[0], stream);
+  if (scratch[1].pointer != NULL)
+    tta_scratch_release(current.state, &scratch[1], stream);
   /* The slots pointed into this frame: leave none behind. */
-  while (trailing > kernel->arg_count) args[--trailing] = NULL;
+  while (trailing > kernel->arg_count)
+    args[--trailing] = NULL;
   return status;
 }
 

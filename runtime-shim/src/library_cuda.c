@@ -23,7 +23,8 @@ static triton_aot_status tta_cuda_make_primary_current(const tta_cuda *cuda, CUc
     result = cuda->cuDeviceGet(&device, 0);
     if (result != CUDA_SUCCESS)
       what = "cuDeviceGet(0)";
-    else if ((result = cuda->cuDevicePrimaryCtxRetain(&tta_primary_context, device)) != CUDA_SUCCESS)
+    else if ((result = cuda->cuDevicePrimaryCtxRetain(&tta_primary_context, device)) !=
+             CUDA_SUCCESS)
       what = "cuDevicePrimaryCtxRetain";
   }
   *context = tta_primary_context;
@@ -45,7 +46,8 @@ triton_aot_status tta_cuda_current_context(const tta_cuda *cuda, CUcontext *cont
     return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, NULL, "cuCtxGetCurrent");
   if (*context == NULL) {
     triton_aot_status status = tta_cuda_make_primary_current(cuda, context);
-    if (status != TRITON_AOT_SUCCESS) return status;
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
   }
   if (cuda->cuCtxGetId != NULL) {
     unsigned long long id = 0;
@@ -72,11 +74,14 @@ triton_aot_status tta_cuda_context_device(const tta_cuda *cuda, int *ordinal) {
 triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_device *device) {
   int major = 0, minor = 0, optin = 0;
   CUresult result = cuda->cuDeviceGetName(device->name, (int)sizeof device->name, ordinal);
-  if (result != CUDA_SUCCESS) tta_format(device->name, sizeof device->name, "unnamed GPU");
+  if (result != CUDA_SUCCESS)
+    tta_format(device->name, sizeof device->name, "unnamed GPU");
   device->name[sizeof device->name - 1] = '\0';
-  result = cuda->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ordinal);
+  result =
+      cuda->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ordinal);
   if (result == CUDA_SUCCESS)
-    result = cuda->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ordinal);
+    result =
+        cuda->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ordinal);
   if (result != CUDA_SUCCESS) {
     char context[64];
     tta_format(context, sizeof context, "device %d", ordinal);
@@ -119,7 +124,8 @@ triton_aot_status tta_cuda_load(const tta_library_state *state, const tta_device
     result = cuda->cuModuleLoadDataEx(&module, image, 2, options, values);
     *handle = module;
   }
-  if (result == CUDA_SUCCESS) return TRITON_AOT_SUCCESS;
+  if (result == CUDA_SUCCESS)
+    return TRITON_AOT_SUCCESS;
   log[sizeof log - 1] = '\0';
   tta_cuda_describe(cuda, result, description, sizeof description);
   return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: %s failed: %s%s%s%s", what, call,
@@ -216,7 +222,8 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
       return tta_cuda_lookup_failed(cuda, result, "cuLibraryGetKernel", descriptor->entry, what);
     /* The per-device attributes, set again for each context: they are idempotent. */
     status = tta_cuda_configure(cuda, device, kernel, 1, descriptor, what);
-    if (status != TRITON_AOT_SUCCESS) return status;
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
     if (!state->per_context) {
       *function = kernel;
       return TRITON_AOT_SUCCESS;
@@ -232,7 +239,8 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
       return tta_cuda_lookup_failed(cuda, result, "cuModuleGetFunction", descriptor->entry, what);
   }
   status = tta_cuda_configure(cuda, device, found, 0, descriptor, what);
-  if (status == TRITON_AOT_SUCCESS) *function = found;
+  if (status == TRITON_AOT_SUCCESS)
+    *function = found;
   return status;
 }
 
@@ -245,9 +253,11 @@ void tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loa
     /* cuModuleUnload works on the current context: switch to the module's and back. */
     CUcontext previous = NULL;
     cuda->cuCtxGetCurrent(&previous);
-    if (previous != loaded->context) cuda->cuCtxSetCurrent(loaded->context);
+    if (previous != loaded->context)
+      cuda->cuCtxSetCurrent(loaded->context);
     result = cuda->cuModuleUnload((CUmodule)loaded->handle);
-    if (previous != loaded->context) cuda->cuCtxSetCurrent(previous);
+    if (previous != loaded->context)
+      cuda->cuCtxSetCurrent(previous);
   }
   if (result != CUDA_SUCCESS) {
     char description[256];

@@ -43,9 +43,11 @@ triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal, tta_devi
   shared = tta_read_size(properties, TTA_HIP_PROP_SHARED_MEM_PER_BLOCK);
   optin = tta_read_size(properties, TTA_HIP_PROP_SHARED_MEM_PER_BLOCK_OPTIN);
   free(properties);
-  if (optin < shared) optin = shared;
+  if (optin < shared)
+    optin = shared;
   /* 0: the runtime did not say; leave the check to the launch. */
-  if (optin == 0 || optin > UINT32_MAX) optin = UINT32_MAX;
+  if (optin == 0 || optin > UINT32_MAX)
+    optin = UINT32_MAX;
   device->shared_limit = (uint32_t)optin;
   device->arch.backend = TRITON_AOT_BACKEND_HIP;
   device->arch.capability = 0;

@@ -13,7 +13,8 @@
 static int tta_library_has_backend(const triton_aot_library *library, uint32_t backend) {
   uint32_t i;
   for (i = 0; i < library->target_count; ++i)
-    if (library->targets[i].backend == backend) return 1;
+    if (library->targets[i].backend == backend)
+      return 1;
   return 0;
 }
 
@@ -36,7 +37,8 @@ static triton_aot_status tta_open_backend(const triton_aot_library *library,
       state->per_context = !state->library_mode || state->cuda->cuKernelGetFunction != NULL;
       return TRITON_AOT_SUCCESS;
     }
-    if (!has_hip) return cuda_status;
+    if (!has_hip)
+      return cuda_status;
     tta_format(cuda_message, sizeof cuda_message, "%s", triton_aot_last_error());
   }
   state->hip = tta_hip_driver(&hip_status);
@@ -44,7 +46,8 @@ static triton_aot_status tta_open_backend(const triton_aot_library *library,
     state->backend = TRITON_AOT_BACKEND_HIP;
     return TRITON_AOT_SUCCESS;
   }
-  if (!has_cuda) return hip_status;
+  if (!has_cuda)
+    return hip_status;
   /* Both failed: a GPU runtime without a device says more than a missing one. */
   return triton_aot_fail(cuda_status == TRITON_AOT_ERROR_NO_DEVICE ||
                                  hip_status == TRITON_AOT_ERROR_NO_DEVICE
@@ -58,7 +61,8 @@ static triton_aot_status tta_open_backend(const triton_aot_library *library,
 static void tta_state_free(tta_library_state *state, uint32_t image_count) {
   uint32_t i;
   if (state->raw_images != NULL)
-    for (i = 0; i < image_count; ++i) free(state->raw_images[i]);
+    for (i = 0; i < image_count; ++i)
+      free(state->raw_images[i]);
   free(state->raw_images);
   pthread_mutex_destroy(&state->mutex);
   free(state);
@@ -78,7 +82,8 @@ static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *lib
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "cannot create a mutex (library %s)",
                            library->name);
   }
-  state->raw_images = (void **)calloc(library->image_count ? library->image_count : 1, sizeof(void *));
+  state->raw_images =
+      (void **)calloc(library->image_count ? library->image_count : 1, sizeof(void *));
   status = state->raw_images ? tta_open_backend(library, state)
                              : triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY,
                                                "out of host memory (library %s)", library->name);
@@ -98,19 +103,27 @@ static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *lib
 
 static const char *tta_kind_name(uint32_t kind) {
   switch (kind) {
-  case TRITON_AOT_IMAGE_CUBIN: return "cubin";
-  case TRITON_AOT_IMAGE_PTX: return "ptx";
-  case TRITON_AOT_IMAGE_HSACO: return "hsaco";
-  default: return "image";
+  case TRITON_AOT_IMAGE_CUBIN:
+    return "cubin";
+  case TRITON_AOT_IMAGE_PTX:
+    return "ptx";
+  case TRITON_AOT_IMAGE_HSACO:
+    return "hsaco";
+  default:
+    return "image";
   }
 }
 
 static const char *tta_reason_text(tta_choice_reason reason) {
   switch (reason) {
-  case TTA_CHOICE_EXACT: return "exact";
-  case TTA_CHOICE_COMPATIBLE: return "compatible: same major, lower minor";
-  case TTA_CHOICE_PTX: return "ptx jit: no cubin runs on this device";
-  default: return "none";
+  case TTA_CHOICE_EXACT:
+    return "exact";
+  case TTA_CHOICE_COMPATIBLE:
+    return "compatible: same major, lower minor";
+  case TTA_CHOICE_PTX:
+    return "ptx jit: no cubin runs on this device";
+  default:
+    return "none";
   }
 }
 
@@ -134,7 +147,8 @@ static inline triton_aot_status tta_state(const triton_aot_library *library,
 }
 
 static void tta_device_free(tta_device *device) {
-  if (device == NULL) return;
+  if (device == NULL)
+    return;
   free(device->choices);
   free(device->slots);
   free(device);
@@ -142,15 +156,15 @@ static void tta_device_free(tta_device *device) {
 
 /* Builds the record of device `ordinal`: facts, and the image choice of every kernel. */
 static triton_aot_status tta_device_build(const triton_aot_library *library,
-                                          tta_library_state *state, int ordinal,
-                                          tta_device **out) {
+                                          tta_library_state *state, int ordinal, tta_device **out) {
   triton_aot_status status;
   uint32_t k;
   tta_device *device = (tta_device *)calloc(1, sizeof *device);
   if (device != NULL) {
     device->choices = (tta_image_choice *)calloc(library->kernel_count ? library->kernel_count : 1,
                                                  sizeof(tta_image_choice));
-    device->slots = (tta_slot *)calloc(library->slot_count ? library->slot_count : 1, sizeof(tta_slot));
+    device->slots =
+        (tta_slot *)calloc(library->slot_count ? library->slot_count : 1, sizeof(tta_slot));
   }
   if (device == NULL || device->choices == NULL || device->slots == NULL) {
     tta_device_free(device);
@@ -185,8 +199,8 @@ static triton_aot_status tta_device_build(const triton_aot_library *library,
 
 /* The record of device `ordinal`, built on first use. */
 static TTA_COLD triton_aot_status tta_device_record(const triton_aot_library *library,
-                                           tta_library_state *state, int ordinal,
-                                           tta_device **out) {
+                                                    tta_library_state *state, int ordinal,
+                                                    tta_device **out) {
   triton_aot_status status = TRITON_AOT_SUCCESS;
   tta_device *device;
   if (ordinal < 0 || ordinal >= TTA_MAX_DEVICES)
@@ -210,13 +224,15 @@ static TTA_COLD triton_aot_status tta_device_record(const triton_aot_library *li
 
 /* CUDA, first launch in a context: its device (cuCtxGetDevice), remembered for the context. */
 static TTA_COLD triton_aot_status tta_context_device(const triton_aot_library *library,
-                                            tta_library_state *state, uint64_t context,
-                                            tta_device **out) {
+                                                     tta_library_state *state, uint64_t context,
+                                                     tta_device **out) {
   tta_context_record *record;
   int ordinal = 0;
   triton_aot_status status = tta_cuda_context_device(state->cuda, &ordinal);
-  if (status == TRITON_AOT_SUCCESS) status = tta_device_record(library, state, ordinal, out);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status == TRITON_AOT_SUCCESS)
+    status = tta_device_record(library, state, ordinal, out);
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   pthread_mutex_lock(&state->mutex);
   if (tta_context_lookup(state, context) == NULL) {
     record = (tta_context_record *)malloc(sizeof *record);
@@ -238,23 +254,28 @@ triton_aot_status tta_current_device(const triton_aot_library *library, tta_curr
   tta_library_state *state = NULL;
   int ordinal = 0;
   status = tta_state(library, &state);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   current->state = state;
   current->context = NULL;
   current->context_key = 0;
   if (state->backend == TRITON_AOT_BACKEND_HIP) {
     status = tta_hip_current(state->hip, &ordinal);
-    if (status != TRITON_AOT_SUCCESS) return status;
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
     if (ordinal >= 0 && ordinal < TTA_MAX_DEVICES) {
       current->device = __atomic_load_n(&state->devices[ordinal], __ATOMIC_ACQUIRE);
-      if (current->device != NULL) return TRITON_AOT_SUCCESS;
+      if (current->device != NULL)
+        return TRITON_AOT_SUCCESS;
     }
     return tta_device_record(library, state, ordinal, &current->device);
   }
   status = tta_cuda_current_context(state->cuda, &current->context, &current->context_key);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   current->device = tta_context_lookup(state, current->context_key);
-  if (current->device != NULL) return TRITON_AOT_SUCCESS;
+  if (current->device != NULL)
+    return TRITON_AOT_SUCCESS;
   return tta_context_device(library, state, current->context_key, &current->device);
 }
 
@@ -275,7 +296,8 @@ static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_li
       return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: image too large", what);
     status = tta_zstd_decompress(image->data, (size_t)image->size, (size_t)image->raw_size, what,
                                  &state->raw_images[index]);
-    if (status != TRITON_AOT_SUCCESS) return status;
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
   }
   *data = state->raw_images[index];
   return TRITON_AOT_SUCCESS;
@@ -298,7 +320,8 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
       return TRITON_AOT_SUCCESS;
     }
   status = tta_raw_image(library, state, index, what, &data);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   loaded = (tta_loaded_image *)calloc(1, sizeof *loaded);
   if (loaded == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
@@ -326,7 +349,8 @@ static triton_aot_status tta_publish(tta_library_state *state, const tta_current
     return TRITON_AOT_SUCCESS;
   }
   entry = (tta_context_function *)malloc(sizeof *entry);
-  if (entry == NULL) return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if (entry == NULL)
+    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
   entry->context = current->context_key;
   entry->function = function;
   entry->next = slot->contexts; /* only written under the mutex */
@@ -335,9 +359,10 @@ static triton_aot_status tta_publish(tta_library_state *state, const tta_current
 }
 
 static TTA_COLD triton_aot_status tta_slot_load(const triton_aot_library *library,
-                                       const tta_current *current, uint32_t kernel_index,
-                                       uint32_t variant, tta_slot *slot,
-                                       const triton_aot_function *descriptor, void **function) {
+                                                const tta_current *current, uint32_t kernel_index,
+                                                uint32_t variant, tta_slot *slot,
+                                                const triton_aot_function *descriptor,
+                                                void **function) {
   tta_library_state *state = current->state;
   tta_device *device = current->device;
   const triton_aot_kernel *kernel = &library->kernels[kernel_index];
@@ -357,7 +382,8 @@ static TTA_COLD triton_aot_status tta_slot_load(const triton_aot_library *librar
       status = state->backend == TRITON_AOT_BACKEND_CUDA
                    ? tta_cuda_get_function(state, device, handle, descriptor, what, function)
                    : tta_hip_get_function(state->hip, device, handle, descriptor, what, function);
-    if (status == TRITON_AOT_SUCCESS) status = tta_publish(state, current, slot, *function);
+    if (status == TRITON_AOT_SUCCESS)
+      status = tta_publish(state, current, slot, *function);
     if (status != TRITON_AOT_SUCCESS) {
       *function = NULL;
       tta_log("%s: %s", library->name, triton_aot_last_error());
@@ -382,10 +408,12 @@ triton_aot_status tta_slot_function(const triton_aot_library *library, const tta
   const triton_aot_kernel *kernel = &library->kernels[kernel_index];
   const tta_image_choice *choice = &current->device->choices[kernel_index];
   tta_slot *slot = &current->device->slots[kernel->first_slot + variant];
-  if (choice->reason == TTA_CHOICE_NONE) return tta_fail_no_image(library, current, kernel);
+  if (choice->reason == TTA_CHOICE_NONE)
+    return tta_fail_no_image(library, current, kernel);
   *descriptor = &kernel->functions[(size_t)variant * kernel->target_count + choice->target];
   *function = tta_published_function(current->state, current, slot);
-  if (*function != NULL) return TRITON_AOT_SUCCESS;
+  if (*function != NULL)
+    return TRITON_AOT_SUCCESS;
   return tta_slot_load(library, current, kernel_index, variant, slot, *descriptor, function);
 }
 
@@ -394,11 +422,13 @@ triton_aot_status tta_library_unload(const triton_aot_library *library) {
       __atomic_exchange_n((tta_library_state **)library->state, NULL, __ATOMIC_ACQ_REL);
   int ordinal;
   uint32_t s;
-  if (state == NULL) return TRITON_AOT_SUCCESS;
+  if (state == NULL)
+    return TRITON_AOT_SUCCESS;
   for (ordinal = 0; ordinal < TTA_MAX_DEVICES; ++ordinal) {
     tta_device *device = state->devices[ordinal];
     tta_loaded_image *loaded, *next_loaded;
-    if (device == NULL) continue;
+    if (device == NULL)
+      continue;
     for (loaded = device->loaded; loaded != NULL; loaded = next_loaded) {
       next_loaded = loaded->next;
       if (state->backend == TRITON_AOT_BACKEND_CUDA)

@@ -32,7 +32,7 @@ extern "C" {
 /* CUDA: a slot's function in one context. Immutable once published;
  * a slot's list only grows (new heads), until unload. */
 typedef struct tta_context_function {
-  uint64_t context;           /* the context's key (see tta_current) */
+  uint64_t context; /* the context's key (see tta_current) */
   void *function;
   struct tta_context_function *next;
 } tta_context_function;
@@ -46,16 +46,16 @@ typedef struct tta_context_record {
 } tta_context_record;
 
 typedef struct tta_slot {
-  void *function;                  /* atomic; CUkernel (as a CUfunction) or hipFunction_t */
-  tta_context_function *contexts;  /* atomic head; CUDA per_context mode */
+  void *function;                 /* atomic; CUkernel (as a CUfunction) or hipFunction_t */
+  tta_context_function *contexts; /* atomic head; CUDA per_context mode */
 } tta_slot;
 
 /* A loaded image (slow path only, under the library mutex). */
 typedef struct tta_loaded_image {
-  CUcontext context;   /* CUDA module mode: where it was loaded; else NULL */
+  CUcontext context; /* CUDA module mode: where it was loaded; else NULL */
   uint64_t context_key;
-  uint32_t image;      /* index into library->images */
-  void *handle;        /* CUlibrary, CUmodule or hipModule_t */
+  uint32_t image; /* index into library->images */
+  void *handle;   /* CUlibrary, CUmodule or hipModule_t */
   struct tta_loaded_image *next;
 } tta_loaded_image;
 
@@ -63,32 +63,32 @@ typedef struct tta_device {
   int ordinal;
   char name[128];
   tta_device_arch arch;
-  uint32_t shared_limit;      /* the most dynamic shared memory a block can opt in to */
-  tta_image_choice *choices;  /* [kernel_count]; immutable after publication */
-  tta_slot *slots;            /* [slot_count] */
-  tta_loaded_image *loaded;   /* under the mutex */
+  uint32_t shared_limit;     /* the most dynamic shared memory a block can opt in to */
+  tta_image_choice *choices; /* [kernel_count]; immutable after publication */
+  tta_slot *slots;           /* [slot_count] */
+  tta_loaded_image *loaded;  /* under the mutex */
 } tta_device;
 
 typedef struct tta_library_state {
-  uint32_t backend;           /* TRITON_AOT_BACKEND_* */
-  const tta_cuda *cuda;       /* set when backend is CUDA */
-  const tta_hip *hip;         /* set when backend is HIP */
-  int library_mode;           /* CUDA: cuLibraryLoadData (context-independent) is used */
-  int per_context;            /* CUDA: slots hold one CUfunction per context (modules, or a
-                                 CUkernel's cuKernelGetFunction, which launches faster) */
+  uint32_t backend;     /* TRITON_AOT_BACKEND_* */
+  const tta_cuda *cuda; /* set when backend is CUDA */
+  const tta_hip *hip;   /* set when backend is HIP */
+  int library_mode;     /* CUDA: cuLibraryLoadData (context-independent) is used */
+  int per_context;      /* CUDA: slots hold one CUfunction per context (modules, or a
+                           CUkernel's cuKernelGetFunction, which launches faster) */
   pthread_mutex_t mutex;
   tta_device *devices[TTA_MAX_DEVICES]; /* atomic */
   tta_context_record *contexts;         /* atomic head; CUDA */
-  void **raw_images;          /* [image_count]: decompressed copies, under the mutex */
+  void **raw_images;                    /* [image_count]: decompressed copies, under the mutex */
 } tta_library_state;
 
 /* Where a launch goes: filled by tta_current_device(). */
 typedef struct tta_current {
   tta_library_state *state;
   tta_device *device;
-  CUcontext context;          /* CUDA: the current context */
-  uint64_t context_key;       /* CUDA: its cuCtxGetId where the driver has it (ids are never
-                                 reused), else its address */
+  CUcontext context;    /* CUDA: the current context */
+  uint64_t context_key; /* CUDA: its cuCtxGetId where the driver has it (ids are never
+                           reused), else its address */
 } tta_current;
 
 /* Fast-path readers: acquire loads only. */
@@ -97,17 +97,20 @@ static inline struct tta_device *tta_context_lookup(const tta_library_state *sta
   const tta_context_record *record;
   for (record = __atomic_load_n(&state->contexts, __ATOMIC_ACQUIRE); record != NULL;
        record = record->next)
-    if (record->context == context) return record->device;
+    if (record->context == context)
+      return record->device;
   return NULL;
 }
 
 static inline void *tta_published_function(const tta_library_state *state,
                                            const tta_current *current, tta_slot *slot) {
   const tta_context_function *entry;
-  if (!state->per_context) return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
+  if (!state->per_context)
+    return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
   for (entry = __atomic_load_n(&slot->contexts, __ATOMIC_ACQUIRE); entry != NULL;
        entry = entry->next)
-    if (entry->context == current->context_key) return entry->function;
+    if (entry->context == current->context_key)
+      return entry->function;
   return NULL;
 }
 
@@ -157,8 +160,7 @@ TRITON_AOT_HIDDEN void tta_hip_unload(const tta_hip *hip, const tta_loaded_image
 /* "<kernel> variant <v> (sm_90a cubin)" for messages. */
 TRITON_AOT_HIDDEN void tta_describe_slot(const triton_aot_library *library,
                                          const triton_aot_kernel *kernel, uint32_t variant,
-                                         const tta_image_choice *choice, char *buffer,
-                                         size_t size);
+                                         const tta_image_choice *choice, char *buffer, size_t size);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,8 @@ int tta_log_enabled(void) {
 void tta_log(const char *format, ...) {
   char line[TTA_ERROR_MESSAGE_SIZE + 256];
   va_list args;
-  if (!tta_log_enabled()) return;
+  if (!tta_log_enabled())
+    return;
   va_start(args, format);
   vsnprintf(line, sizeof line, format, args);
   va_end(args);

@@ -73,12 +73,14 @@ triton_aot_status tta_scratch_allocate(const tta_library_state *state, uint64_t 
                                        tta_scratch *scratch) {
   triton_aot_status status;
   memset(scratch, 0, sizeof *scratch);
-  if (size == 0) return TRITON_AOT_SUCCESS;
-  if (align == 0) align = 1;
+  if (size == 0)
+    return TRITON_AOT_SUCCESS;
+  if (align == 0)
+    align = 1;
   if (size > SIZE_MAX || align > SIZE_MAX || size > SIZE_MAX - align)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY,
-                           "%s needs %llu bytes of scratch memory, more than can be addressed", what,
-                           (unsigned long long)size);
+                           "%s needs %llu bytes of scratch memory, more than can be addressed",
+                           what, (unsigned long long)size);
   if (tta_has_user_allocator) {
     int result;
     scratch->allocator = tta_user_allocator;
@@ -97,20 +99,23 @@ triton_aot_status tta_scratch_allocate(const tta_library_state *state, uint64_t 
   /* Stream-ordered pools return 256-byte aligned blocks; a larger alignment over-allocates. */
   status = tta_default_allocate(state, (size_t)(align > 256 ? size + align - 1 : size), stream,
                                 what, &scratch->base);
-  if (status != TRITON_AOT_SUCCESS) return status;
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   if ((uintptr_t)scratch->base % align != 0 && align <= 256) {
     /* Not what the pool promises; retry with room to align. */
     tta_default_free(state, scratch->base, stream);
     scratch->base = NULL;
     status = tta_default_allocate(state, (size_t)(size + align - 1), stream, what, &scratch->base);
-    if (status != TRITON_AOT_SUCCESS) return status;
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
   }
   scratch->pointer = (void *)tta_align_up((uintptr_t)scratch->base, align);
   return TRITON_AOT_SUCCESS;
 }
 
 void tta_scratch_release(const tta_library_state *state, tta_scratch *scratch, void *stream) {
-  if (scratch->pointer == NULL) return;
+  if (scratch->pointer == NULL)
+    return;
   if (scratch->user) {
     if (scratch->allocator.release != NULL)
       scratch->allocator.release(scratch->allocator.user, scratch->pointer, stream);

@@ -13,9 +13,9 @@ extern "C" {
 #endif
 
 typedef struct tta_scratch {
-  void *pointer;                   /* what the kernel gets (aligned); NULL for size 0 */
-  void *base;                      /* default allocator: what the driver returned */
-  triton_aot_allocator allocator;  /* the user allocator that made it, if any */
+  void *pointer;                  /* what the kernel gets (aligned); NULL for size 0 */
+  void *base;                     /* default allocator: what the driver returned */
+  triton_aot_allocator allocator; /* the user allocator that made it, if any */
   int user;
 } tta_scratch;
 

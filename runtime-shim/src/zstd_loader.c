@@ -21,11 +21,13 @@ static tta_zstd_error_name_fn tta_zstd_error_name;
 static void tta_zstd_open(void) {
   void *library = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
   void *symbols[3];
-  if (library == NULL) return;
+  if (library == NULL)
+    return;
   symbols[0] = dlsym(library, "ZSTD_decompress");
   symbols[1] = dlsym(library, "ZSTD_isError");
   symbols[2] = dlsym(library, "ZSTD_getErrorName");
-  if (symbols[0] == NULL || symbols[1] == NULL || symbols[2] == NULL) return;
+  if (symbols[0] == NULL || symbols[1] == NULL || symbols[2] == NULL)
+    return;
   memcpy(&tta_zstd_is_error, &symbols[1], sizeof symbols[1]);
   memcpy(&tta_zstd_error_name, &symbols[2], sizeof symbols[2]);
   memcpy(&tta_zstd_decompress_frame, &symbols[0], sizeof symbols[0]);
