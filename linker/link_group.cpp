@@ -544,6 +544,12 @@ Status checkLibraryNames(const Library &library) {
                                " is not a C identifier, so it cannot be the prefix of the C "
                                "API: give --prefix"
                          : "prefix " + quoted(library.prefix) + " is not a C identifier");
+  // <triton_aot/runtime.h> declares triton_aot_preload() and friends with other signatures.
+  if (library.prefix.rfind("triton_aot", 0) == 0)
+    return makeError(ExitCode::UsageError,
+                     "prefix " + quoted(library.prefix) +
+                         " would clash with the runtime's names (triton_aot_*): " +
+                         (library.prefix == name ? "give --prefix" : "choose another prefix"));
   return ok();
 }
 

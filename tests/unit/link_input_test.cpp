@@ -438,6 +438,8 @@ TEST_F(LinkInput, LibraryNameAndPrefix) {
   EXPECT_THAT(error("my-lib", ""), HasSubstr("is not a C identifier, so it cannot be the prefix of the C API: give --prefix"));
   EXPECT_THAT(error("lib", "9p"), HasSubstr("prefix '9p' is not a C identifier"));
   EXPECT_THAT(error("a/b", "p"), HasSubstr("cannot name the output files"));
+  EXPECT_THAT(error("triton_aot", ""), HasSubstr("prefix 'triton_aot' would clash with the runtime's names (triton_aot_*): give --prefix"));
+  EXPECT_THAT(error("lib", "triton_aot_x"), HasSubstr("choose another prefix"));
   EXPECT_THAT(error(".hidden", "p"), HasSubstr("cannot name the output files"));
   LinkOptions named = options(inputs, "my-lib");
   named.prefix = "my_lib";
