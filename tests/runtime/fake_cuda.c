@@ -44,11 +44,15 @@ typedef struct fake_module {
   struct fake_module *next_all;
 } fake_module;
 
-/* A CUfunction (module mode) or a CUkernel (library mode; attributes per device). */
+/* A CUfunction (of a module, or of a CUkernel in one context) or a CUkernel (library mode;
+ * attributes per device). */
 typedef struct fake_function {
   uint32_t magic;             /* MAGIC_FUNCTION or MAGIC_KERNEL */
   int id;
   fake_module *owner;
+  struct CUctx_st *context;   /* a CUfunction's context; NULL for a CUkernel */
+  struct fake_function *kernel;   /* cuKernelGetFunction: the CUkernel it belongs to */
+  struct fake_function *in_contexts; /* a CUkernel's functions (cuKernelGetFunction) */
   char name[128];
   fake_entry entry;
   int max_dynamic_shared[TTA_FAKE_MAX_DEVICES]; /* -1: default */
@@ -74,6 +78,7 @@ static int generation = 1;
 static int initialized;            /* cuInit succeeded (process lifetime, like a driver) */
 static int driver_version = 12080;
 static int stub_library;           /* TTA_FAKE_CUDA_STUB: behave like the toolkit's stub */
+static char hidden_entry_points[512]; /* TTA_FAKE_CUDA_HIDE: ",name,name," not served */
 static int next_id = 1;
 static fake_module *all_modules;   /* never freed: handles stay valid (and reachable for LSan) */
 static struct CUctx_st *extra_contexts[64];
@@ -154,6 +159,8 @@ __attribute__((constructor)) static void fake_cuda_start(void) {
   if (configure_devices(list ? list : "sm_90") != 0) configure_devices("sm_90");
   if (version != NULL) driver_version = atoi(version);
   stub_library = stub != NULL && stub[0] == '1';
+  snprintf(hidden_entry_points, sizeof hidden_entry_points, ",%s,",
+           getenv("TTA_FAKE_CUDA_HIDE") ? getenv("TTA_FAKE_CUDA_HIDE") : "");
   init_primary_contexts();
 }
 
@@ -535,6 +542,7 @@ static int get_function(fake_module *module, const char *name, uint32_t magic, f
   function->magic = magic;
   function->id = next_id++;
   function->owner = module;
+  function->context = module->context;
   fake_copy_text(function->name, sizeof function->name, name);
   function->entry = entry;
   for (d = 0; d < TTA_FAKE_MAX_DEVICES; ++d) function->max_dynamic_shared[d] = -1;
@@ -593,13 +601,21 @@ static fake_function *live_function(const void *handle, const char *api) {
 
 /* The device a function's attributes apply to: its context's, or (kernels) `device`. */
 static int function_device(const fake_function *function, int device) {
-  if (function->magic == MAGIC_FUNCTION) return function->owner->device;
-  return device;
+  return function->context != NULL ? function->context->device : device;
 }
 
+/* A CUfunction's own setting, else its CUkernel's for the device (cuKernelSetAttribute), else
+ * the default. */
 static int dynamic_limit(const fake_function *function, int device) {
   int set = device >= 0 && device < TTA_FAKE_MAX_DEVICES ? function->max_dynamic_shared[device] : -1;
+  if (set < 0 && function->kernel != NULL) return dynamic_limit(function->kernel, device);
   return set >= 0 ? set : DEFAULT_SHARED - (int)function->entry.static_shared;
+}
+
+static int non_portable_cluster(const fake_function *function, int device) {
+  if (device < 0 || device >= TTA_FAKE_MAX_DEVICES) return 0;
+  return function->non_portable_cluster[device] ||
+         (function->kernel != NULL && function->kernel->non_portable_cluster[device]);
 }
 
 static int get_attribute(const fake_function *function, int attribute, int device, int *value) {
@@ -618,7 +634,7 @@ static int get_attribute(const fake_function *function, int attribute, int devic
     return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = dynamic_limit(function, device); return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-    *value = device >= 0 && device < TTA_FAKE_MAX_DEVICES ? function->non_portable_cluster[device] : 0;
+    *value = non_portable_cluster(function, device);
     return CUDA_SUCCESS;
   default: return CUDA_ERROR_INVALID_VALUE;
   }
@@ -718,6 +734,66 @@ FAKE_EXPORT CUresult cuKernelGetAttribute(int *value, CUfunction_attribute attri
   return result;
 }
 
+/* The CUfunction of a CUkernel in the current context (one per context, as the driver keeps). */
+FAKE_EXPORT CUresult cuKernelGetFunction(CUfunction *out, CUkernel handle) {
+  struct CUctx_st *context;
+  fake_function *kernel, *function = NULL;
+  int result = CUDA_SUCCESS, d;
+  char log[256];
+  ENTER("cuKernelGetFunction");
+  if (out == NULL) return CUDA_ERROR_INVALID_VALUE;
+  FAKE_LOCK();
+  context = current_context();
+  kernel = live_function(handle, "cuKernelGetFunction");
+  if (kernel == NULL || kernel->magic != MAGIC_KERNEL) {
+    result = CUDA_ERROR_INVALID_HANDLE;
+  } else if (context == NULL) {
+    result = CUDA_ERROR_INVALID_CONTEXT;
+  } else {
+    /* The library is loaded into this context now: its image must run on the device. */
+    result = fake_image_cuda_check(&kernel->owner->image, devices[context->device].sm,
+                                   max_ptx_version(), log, sizeof log);
+    for (function = kernel->in_contexts; result == CUDA_SUCCESS && function != NULL;
+         function = function->next)
+      if (function->context == context) break;
+    if (result == CUDA_SUCCESS && function == NULL) {
+      function = (fake_function *)calloc(1, sizeof *function);
+      if (function == NULL) abort();
+      *function = *kernel;
+      function->magic = MAGIC_FUNCTION;
+      function->id = next_id++;
+      function->context = context;
+      function->kernel = kernel;
+      function->in_contexts = NULL;
+      for (d = 0; d < TTA_FAKE_MAX_DEVICES; ++d) {
+        function->max_dynamic_shared[d] = -1;
+        function->non_portable_cluster[d] = 0;
+      }
+      function->next = kernel->in_contexts;
+      kernel->in_contexts = function;
+    }
+  }
+  FAKE_UNLOCK();
+  if (result == CUDA_SUCCESS) *out = (CUfunction)(void *)function;
+  return result;
+}
+
+/* Unique for the life of the process: a context of a later reset gets a new id. */
+FAKE_EXPORT CUresult cuCtxGetId(CUcontext handle, unsigned long long *id) {
+  struct CUctx_st *context;
+  int result = CUDA_SUCCESS;
+  ENTER("cuCtxGetId");
+  if (id == NULL) return CUDA_ERROR_INVALID_VALUE;
+  FAKE_LOCK();
+  context = handle != NULL ? handle : current_context();
+  if (context == NULL || context->magic != MAGIC_CONTEXT || context->generation != generation)
+    result = CUDA_ERROR_INVALID_CONTEXT;
+  else
+    *id = (unsigned long long)context->generation * 100000ull + (unsigned long long)context->id;
+  FAKE_UNLOCK();
+  return result;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Launching                                                                                   */
 
@@ -749,9 +825,9 @@ static int check_launch(const launch_request *request, tta_fake_launch *record) 
   record->device = device;
   record->context = context->id;
   entry = &function->entry;
-  if (function->magic == MAGIC_FUNCTION && function->owner->context != context) {
+  if (function->magic == MAGIC_FUNCTION && function->context != context) {
     fake_misuse("%s: %s belongs to context %d, launched in context %d", request->api,
-                function->name, function->owner->context->id, context->id);
+                function->name, function->context->id, context->id);
     return CUDA_ERROR_INVALID_HANDLE;
   }
   if (function->magic == MAGIC_KERNEL) {
@@ -813,8 +889,7 @@ static int check_launch(const launch_request *request, tta_fake_launch *record) 
   if (cluster[0] != 0) {
     if (cluster[0] * cluster[1] * cluster[2] == 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     if (!devices[device].attributes[CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH]) return CUDA_ERROR_NOT_SUPPORTED;
-    non_portable = function->magic == MAGIC_KERNEL ? function->non_portable_cluster[device]
-                                                   : function->non_portable_cluster[function->owner->device];
+    non_portable = non_portable_cluster(function, device);
     if (cluster[0] * cluster[1] * cluster[2] > 8 && !non_portable) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     for (i = 0; i < 3; ++i)
       if (request->grid[i] % cluster[i] != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
@@ -981,6 +1056,7 @@ static const struct { const char *name; int version; void (*function)(void); } e
   FAKE_ENTRY(cuGetErrorString, 6000), FAKE_ENTRY(cuLibraryLoadData, 12000),
   FAKE_ENTRY(cuLibraryGetKernel, 12000), FAKE_ENTRY(cuLibraryUnload, 12000),
   FAKE_ENTRY(cuKernelSetAttribute, 12000), FAKE_ENTRY(cuKernelGetAttribute, 12000),
+  FAKE_ENTRY(cuKernelGetFunction, 12000), FAKE_ENTRY(cuCtxGetId, 12000),
   FAKE_ENTRY(cuLaunchKernelEx, 11060), FAKE_ENTRY(cuMemAllocAsync, 11020),
   FAKE_ENTRY(cuMemFreeAsync, 11020),
 };
@@ -998,7 +1074,11 @@ static CUresult get_proc_address(const char *symbol, void **pfn, int version,
   FAKE_UNLOCK();
   if (version > driver) return CUDA_ERROR_INVALID_VALUE;
   for (i = 0; i < sizeof entry_points / sizeof entry_points[0]; ++i) {
-    if (strcmp(entry_points[i].name, symbol) != 0 || entry_points[i].version > driver) continue;
+    char listed[80];
+    snprintf(listed, sizeof listed, ",%s,", symbol);
+    if (strcmp(entry_points[i].name, symbol) != 0 || entry_points[i].version > driver ||
+        strstr(hidden_entry_points, listed) != NULL)
+      continue;
     if (entry_points[i].version > version) {
       found = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
     } else {

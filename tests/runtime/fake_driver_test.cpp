@@ -270,6 +270,35 @@ TEST_F(FakeCuda, LibraryKernelsLaunchOnlyOnDevicesTheirImageRunsOn) {
   EXPECT_EQ(loads[0].device, -1);
 }
 
+TEST_F(FakeCuda, AKernelHasOneFunctionPerContextAndContextsHaveUniqueIds) {
+  auto *kernelFunction = resolve<PFN_cuKernelGetFunction>(fake, "cuKernelGetFunction", 12000);
+  auto *contextId = resolve<PFN_cuCtxGetId>(fake, "cuCtxGetId", 12000);
+  auto cubin = readFile(kImages + "/kernels.sm_80.cubin");
+  fake.setCurrentDevice(0);
+  CUlibrary library = nullptr;
+  ASSERT_EQ(loadLibrary(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_SUCCESS);
+  CUkernel kernel = nullptr;
+  ASSERT_EQ(getKernel(&kernel, library, "local_array"), CUDA_SUCCESS);
+  CUfunction primary = nullptr, again = nullptr, other = nullptr;
+  ASSERT_EQ(kernelFunction(&primary, kernel), CUDA_SUCCESS);
+  ASSERT_EQ(kernelFunction(&again, kernel), CUDA_SUCCESS);
+  EXPECT_EQ(primary, again);
+  unsigned long long primaryId = 0, otherId = 0;
+  ASSERT_EQ(contextId(nullptr, &primaryId), CUDA_SUCCESS);
+  ASSERT_GE(fake.createContext(0), 100);
+  ASSERT_EQ(contextId(nullptr, &otherId), CUDA_SUCCESS);
+  EXPECT_NE(primaryId, otherId);
+  ASSERT_EQ(kernelFunction(&other, kernel), CUDA_SUCCESS);
+  EXPECT_NE(other, primary);
+  void *pointer = nullptr;
+  void *params[] = {&pointer, &pointer, &pointer};
+  EXPECT_EQ(launch(other, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(launch(primary, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(fake.misuseCount(), 1) << "a function of another context";
+  fake.setCurrentDevice(2); // sm_90: the sm_80 cubin cannot be loaded into its context
+  EXPECT_EQ(kernelFunction(&other, kernel), CUDA_ERROR_NO_BINARY_FOR_GPU);
+}
+
 TEST_F(FakeCuda, ModuleFunctionsBelongToTheContextTheModuleWasLoadedIn) {
   auto cubin = readFile(kImages + "/kernels.sm_80.cubin");
   CUmodule module = loadOn(0, cubin.data());

@@ -219,6 +219,47 @@ TEST(ChildOldDriver, NoLaunchKernelEx) {
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS);
 }
 
+// --- A 12.x driver whose cuGetProcAddress lacks the optional cuKernelGetFunction / cuCtxGetId:
+// CUkernels are launched as they are, on every context and device. ---------------------------
+
+TEST(LifecycleDriverVariants, WithoutCuKernelGetFunctionKernelsLaunchAsCUkernels) {
+  ChildResult child = runChild("hide", "ChildHide.KernelsLaunchDirectly",
+                               {"TTA_FAKE_CUDA_HIDE=cuKernelGetFunction,cuCtxGetId",
+                                "TTA_FAKE_CUDA_DEVICES=sm_80,sm_90"});
+  EXPECT_TRUE(child.passedOne()) << child.describe();
+}
+
+TEST(ChildHide, KernelsLaunchDirectly) {
+  if (!childMode("hide")) GTEST_SKIP() << "runs in the child process LifecycleDriverVariants starts";
+  const FakeDriver &cuda = fakeCuda();
+  cuda.setCurrentDevice(0);
+  ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
+      << lastError();
+  ASSERT_GE(cuda.createContext(0), 100);
+  ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
+      << lastError();
+  cuda.setCurrentDevice(1);
+  ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
+      << lastError();
+  EXPECT_EQ(cuda.callCount("cuKernelGetFunction"), 0);
+  EXPECT_EQ(cuda.loads().size(), 2u) << "one cuLibraryLoadData per device";
+  auto launches = cuda.launches();
+  ASSERT_EQ(launches.size(), 3u);
+  std::set<int> contexts;
+  for (const auto &launch : launches) {
+    EXPECT_EQ(launch.result, 0);
+    contexts.insert(launch.context);
+  }
+  EXPECT_EQ(contexts.size(), 3u);
+  int raised = 0;
+  for (const auto &attribute : cuda.attributes())
+    if (std::string(attribute.api) == "cuKernelSetAttribute" && attribute.result == 0) raised++;
+  EXPECT_GE(raised, 2) << "the shared-memory limit raised per device on the CUkernel";
+  EXPECT_EQ(cuda.misuseCount(), 0) << cuda.firstMisuse();
+  EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(cuda.liveModules(), 0);
+}
+
 // --- TRITON_AOT_LOG --------------------------------------------------------------------------
 
 TEST(LifecycleLog, TritonAotLogWritesOneLinePerLoadDecision) {
