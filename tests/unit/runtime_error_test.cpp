@@ -16,7 +16,8 @@ TEST(RuntimeErrorTest, StatusNames) {
   EXPECT_STREQ(triton_aot_status_name(TRITON_AOT_ERROR_NO_DRIVER), "TRITON_AOT_ERROR_NO_DRIVER");
   EXPECT_STREQ(triton_aot_status_name(TRITON_AOT_ERROR_NO_DEVICE), "TRITON_AOT_ERROR_NO_DEVICE");
   EXPECT_STREQ(triton_aot_status_name(TRITON_AOT_ERROR_NO_IMAGE), "TRITON_AOT_ERROR_NO_IMAGE");
-  EXPECT_STREQ(triton_aot_status_name(TRITON_AOT_ERROR_LOAD_FAILED), "TRITON_AOT_ERROR_LOAD_FAILED");
+  EXPECT_STREQ(triton_aot_status_name(TRITON_AOT_ERROR_LOAD_FAILED),
+               "TRITON_AOT_ERROR_LOAD_FAILED");
   EXPECT_STREQ(triton_aot_status_name(TRITON_AOT_ERROR_LAUNCH_FAILED),
                "TRITON_AOT_ERROR_LAUNCH_FAILED");
   EXPECT_STREQ(triton_aot_status_name(TRITON_AOT_ERROR_INVALID_ARGUMENT),
@@ -68,7 +69,8 @@ TEST(RuntimeErrorTest, EachThreadHasItsOwnMessage) {
         triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED, "thread %d round %d", i, round);
       seen[i] = triton_aot_last_error();
     });
-  for (std::thread &thread : threads) thread.join();
+  for (std::thread &thread : threads)
+    thread.join();
   for (int i = 0; i < kThreads; ++i) {
     EXPECT_EQ(seenAfterClear[i], "");
     EXPECT_EQ(seen[i], "thread " + std::to_string(i) + " round 999");

@@ -32,8 +32,10 @@ public:
   /// A HIP target "gfxNNN[:sramecc±][:xnack±]".
   LibraryBuilder &hip(const char *processor, int8_t sramecc, int8_t xnack) {
     std::string name = processor;
-    if (sramecc >= 0) name += sramecc ? ":sramecc+" : ":sramecc-";
-    if (xnack >= 0) name += xnack ? ":xnack+" : ":xnack-";
+    if (sramecc >= 0)
+      name += sramecc ? ":sramecc+" : ":sramecc-";
+    if (xnack >= 0)
+      name += xnack ? ":xnack+" : ":xnack-";
     names_.push_back(name);
     processors_.push_back(processor);
     triton_aot_target target{};
@@ -62,7 +64,8 @@ public:
 
   /// Lays the tables out once; later calls return the same library.
   const triton_aot_library &build() {
-    if (built_) return library_;
+    if (built_)
+      return library_;
     built_ = true;
     size_t hipIndex = 0;
     for (size_t t = 0; t < targets_.size(); ++t) {
@@ -78,9 +81,11 @@ public:
         function.binary = kinds_[t].binary ? addImage(kinds_[t].binaryKind) : kNone;
         function.ptx = kinds_[t].ptx ? addImage(TRITON_AOT_IMAGE_PTX) : kNone;
         for (const auto &m : missingPtx_)
-          if (m.variant == v && m.target == t) function.ptx = kNone;
+          if (m.variant == v && m.target == t)
+            function.ptx = kNone;
         for (const auto &m : missingBinary_)
-          if (m.variant == v && m.target == t) function.binary = kNone;
+          if (m.variant == v && m.target == t)
+            function.binary = kNone;
         functions_.push_back(function);
       }
     }
@@ -161,8 +166,8 @@ std::string choose(LibraryBuilder &builder, const tta_device_arch &device) {
     EXPECT_EQ(choice.reason, TTA_CHOICE_NONE);
     return "none";
   }
-  const char *kind = choice.kind == TRITON_AOT_IMAGE_CUBIN ? "cubin"
-                     : choice.kind == TRITON_AOT_IMAGE_PTX ? "ptx"
+  const char *kind = choice.kind == TRITON_AOT_IMAGE_CUBIN   ? "cubin"
+                     : choice.kind == TRITON_AOT_IMAGE_PTX   ? "ptx"
                      : choice.kind == TRITON_AOT_IMAGE_HSACO ? "hsaco"
                                                              : "?";
   const char *reason = choice.reason == TTA_CHOICE_EXACT        ? "exact"
@@ -204,8 +209,12 @@ TEST(RuntimeImageChoiceTest, CubinsOnlyNeedTheSameMajor) {
     uint32_t capability;
     const char *expected;
   } cases[] = {
-      {80, "sm_80 cubin (exact)"}, {86, "sm_86 cubin (exact)"},  {89, "sm_86 cubin (compatible)"},
-      {90, "none"},                {100, "none"},                {87, "sm_86 cubin (compatible)"},
+      {80, "sm_80 cubin (exact)"},
+      {86, "sm_86 cubin (exact)"},
+      {89, "sm_86 cubin (compatible)"},
+      {90, "none"},
+      {100, "none"},
+      {87, "sm_86 cubin (compatible)"},
   };
   for (const Case &c : cases) {
     LibraryBuilder b;
@@ -353,7 +362,8 @@ TEST(RuntimeImageChoiceTest, NoImageMessageNamesTheDeviceAndListsTheTargets) {
   EXPECT_EQ(length, std::strlen(message));
 
   tta_device_arch hip = hipDevice("gfx90a:sramecc+:xnack-");
-  tta_format_no_image(message, sizeof message, &library, &b.kernel(), 1, "AMD Instinct MI210", &hip);
+  tta_format_no_image(message, sizeof message, &library, &b.kernel(), 1, "AMD Instinct MI210",
+                      &hip);
   EXPECT_STREQ(message, "device 1 (AMD Instinct MI210, gfx90a:sramecc+:xnack-) has no image in "
                         "mylib for kernel mylib_add: it has sm_80 (cubin), sm_100a (cubin, ptx), "
                         "gfx942 (hsaco); rebuild it with \"gfx90a\" in TRITON_ARCHITECTURES");
@@ -361,7 +371,8 @@ TEST(RuntimeImageChoiceTest, NoImageMessageNamesTheDeviceAndListsTheTargets) {
 
 TEST(RuntimeImageChoiceTest, NoImageMessageIsCutToTheBuffer) {
   LibraryBuilder b;
-  for (uint32_t c = 50; c < 90; ++c) b.cuda(c, false, true, true);
+  for (uint32_t c = 50; c < 90; ++c)
+    b.cuda(c, false, true, true);
   const triton_aot_library &library = b.build();
   tta_device_arch device = cudaDevice(100);
   char message[64];
