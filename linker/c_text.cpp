@@ -6,6 +6,31 @@
 
 namespace tta::link {
 
+std::vector<std::string> wrapWords(std::string_view text, std::size_t width, std::size_t indent) {
+  const std::size_t lead = text.find_first_not_of(' ') == std::string_view::npos
+                               ? 0
+                               : text.find_first_not_of(' ');
+  const std::string continuation(lead + indent, ' ');
+  std::vector<std::string> lines(1, std::string(text.substr(0, lead)));
+  bool lineHasWord = false;
+  for (std::size_t at = lead; at < text.size();) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string_view::npos)
+      end = text.size();
+    const std::string_view word = text.substr(at, end - at);
+    if (lineHasWord && lines.back().size() + 1 + word.size() > width) {
+      lines.push_back(continuation);
+      lineHasWord = false;
+    }
+    if (lineHasWord)
+      lines.back() += ' ';
+    lines.back() += word;
+    lineHasWord = true;
+    at = end + 1;
+  }
+  return lines;
+}
+
 std::string cStringLiteral(std::string_view text) {
   std::string out = "\"";
   char previous = 0;

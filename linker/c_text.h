@@ -8,9 +8,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tta::link {
 
+/// \p text broken at spaces into lines of at most \p width characters (a longer word stays
+/// whole); lines after the first start with \p indent spaces plus the first line's own leading
+/// spaces.
+std::vector<std::string> wrapWords(std::string_view text, std::size_t width, std::size_t indent);
 /// "text" with C escapes; non-ASCII and control bytes as octal escapes, and "??" broken up so
 /// no trigraph forms.
 std::string cStringLiteral(std::string_view text);

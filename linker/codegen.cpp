@@ -43,7 +43,7 @@ std::string wrapList(const std::string &head, const std::string &open,
     const std::size_t need =
         items[i].size() + (last ? close.size() + std::min(tail.find('\n'), tail.size()) : 1);
     if (i > 0) {
-      if (column + 1 + need > kWidth) {
+      if (column + 2 + need > kWidth) {
         out += ",\n" + std::string(indent, ' ');
         column = indent;
       } else {
@@ -64,17 +64,19 @@ std::string wrapCall(const std::string &head, const std::vector<std::string> &it
   return wrapList(head, "(", items, ")", tail);
 }
 
-std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent) {
-  constexpr std::size_t kWidth = 98; // room for the ");" or "," after the literal
+std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent,
+                                 std::size_t reserve) {
+  constexpr std::size_t kWidth = 100;
+  auto roomAt = [&](std::size_t start) { return kWidth > start + reserve + 20 ? kWidth - start - reserve : 20; };
   std::vector<std::string> chunks(1);
-  std::size_t room = kWidth > column + 2 ? kWidth - column - 2 : 20;
+  std::size_t room = roomAt(column);
   for (std::size_t at = 0; at < text.size();) {
     std::size_t end = text.find(' ', at);
     end = end == std::string::npos ? text.size() : end + 1; // the space stays with its word
     const std::string word = text.substr(at, end - at);
     if (!chunks.back().empty() && cStringLiteral(chunks.back() + word).size() > room) {
       chunks.emplace_back();
-      room = kWidth > indent + 2 ? kWidth - indent - 2 : 20;
+      room = roomAt(indent);
     }
     chunks.back() += word;
     at = end;

@@ -2,6 +2,7 @@
 #include "linker/c_text.h"
 #include "linker/codegen_parts.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tta::link {
@@ -46,11 +47,26 @@ std::string hintsText(const Kernel &kernel, const std::vector<int> &hints) {
   return out.empty() ? "generic" : out;
 }
 
-std::string variantsText(const Kernel &kernel, const KernelConfig &config) {
-  std::string out;
-  for (std::size_t v = 0; v < config.variants.size(); ++v)
-    out += (v ? "; " : "") + hintsText(kernel, config.variants[v].hints);
+std::vector<std::string> variantsText(const Kernel &kernel, const KernelConfig &config) {
+  std::vector<std::string> out;
+  for (const HintVariant &variant : config.variants)
+    out.push_back(hintsText(kernel, variant.hints));
   return out;
+}
+
+/// "a; b; c" on one comment line when it fits, else one variant per line.
+void addVariantLines(std::vector<std::string> &lines, const std::string &title,
+                     const std::vector<std::string> &variants) {
+  std::string joined;
+  for (const std::string &variant : variants)
+    joined += (joined.empty() ? "" : "; ") + variant;
+  if (title.size() + 1 + joined.size() <= 96) {
+    lines.push_back(title + " " + joined);
+    return;
+  }
+  lines.push_back(title);
+  for (const std::string &variant : variants)
+    lines.push_back("  " + variant);
 }
 
 std::string configText(const KernelConfig &config) {
@@ -80,11 +96,15 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
       line += " (the kernel's " + param.name + ")";
     lines.push_back(line);
   }
+  // Kernel::params is one variant's view: a ":1" there may be a runtime parameter in another
+  // variant, so ":1" ones come from oneOnly (":1" in every variant).
   std::string compiledIn;
   for (const ParamInfo &param : kernel.params) {
+    const bool oneEverywhere =
+        std::find(kernel.oneOnly.begin(), kernel.oneOnly.end(), param.name) != kernel.oneOnly.end();
     if (param.kind == ParamInfo::Kind::Constexpr)
       compiledIn += (compiledIn.empty() ? "" : ", ") + param.name + " (constexpr)";
-    else if (param.kind == ParamInfo::Kind::SpecializedToOne)
+    else if (oneEverywhere)
       compiledIn += (compiledIn.empty() ? "" : ", ") + param.name + " = 1 (:1)";
   }
   if (!compiledIn.empty())
@@ -99,10 +119,10 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
   for (const KernelConfig &config : kernel.configs)
     sameVariants = sameVariants && variantsText(kernel, config) == variantsText(kernel, kernel.configs[0]);
   if (sameVariants && !kernel.configs.empty()) {
-    lines.push_back("Variants, first that fits: " + variantsText(kernel, kernel.configs[0]));
+    addVariantLines(lines, "Variants, first that fits:", variantsText(kernel, kernel.configs[0]));
   } else {
     for (std::size_t c = 0; c < kernel.configs.size(); ++c)
-      lines.push_back("Variants of config " + std::to_string(c) + ", first that fits: " +
+      addVariantLines(lines, "Variants of config " + std::to_string(c) + ", first that fits:",
                       variantsText(kernel, kernel.configs[c]));
   }
   lines.push_back("Grid: (" + kernel.grid[0] + ", " + kernel.grid[1] + ", " + kernel.grid[2] + ")");
@@ -112,10 +132,12 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
   lines.push_back("Targets: " + targets);
 
   out << "/* ";
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string text = commentText(lines[i]);
-    out << (i == 0 ? "" : text.empty() ? " *" : " * ") << text << "\n";
-  }
+  bool first = true;
+  for (const std::string &line : lines)
+    for (const std::string &text : wrapWords(commentText(line), 96, 4)) {
+      out << (first ? "" : text.empty() ? " *" : " * ") << text << "\n";
+      first = false;
+    }
   out << " */\n";
 }
 

@@ -33,8 +33,10 @@ std::string wrapList(const std::string &head, const std::string &open,
 std::string wrapCall(const std::string &head, const std::vector<std::string> &items,
                      const std::string &tail);
 /// \p text as adjacent string literals, broken at spaces: the first starts at \p column, the
-/// others on new lines indented by \p indent.
-std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent);
+/// others on new lines indented by \p indent; \p reserve columns stay free after each for
+/// what follows the literal (");").
+std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent,
+                                 std::size_t reserve);
 /// The public functions' parameter declarations: stream, then (with \p withConfig) config, then
 /// the runtime parameters.
 std::vector<std::string> apiParameters(const Kernel &kernel, const KernelPlan &plan,

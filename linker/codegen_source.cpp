@@ -162,7 +162,8 @@ public:
                                    (kernel_.configs.size() == 1 ? " config" : " configs");
     out << "  default:\n"
         << "    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
-        << "                           " << wrappedStringLiteral(outOfRange, 27, 27) << ", "
+        << "                           "
+        << wrappedStringLiteral(outOfRange, 27, 27, kp_.config.size() + 4) << ", "
         << kp_.config << ");\n"
         << "  }\n";
     used_.launch = true;
@@ -252,11 +253,11 @@ private:
                                       brokenPromise(kernel_.cParams[p], hint) + " and " + where +
                                       "; declare a signature without :" + std::to_string(hint) +
                                       " hints",
-                                  25, 25);
+                                  25, 25, 2);
     };
     if (!general) {
       out << "    return tta_invalid("
-          << wrappedStringLiteral(kp_.api + ": config " + std::to_string(c) + " has no variants", 23, 23)
+          << wrappedStringLiteral(kp_.api + ": config " + std::to_string(c) + " has no variants", 23, 23, 2)
           << ");\n";
       return;
     }
@@ -303,10 +304,11 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
     for (std::size_t i = 0; i < library.images.size(); ++i) {
       const StoredImage stored = i < blob.images.size() ? blob.images[i] : StoredImage{};
       const std::string file = library.images[i].sourceFile;
-      out << "  {" << blobName << " + " << stored.offset << ", " << stored.storedSize << ", "
+      out << "  /* " << i << ": " << commentText(file.substr(file.find_last_of('/') + 1)) << " */\n"
+          << "  {" << blobName << " + " << stored.offset << ", " << stored.storedSize << ", "
           << stored.rawSize << ", " << imageKind(library.images[i].kind) << ", "
           << (stored.compressed ? "TRITON_AOT_COMPRESSION_ZSTD" : "TRITON_AOT_COMPRESSION_NONE")
-          << "}, /* " << i << ": " << commentText(file.substr(file.find_last_of('/') + 1)) << " */\n";
+          << "},\n";
     }
     out << "};\n\n";
   }
@@ -332,8 +334,11 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
       for (std::size_t row = 0; row < entry.rows.size(); ++row) {
         const auto [c, v] = entry.rows[row];
         const KernelConfig &config = kernel.configs[c];
-        out << "  /* variant " << row << ": config " << c << " " << commentText(cStringLiteral(config.name))
-            << ", " << hintsText(kernel, config.variants[v].hints) << " */\n";
+        const std::string comment = "  /* variant " + std::to_string(row) + ": config " +
+                                    std::to_string(c) + " " + commentText(cStringLiteral(config.name)) +
+                                    ", " + commentText(hintsText(kernel, config.variants[v].hints)) + " */";
+        for (const std::string &line : wrapWords(comment, 100, 3))
+          out << line << "\n";
         const std::vector<Function> &functions = config.variants[v].functions;
         for (std::size_t t = 0; t < functions.size(); ++t) {
           const Function &f = functions[t];

@@ -118,6 +118,22 @@ KernelBuilder &KernelBuilder::config(const std::string &name, nlohmann::json con
 }
 
 void KernelBuilder::addTo(Library &library) {
+  // Kernel::params is the first variant's view, as the linker reads it: its ":1" parameters
+  // are specialized_to_one there even when other variants take them.
+  if (!kernel_.configs.empty() && !kernel_.configs[0].variants.empty()) {
+    const std::vector<int> &hints = kernel_.configs[0].variants[0].hints;
+    for (std::size_t p = 0; p < hints.size(); ++p)
+      for (ParamInfo &info : kernel_.params)
+        if (info.name == kernel_.cParams[p].name) {
+          info.hint = hints[p];
+          if (hints[p] == 1) {
+            info.kind = ParamInfo::Kind::SpecializedToOne;
+            info.size = 0;
+            info.value = 1;
+            info.valueText = "1";
+          }
+        }
+  }
   for (std::size_t c = 0; c < kernel_.configs.size(); ++c) {
     for (std::size_t v = 0; v < kernel_.configs[c].variants.size(); ++v) {
       HintVariant &variant = kernel_.configs[c].variants[v];

@@ -84,6 +84,9 @@ TEST(CodegenText, HeaderDocumentsEachKernel) {
   at(h, " * Targets: sm_90a, gfx942\n");
   at(h, " * Variants, first that fits: x:16 stride:1; stride:1; x:16; generic\n");
   at(h, " *   compiled in: unit = 1 (:1), BLOCK (constexpr)\n");
+  // stride is ":1" in some variants only: a runtime parameter, not compiled in.
+  const std::string fallback = h.substr(at(h, "/* one_fallback:"), 400);
+  EXPECT_EQ(fallback.find("compiled in"), std::string::npos) << fallback;
 }
 
 // The status enum and the allocator struct must stay the runtime header's, token for token:
@@ -213,7 +216,8 @@ TEST(CodegenText, TablesFollowTheRuntimeAbi) {
         "  {TRITON_AOT_BACKEND_HIP, 0, 0, \"gfx90a:xnack-\", \"gfx90a\", 0, -1},\n");
   // Compressed images say so, with both sizes; 64-byte aligned offsets.
   at(c, "  {mk_tta_blob + 0, ");
-  at(c, ", 1856, TRITON_AOT_IMAGE_CUBIN, TRITON_AOT_COMPRESSION_ZSTD}, /* 0: add.sm80.c0v0.cubin */\n");
+  at(c, "  /* 0: add.sm80.c0v0.cubin */\n  {mk_tta_blob + 0, ");
+  at(c, ", 1856, TRITON_AOT_IMAGE_CUBIN, TRITON_AOT_COMPRESSION_ZSTD},\n");
   at(c, "static const uint32_t tta_add_targets[] = {0, 1};\n");
   at(c, "  /* variant 2: config 1 \"small\", x_ptr:16 y_ptr:16 n_elements:16 */\n"
         "  {\"add_fn\", 6, 7, {128, 2048, {2, 1, 1}, 2, TRITON_AOT_LAUNCH_COOPERATIVE | TRITON_AOT_LAUNCH_PDL, "
