@@ -218,6 +218,19 @@ TEST_F(Launch, GlobalScratchIsAllocatedPerLaunchOnTheLaunchStreamAndFreedAfter) 
   EXPECT_EQ(launch.shared, metadata["launch"]["shared"].get<unsigned>());
 }
 
+TEST_F(Launch, AFailedLaunchStillFreesItsScratch) {
+  useCudaDevices("sm_90");
+  cuda.fail("cuLaunchKernel", 701, 0, 1); // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+  EXPECT_EQ(hop_tma_scale(streamHandle(0x5), kX, kOut, 64, 64, 1.0f), TRITON_AOT_ERROR_LAUNCH_FAILED);
+  EXPECT_NE(std::string(hop_last_error()).find("too many resources requested for launch"), std::string::npos)
+      << hop_last_error();
+  auto memory = cuda.memory();
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_STREQ(memory[1].api, "cuMemFreeAsync");
+  EXPECT_EQ(memory[1].address, memory[0].address);
+  EXPECT_EQ(cuda.liveAllocations(), 0);
+}
+
 TEST_F(Launch, ScratchOfAClusterKernelIsSizedPerCta) {
   useCudaDevices("sm_90");
   const auto &metadata = hopperFiles().variant("tma_scale", "cuda:90a", "cta2", true).metadata;

@@ -6,6 +6,8 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstring>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -72,6 +74,39 @@ TEST_F(Lifecycle, ThreadsAlternatingTwoDevicesLoadOncePerDevice) {
   for (const auto &load : all)
     EXPECT_EQ(files.fileOf(load.hash),
               files.variant("vector_add", load.device == 0 ? "cuda:80" : "cuda:90a", "b1024", true).binary);
+}
+
+TEST_F(Lifecycle, ThreadsLaunchingKernelsWithScratchOnTwoDevicesEachGetTheirOwnBuffer) {
+  useCudaDevices("sm_90,sm_90");
+  std::atomic<int> failures{0};
+  atOnce(32, [&](int t) {
+    if (cuda.setCurrentDevice(t % 2) != 0) failures++;
+    if (hop_tma_scale(streamHandle(0x1000 + t), kX, kOut, 64, 64, 1.0f) != TRITON_AOT_SUCCESS) failures++;
+  });
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(loads().size(), 2u);
+  auto memory = cuda.memory();
+  ASSERT_EQ(memory.size(), 64u);
+  std::map<uint64_t, tta_fake_memory> allocated;
+  for (const auto &record : memory)
+    if (std::string(record.api) == "cuMemAllocAsync") allocated[record.address] = record;
+  EXPECT_EQ(allocated.size(), 32u) << "a buffer per launch";
+  for (const auto &launch : launches()) {
+    uint64_t scratch = 0;
+    auto bytes = paramBytes(launch, 5);
+    ASSERT_EQ(bytes.size(), sizeof scratch);
+    std::memcpy(&scratch, bytes.data(), sizeof scratch);
+    ASSERT_EQ(allocated.count(scratch), 1u);
+    EXPECT_EQ(allocated[scratch].stream, launch.stream) << "allocated on the launch's stream";
+    EXPECT_EQ(allocated[scratch].device, launch.device);
+  }
+}
+
+TEST_F(Lifecycle, PreloadOfALibraryWithoutAnImageForTheDeviceFails) {
+  useCudaDevices("sm_80");
+  EXPECT_EQ(hop_preload(), TRITON_AOT_ERROR_NO_IMAGE);
+  EXPECT_NE(std::string(hop_last_error()).find("sm_90a"), std::string::npos) << hop_last_error();
+  EXPECT_TRUE(loads().empty());
 }
 
 TEST_F(Lifecycle, PreloadLoadsEveryKernelSoLaunchesLoadNothing) {
