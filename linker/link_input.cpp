@@ -273,11 +273,13 @@ Expected<Library> buildLibrary(const LinkOptions &options, const LogSink &log) {
     }
     for (const EmbeddedImage &image : library.images)
       bytes += image.bytes.size();
-    say("read " + std::to_string(variants.size()) + " metadata files: " +
-        std::to_string(library.kernels.size()) + " kernels, " + std::to_string(configs) +
-        " configs, " + std::to_string(hintVariants) + " hint variants, " +
-        std::to_string(functions) + " functions, " + std::to_string(library.images.size()) +
-        " distinct images (" + std::to_string(bytes) + " bytes)");
+    auto count = [](std::size_t n, const std::string &what) {
+      return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    };
+    say("read " + count(variants.size(), "metadata file") + ": " +
+        count(library.kernels.size(), "kernel") + ", " + count(configs, "config") + ", " +
+        count(hintVariants, "hint variant") + ", " + count(functions, "function") + ", " +
+        count(library.images.size(), "distinct image") + " (" + count(bytes, "byte") + ")");
   }
   return library;
 }

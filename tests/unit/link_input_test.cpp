@@ -271,7 +271,7 @@ TEST_F(LinkInput, VerboseSaysWhatWasRead) {
   std::vector<std::string> log;
   build(o, &log);
   ASSERT_EQ(log.size(), 1u);
-  EXPECT_THAT(log[0], HasSubstr("read 3 metadata files: 1 kernels, 1 configs, 1 hint variants, 3 functions"));
+  EXPECT_THAT(log[0], HasSubstr("read 3 metadata files: 1 kernel, 1 config, 1 hint variant, 3 functions, 4 distinct images"));
 }
 
 // ---------------------------------------------------------------------------------------------
