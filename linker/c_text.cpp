@@ -7,9 +7,8 @@
 namespace tta::link {
 
 std::vector<std::string> wrapWords(std::string_view text, std::size_t width, std::size_t indent) {
-  const std::size_t lead = text.find_first_not_of(' ') == std::string_view::npos
-                               ? 0
-                               : text.find_first_not_of(' ');
+  const std::size_t lead =
+      text.find_first_not_of(' ') == std::string_view::npos ? 0 : text.find_first_not_of(' ');
   const std::string continuation(lead + indent, ' ');
   std::vector<std::string> lines(1, std::string(text.substr(0, lead)));
   bool lineHasWord = false;
@@ -70,7 +69,8 @@ std::string commentText(std::string_view text) {
     }
     out += c;
     // Split "*/" and "/*" with a space, so the comment neither ends nor nests.
-    if (i + 1 < text.size() && ((c == '*' && text[i + 1] == '/') || (c == '/' && text[i + 1] == '*')))
+    if (i + 1 < text.size() &&
+        ((c == '*' && text[i + 1] == '/') || (c == '/' && text[i + 1] == '*')))
       out += ' ';
   }
   return out;

@@ -67,7 +67,9 @@ std::string wrapCall(const std::string &head, const std::vector<std::string> &it
 std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent,
                                  std::size_t reserve) {
   constexpr std::size_t kWidth = 100;
-  auto roomAt = [&](std::size_t start) { return kWidth > start + reserve + 20 ? kWidth - start - reserve : 20; };
+  auto roomAt = [&](std::size_t start) {
+    return kWidth > start + reserve + 20 ? kWidth - start - reserve : 20;
+  };
   std::vector<std::string> chunks(1);
   std::size_t room = roomAt(column);
   for (std::size_t at = 0; at < text.size();) {
@@ -138,8 +140,8 @@ std::vector<std::string> apiSymbols(const Library &library) {
     for (const char *suffix : {"", "_config", "_config_count", "_config_name"})
       names.push_back(api + suffix);
   }
-  for (const char *suffix : {"_preload", "_unload", "_version", "_manifest", "_last_error",
-                             "_set_allocator"})
+  for (const char *suffix :
+       {"_preload", "_unload", "_version", "_manifest", "_last_error", "_set_allocator"})
     names.push_back(library.prefix + suffix);
   return names;
 }
@@ -148,8 +150,8 @@ Status checkApiNames(const Library &library) {
   // Which kernel (or "" for the library-wide API) defines each name.
   std::map<std::string, std::string> owner;
   owner[blobSymbol(library)] = "";
-  for (const char *suffix : {"_preload", "_unload", "_version", "_manifest", "_last_error",
-                             "_set_allocator"})
+  for (const char *suffix :
+       {"_preload", "_unload", "_version", "_manifest", "_last_error", "_set_allocator"})
     owner[library.prefix + suffix] = "";
   for (const Kernel &kernel : library.kernels) {
     const std::string api = library.prefix + "_" + kernel.name;
@@ -158,7 +160,8 @@ Status checkApiNames(const Library &library) {
       auto [it, inserted] = owner.emplace(name, kernel.name);
       if (inserted)
         continue;
-      std::string message = "kernel '" + kernel.name + "' would define the C function '" + name + "', which ";
+      std::string message =
+          "kernel '" + kernel.name + "' would define the C function '" + name + "', which ";
       message += it->second.empty() ? "the library itself defines"
                                     : "kernel '" + it->second + "' also defines";
       Diagnostic diag = makeError(ExitCode::UsageError, message);

@@ -12,8 +12,7 @@ namespace tta::link {
 /// <lib>.h (docs/generated-api.md).
 std::string generateHeader(const Library &library, const CodegenPlan &plan);
 /// <lib>.c: the runtime's descriptor tables and one dispatcher per kernel.
-std::string generateSource(const Library &library, const CodegenPlan &plan,
-                           const ImageBlob &blob);
+std::string generateSource(const Library &library, const CodegenPlan &plan, const ImageBlob &blob);
 /// <lib>.images.S: the blob under the hidden symbol blobSymbol(library).
 std::string generateAssembly(const Library &library, const CodegenOptions &options);
 

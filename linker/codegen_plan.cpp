@@ -15,13 +15,13 @@ bool startsWith(const std::string &text, std::string_view prefix) {
 /// C keywords (c_names.h takes care of those).
 const std::set<std::string> &standardHeaderNames() {
   static const std::set<std::string> names = [] {
-    std::set<std::string> out = {"NULL", "offsetof", "size_t", "ptrdiff_t", "max_align_t",
-                                 "intptr_t", "uintptr_t", "intmax_t", "uintmax_t",
-                                 "INTPTR_MIN", "INTPTR_MAX", "UINTPTR_MAX", "INTMAX_MIN",
-                                 "INTMAX_MAX", "UINTMAX_MAX", "INTMAX_C", "UINTMAX_C",
-                                 "PTRDIFF_MIN", "PTRDIFF_MAX", "SIZE_MAX", "SIG_ATOMIC_MIN",
-                                 "SIG_ATOMIC_MAX", "WCHAR_MIN", "WCHAR_MAX", "WINT_MIN",
-                                 "WINT_MAX"};
+    std::set<std::string> out = {"NULL",           "offsetof",       "size_t",      "ptrdiff_t",
+                                 "max_align_t",    "intptr_t",       "uintptr_t",   "intmax_t",
+                                 "uintmax_t",      "INTPTR_MIN",     "INTPTR_MAX",  "UINTPTR_MAX",
+                                 "INTMAX_MIN",     "INTMAX_MAX",     "UINTMAX_MAX", "INTMAX_C",
+                                 "UINTMAX_C",      "PTRDIFF_MIN",    "PTRDIFF_MAX", "SIZE_MAX",
+                                 "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN",   "WCHAR_MAX",
+                                 "WINT_MIN",       "WINT_MAX"};
     for (const char *bits : {"8", "16", "32", "64"}) {
       const std::string n = bits;
       for (const char *kind : {"", "_least", "_fast"}) {
@@ -117,7 +117,8 @@ CodegenPlan planCodegen(const Library &library) {
         if (e == kp.entries.size()) {
           RuntimeEntry entry;
           entry.kernel = k;
-          entry.argCount = static_cast<std::uint32_t>(std::count(passed.begin(), passed.end(), true));
+          entry.argCount =
+              static_cast<std::uint32_t>(std::count(passed.begin(), passed.end(), true));
           entry.passed = std::move(passed);
           kp.entries.push_back(plan.entries.size());
           plan.entries.push_back(std::move(entry));

@@ -17,20 +17,20 @@ namespace tta::link {
 
 /// One triton_aot_kernel row: a kernel's variants that pass the same arguments.
 struct RuntimeEntry {
-  std::size_t kernel = 0;          ///< index in Library::kernels
-  std::vector<bool> passed;        ///< per C parameter: passed to the GPU function
-  std::uint32_t argCount = 0;      ///< number of `true` in passed
+  std::size_t kernel = 0;     ///< index in Library::kernels
+  std::vector<bool> passed;   ///< per C parameter: passed to the GPU function
+  std::uint32_t argCount = 0; ///< number of `true` in passed
   /// Its variants as (config, hint variant) indices, config-major; the row index is the
   /// variant number triton_aot_launch() gets, and the row of the functions table.
   std::vector<std::pair<std::size_t, std::size_t>> rows;
-  std::uint32_t firstSlot = 0;     ///< sum of the rows of the entries before it
-  std::string argsName;            ///< the dispatcher's argument array for this entry
+  std::uint32_t firstSlot = 0; ///< sum of the rows of the entries before it
+  std::string argsName;        ///< the dispatcher's argument array for this entry
 };
 
 /// Where one hint variant of one config went.
 struct VariantRef {
-  std::size_t entry = 0;           ///< index in CodegenPlan::entries
-  std::uint32_t variant = 0;       ///< row in that entry
+  std::size_t entry = 0;     ///< index in CodegenPlan::entries
+  std::uint32_t variant = 0; ///< row in that entry
 };
 
 struct KernelPlan {
@@ -41,11 +41,11 @@ struct KernelPlan {
   std::string stream, config, grid, variant, entry, args;
   std::vector<std::size_t> entries;              ///< its runtime entries, in table order
   std::vector<std::vector<VariantRef>> variants; ///< [config][hint variant]
-  std::vector<std::uint32_t> targets;            ///< Kernel::targets as CodegenPlan::targets indices
+  std::vector<std::uint32_t> targets; ///< Kernel::targets as CodegenPlan::targets indices
 };
 
 struct CodegenPlan {
-  std::vector<Target> targets;     ///< every kernel's targets, in order of first appearance
+  std::vector<Target> targets; ///< every kernel's targets, in order of first appearance
   std::vector<RuntimeEntry> entries;
   std::vector<KernelPlan> kernels; ///< parallel to Library::kernels
 };

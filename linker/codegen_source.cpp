@@ -11,9 +11,7 @@ namespace tta::link {
 
 namespace {
 
-bool isPointer(const CParam &param) {
-  return !param.cType.empty() && param.cType.back() == '*';
-}
+bool isPointer(const CParam &param) { return !param.cType.empty() && param.cType.back() == '*'; }
 
 /// The test a hint promises, or (with \p negated) the test that it is broken.
 std::string hintTest(const CParam &param, const std::string &name, int hint, bool negated) {
@@ -39,7 +37,8 @@ std::string hintsText(const Kernel &kernel, const std::vector<int> &hints) {
 }
 
 std::size_t hintCount(const std::vector<int> &hints) {
-  return static_cast<std::size_t>(std::count_if(hints.begin(), hints.end(), [](int h) { return h != 0; }));
+  return static_cast<std::size_t>(
+      std::count_if(hints.begin(), hints.end(), [](int h) { return h != 0; }));
 }
 
 /// "cond1 && cond2", continued on lines indented by \p indent when long.
@@ -90,9 +89,8 @@ std::string launchInfo(const LaunchInfo &launch) {
 }
 
 /// The C text of every name a grid expression of config \p config may use.
-std::map<std::string, std::string, std::less<>> gridNames(const Kernel &kernel,
-                                                          const KernelPlan &plan,
-                                                          const KernelConfig *config) {
+std::map<std::string, std::string, std::less<>>
+gridNames(const Kernel &kernel, const KernelPlan &plan, const KernelConfig *config) {
   std::map<std::string, std::string, std::less<>> names;
   for (const std::string &name : kernel.oneOnly)
     names[name] = "INT64_C(1)";
@@ -108,9 +106,11 @@ bool gridUsesConstexprs(const Kernel &kernel) {
   for (const KernelConfig &config : kernel.configs)
     for (const auto &[name, value] : config.constexprs)
       for (const std::string &dim : kernel.grid)
-        for (std::size_t at = dim.find(name); at != std::string::npos; at = dim.find(name, at + 1)) {
+        for (std::size_t at = dim.find(name); at != std::string::npos;
+             at = dim.find(name, at + 1)) {
           auto identChar = [](char c) {
-            return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                   (c >= 'A' && c <= 'Z');
           };
           const bool starts = at == 0 || !identChar(dim[at - 1]);
           const std::size_t end = at + name.size();
@@ -122,15 +122,14 @@ bool gridUsesConstexprs(const Kernel &kernel) {
 
 struct Used {
   GridHelpers grid;
-  bool invalid = false;  ///< tta_invalid()
-  bool launch = false;   ///< tta_launch()
+  bool invalid = false; ///< tta_invalid()
+  bool launch = false;  ///< tta_launch()
 };
 
 class DispatcherWriter {
 public:
   DispatcherWriter(const Library &library, const CodegenPlan &plan, std::size_t k, Used &used)
-      : plan_(plan), kernel_(library.kernels[k]), kp_(plan.kernels[k]),
-        used_(used) {}
+      : plan_(plan), kernel_(library.kernels[k]), kp_(plan.kernels[k]), used_(used) {}
 
   void write(std::ostream &out) {
     const bool split = kp_.entries.size() > 1;
@@ -140,7 +139,8 @@ public:
       writeArgs(out, plan_.entries[e], split);
     out << "  int64_t " << kp_.grid << "[3];\n";
     if (split)
-      out << "  void **" << kp_.args << ";\n  uint32_t " << kp_.entry << ", " << kp_.variant << ";\n";
+      out << "  void **" << kp_.args << ";\n  uint32_t " << kp_.entry << ", " << kp_.variant
+          << ";\n";
     else
       out << "  uint32_t " << kp_.variant << ";\n";
 
@@ -151,7 +151,8 @@ public:
       writeGrid(out, nullptr, "  ");
     out << "  switch (" << kp_.config << ") {\n";
     for (std::size_t c = 0; c < kernel_.configs.size(); ++c) {
-      out << "  case " << c << ": /* " << commentText(cStringLiteral(kernel_.configs[c].name)) << " */\n";
+      out << "  case " << c << ": /* " << commentText(cStringLiteral(kernel_.configs[c].name))
+          << " */\n";
       if (perConfigGrid)
         writeGrid(out, &kernel_.configs[c], "    ");
       writeVariantChoice(out, c);
@@ -163,13 +164,13 @@ public:
     out << "  default:\n"
         << "    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
         << "                           "
-        << wrappedStringLiteral(outOfRange, 27, 27, kp_.config.size() + 4) << ", "
-        << kp_.config << ");\n"
+        << wrappedStringLiteral(outOfRange, 27, 27, kp_.config.size() + 4) << ", " << kp_.config
+        << ");\n"
         << "  }\n";
     used_.launch = true;
     if (split)
-      out << "  return tta_launch(" << kp_.entry << ", " << kp_.variant << ", " << kp_.stream << ", "
-          << kp_.grid << ", " << kp_.args << ");\n}\n\n";
+      out << "  return tta_launch(" << kp_.entry << ", " << kp_.variant << ", " << kp_.stream
+          << ", " << kp_.grid << ", " << kp_.args << ");\n}\n\n";
     else
       out << "  return tta_launch(" << kp_.entries.front() << ", " << kp_.variant << ", "
           << kp_.stream << ", " << kp_.grid << ", " << plan_.entries[kp_.entries.front()].argsName
@@ -187,7 +188,8 @@ private:
         omitted += (omitted.empty() ? "" : ", ") + kernel_.cParams[p].name + " == 1";
     }
     if (split)
-      out << "  /* " << (omitted.empty() ? "every argument" : "compiled with " + omitted) << " */\n";
+      out << "  /* " << (omitted.empty() ? "every argument" : "compiled with " + omitted)
+          << " */\n";
     const std::string declaration =
         "  void *" + entry.argsName + "[" + std::to_string(entry.argCount) + " + 2]";
     if (values.empty())
@@ -200,15 +202,16 @@ private:
     const auto names = gridNames(kernel_, kp_, config);
     for (int d = 0; d < 3; ++d)
       out << indent << kp_.grid << "[" << d << "] = "
-          << emitGridExpression(kernel_.grid[static_cast<std::size_t>(d)], names, used_.grid) << ";\n";
+          << emitGridExpression(kernel_.grid[static_cast<std::size_t>(d)], names, used_.grid)
+          << ";\n";
   }
 
   std::string choose(const VariantRef &ref) const {
     if (kp_.entries.size() == 1)
       return kp_.variant + " = " + std::to_string(ref.variant) + ";";
     return "{ " + kp_.entry + " = " + std::to_string(ref.entry) + "; " + kp_.variant + " = " +
-           std::to_string(ref.variant) + "; " + kp_.args + " = " + plan_.entries[ref.entry].argsName +
-           "; }";
+           std::to_string(ref.variant) + "; " + kp_.args + " = " +
+           plan_.entries[ref.entry].argsName + "; }";
   }
 
   void writeVariantChoice(std::ostream &out, std::size_t c) {
@@ -249,15 +252,16 @@ private:
                                   : "config " + std::to_string(c) + " has no generic variant";
     // "      return tta_invalid(" is 25 columns.
     auto message = [&](std::size_t p, int hint) {
-      return wrappedStringLiteral(kp_.api + ": no variant accepts these arguments: " +
-                                      brokenPromise(kernel_.cParams[p], hint) + " and " + where +
-                                      "; declare a signature without :" + std::to_string(hint) +
-                                      " hints",
-                                  25, 25, 2);
+      return wrappedStringLiteral(
+          kp_.api +
+              ": no variant accepts these arguments: " + brokenPromise(kernel_.cParams[p], hint) +
+              " and " + where + "; declare a signature without :" + std::to_string(hint) + " hints",
+          25, 25, 2);
     };
     if (!general) {
       out << "    return tta_invalid("
-          << wrappedStringLiteral(kp_.api + ": config " + std::to_string(c) + " has no variants", 23, 23, 2)
+          << wrappedStringLiteral(kp_.api + ": config " + std::to_string(c) + " has no variants",
+                                  23, 23, 2)
           << ");\n";
       return;
     }
@@ -290,7 +294,8 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
   if (!plan.targets.empty()) {
     out << "static const triton_aot_target tta_targets[] = {\n";
     for (const Target &t : plan.targets)
-      out << "  {" << (t.backend == Backend::Cuda ? "TRITON_AOT_BACKEND_CUDA" : "TRITON_AOT_BACKEND_HIP")
+      out << "  {"
+          << (t.backend == Backend::Cuda ? "TRITON_AOT_BACKEND_CUDA" : "TRITON_AOT_BACKEND_HIP")
           << ", " << t.capability << ", " << (t.archSuffix == 'a' ? 1 : 0) << ", "
           << cStringLiteral(targetDisplayName(t)) << ", "
           << (t.backend == Backend::Hip ? cStringLiteral(t.processor) : "NULL") << ", "
@@ -316,7 +321,8 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
   for (std::size_t k = 0; k < library.kernels.size(); ++k) {
     const Kernel &kernel = library.kernels[k];
     const KernelPlan &kp = plan.kernels[k];
-    out << "/* " << kernel.name << ": one row per variant and target; entry, binary image, PTX image,\n"
+    out << "/* " << kernel.name
+        << ": one row per variant and target; entry, binary image, PTX image,\n"
         << " * {block_x, shared bytes, cluster, num_ctas, flags, global scratch size, align,\n"
         << " *  profile scratch size, align} */\n";
     if (!kp.targets.empty()) {
@@ -334,9 +340,10 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
       for (std::size_t row = 0; row < entry.rows.size(); ++row) {
         const auto [c, v] = entry.rows[row];
         const KernelConfig &config = kernel.configs[c];
-        const std::string comment = "  /* variant " + std::to_string(row) + ": config " +
-                                    std::to_string(c) + " " + commentText(cStringLiteral(config.name)) +
-                                    ", " + commentText(hintsText(kernel, config.variants[v].hints)) + " */";
+        const std::string comment =
+            "  /* variant " + std::to_string(row) + ": config " + std::to_string(c) + " " +
+            commentText(cStringLiteral(config.name)) + ", " +
+            commentText(hintsText(kernel, config.variants[v].hints)) + " */";
         for (const std::string &line : wrapWords(comment, 100, 3))
           out << line << "\n";
         const std::vector<Function> &functions = config.variants[v].functions;
@@ -345,7 +352,8 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
           out << "  {" << cStringLiteral(f.entry) << ", " << f.binary << ", "
               << (f.ptx ? std::to_string(*f.ptx) : "TRITON_AOT_NO_IMAGE") << ", "
               << launchInfo(f.launch) << "}, /* "
-              << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?") << " */\n";
+              << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
+              << " */\n";
         }
       }
       out << "};\n";
@@ -372,11 +380,14 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
       std::ostringstream row;
       row << "  {" << cStringLiteral(kp.api) << ", " << kp.targets.size() << ", "
           << (hasTables ? kp.statics + "_targets" : "NULL") << ", " << entry.rows.size() << ", "
-          << (hasTables ? kp.statics + "_functions" + (kp.entries.size() > 1 ? std::to_string(local) : "")
-                        : "NULL")
+          << (hasTables
+                  ? kp.statics + "_functions" + (kp.entries.size() > 1 ? std::to_string(local) : "")
+                  : "NULL")
           << ", " << entry.firstSlot << ", " << entry.argCount << ",";
-      const std::string last = (trailing.empty() ? "0" : trailing) + "}, /* " + std::to_string(e) + " */";
-      out << row.str() << (row.str().size() + 1 + last.size() > 100 ? "\n   " : " ") << last << "\n";
+      const std::string last =
+          (trailing.empty() ? "0" : trailing) + "}, /* " + std::to_string(e) + " */";
+      out << row.str() << (row.str().size() + 1 + last.size() > 100 ? "\n   " : " ") << last
+          << "\n";
     }
     out << "};\n\n";
   }
@@ -422,7 +433,8 @@ void writeHelpers(std::ostream &out, const Used &used) {
            "    if (grid[axis] < 0)\n"
            "      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
            "                             \"%s: grid %c is %lld; it must not be negative\",\n"
-           "                             tta_kernels[kernel].name, \"xyz\"[axis], (long long)grid[axis]);\n"
+           "                             tta_kernels[kernel].name, \"xyz\"[axis], (long "
+           "long)grid[axis]);\n"
            "    dims[axis] = (uint64_t)grid[axis];\n"
            "  }\n"
            "  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {\n"
@@ -445,7 +457,8 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
     out << wrapCall("triton_aot_status " + kp.api, apiParameters(kernel, kp, false), " {\n")
         << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
     forwarded[1] = kp.config;
-    out << wrapCall("triton_aot_status " + kp.api + "_config", apiParameters(kernel, kp, true), " {\n")
+    out << wrapCall("triton_aot_status " + kp.api + "_config", apiParameters(kernel, kp, true),
+                    " {\n")
         << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
     out << "int " << kp.api << "_config_count(void) { return " << kernel.configs.size() << "; }\n";
     out << "const char *" << kp.api << "_config_name(int config) {\n";
@@ -463,7 +476,8 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
   const std::string &p = library.prefix;
   const bool hasManifest = blob.manifestOffset + blob.manifestSize < blob.bytes.size() &&
                            blob.bytes[blob.manifestOffset + blob.manifestSize] == 0;
-  out << "triton_aot_status " << p << "_preload(void) { return triton_aot_preload(&tta_library); }\n"
+  out << "triton_aot_status " << p
+      << "_preload(void) { return triton_aot_preload(&tta_library); }\n"
       << "triton_aot_status " << p << "_unload(void) { return triton_aot_unload(&tta_library); }\n"
       << "const char *" << p << "_version(void) { return \"" TRITON_AOT_VERSION "\"; }\n"
       << "const char *" << p << "_manifest(void) { return "
@@ -478,8 +492,7 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
 
 } // namespace
 
-std::string generateSource(const Library &library, const CodegenPlan &plan,
-                           const ImageBlob &blob) {
+std::string generateSource(const Library &library, const CodegenPlan &plan, const ImageBlob &blob) {
   Used used;
   std::ostringstream dispatchers;
   for (std::size_t k = 0; k < library.kernels.size(); ++k)
@@ -491,10 +504,12 @@ std::string generateSource(const Library &library, const CodegenPlan &plan,
       anyBool = anyBool || param.cType == "bool";
 
   std::ostringstream out;
-  out << "/* " << commentText(library.name) << ".c: dispatchers and descriptor tables of the triton-aot library "
+  out << "/* " << commentText(library.name)
+      << ".c: dispatchers and descriptor tables of the triton-aot library "
       << commentText(cStringLiteral(library.name)) << ",\n"
       << " * generated by triton-aot-ld " TRITON_AOT_VERSION " (do not edit). The tables follow\n"
-      << " * <triton_aot/runtime.h>; the runtime chooses the image for the device and launches. */\n"
+      << " * <triton_aot/runtime.h>; the runtime chooses the image for the device and launches. "
+         "*/\n"
       << "#include <triton_aot/runtime.h>\n"
       << "#include \"" << library.name << ".h\"\n\n";
   if (anyBool)

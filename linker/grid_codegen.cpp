@@ -11,7 +11,8 @@ namespace {
 /// "INT64_C(64)" -> "64"; anything else unchanged.
 std::string bareNumber(const std::string &text) {
   constexpr std::string_view open = "INT64_C(";
-  if (text.size() > open.size() + 1 && text.compare(0, open.size(), open) == 0 && text.back() == ')') {
+  if (text.size() > open.size() + 1 && text.compare(0, open.size(), open) == 0 &&
+      text.back() == ')') {
     std::string inner = text.substr(open.size(), text.size() - open.size() - 1);
     if (inner.find_first_not_of("0123456789xXabcdefABCDEF") == std::string::npos)
       return inner;

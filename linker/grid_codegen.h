@@ -11,9 +11,9 @@ namespace tta::link {
 /// Which static helpers an emitted expression calls (only those get emitted, so the generated
 /// file has no unused functions).
 struct GridHelpers {
-  bool cdiv = false;   ///< tta_cdiv(a, b)
-  bool min = false;    ///< tta_min(a, b)
-  bool max = false;    ///< tta_max(a, b)
+  bool cdiv = false; ///< tta_cdiv(a, b)
+  bool min = false;  ///< tta_min(a, b)
+  bool max = false;  ///< tta_max(a, b)
 };
 
 /// Rewrites \p expression: cdiv/min/max calls become tta_cdiv/tta_min/tta_max, a name found in

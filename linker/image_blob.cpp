@@ -33,10 +33,10 @@ Expected<std::vector<std::uint8_t>> compress(const std::vector<std::uint8_t> &ra
 
 Expected<ImageBlob> packImages(const Library &library, const PackOptions &options) {
   if (options.compress && (options.level < ZSTD_minCLevel() || options.level > ZSTD_maxCLevel()))
-    return makeError(ExitCode::UsageError,
-                     "zstd level " + std::to_string(options.level) + " is out of range; expected " +
-                         std::to_string(ZSTD_minCLevel()) + " to " +
-                         std::to_string(ZSTD_maxCLevel()));
+    return makeError(ExitCode::UsageError, "zstd level " + std::to_string(options.level) +
+                                               " is out of range; expected " +
+                                               std::to_string(ZSTD_minCLevel()) + " to " +
+                                               std::to_string(ZSTD_maxCLevel()));
   ImageBlob blob;
   blob.images.reserve(library.images.size());
   for (const EmbeddedImage &image : library.images) {

@@ -36,8 +36,8 @@ std::string compileLibrary(const std::string &cc, const fs::path &dir, const std
                         quote(base + "." + tag + ".o"));
   if (c.status != 0)
     return "compiling " + name + ".c with " + cc + ":\n" + c.output;
-  CommandResult s = run(cc + " -c " + quote(base + ".images.S") + " -o " +
-                        quote(base + ".images." + tag + ".o"));
+  CommandResult s =
+      run(cc + " -c " + quote(base + ".images.S") + " -o " + quote(base + ".images." + tag + ".o"));
   if (s.status != 0)
     return "assembling " + name + ".images.S with " + cc + ":\n" + s.output;
   return c.output + s.output; // warnings are errors; anything printed is suspicious
@@ -50,7 +50,8 @@ std::string libraryObjects(const fs::path &dir, const std::string &name) {
 }
 
 std::set<std::string> exportedSymbols(const fs::path &sharedLibrary) {
-  CommandResult nm = run(std::string(TTA_NM) + " -D --defined-only " + quote(sharedLibrary.string()));
+  CommandResult nm =
+      run(std::string(TTA_NM) + " -D --defined-only " + quote(sharedLibrary.string()));
   EXPECT_EQ(nm.status, 0) << nm.output;
   std::set<std::string> names;
   std::istringstream lines(nm.output);
@@ -73,7 +74,9 @@ TEST_P(GeneratedC, CompilesWithoutWarningsUnderGccAndClang) {
   const TestDirectory scratch;
   const fs::path &dir = scratch.path();
   const std::string name = GetParam();
-  const Library library = name == "mk" ? vectorAddLibrary() : name == "edge" ? edgeLibrary() : makeLibrary(name);
+  const Library library = name == "mk"     ? vectorAddLibrary()
+                          : name == "edge" ? edgeLibrary()
+                                           : makeLibrary(name);
   writeLibrary(library, dir);
   for (const Compiler &compiler : kCompilers) {
     SCOPED_TRACE(compiler.name);
@@ -81,17 +84,21 @@ TEST_P(GeneratedC, CompilesWithoutWarningsUnderGccAndClang) {
 
     // The header alone (self-contained), before and after the runtime's, in C and in C++.
     writeText(dir / "alone.c", "#include \"" + name + ".h\"\nint main(void) { return 0; }\n");
-    writeText(dir / "both.c", "#include \"" + name + ".h\"\n#include <triton_aot/runtime.h>\n"
-                              "#include \"" + name + ".h\"\nint main(void) { return 0; }\n");
+    writeText(dir / "both.c", "#include \"" + name +
+                                  ".h\"\n#include <triton_aot/runtime.h>\n"
+                                  "#include \"" +
+                                  name + ".h\"\nint main(void) { return 0; }\n");
     writeText(dir / "reverse.c", "#include <triton_aot/runtime.h>\n#include \"" + name +
                                      ".h\"\nint main(void) { return 0; }\n");
-    std::string cxx = "#include \"" + name + ".h\"\n#include <triton_aot/runtime.h>\n"
+    std::string cxx = "#include \"" + name +
+                      ".h\"\n#include <triton_aot/runtime.h>\n"
                       "int main() {\n  const void *api[] = {\n";
     for (const std::string &symbol : apiSymbols(library))
       cxx += "    reinterpret_cast<const void *>(&" + symbol + "),\n";
     cxx += "  };\n  triton_aot_status status = TRITON_AOT_SUCCESS;\n"
            "  triton_aot_allocator allocator{};\n"
-           "  return static_cast<int>(status) + (api[0] == nullptr) + (allocator.user != nullptr);\n}\n";
+           "  return static_cast<int>(status) + (api[0] == nullptr) + (allocator.user != "
+           "nullptr);\n}\n";
     writeText(dir / "header.cpp", cxx);
     for (const char *tu : {"alone.c", "both.c", "reverse.c"}) {
       CommandResult c = run(std::string(compiler.cc) + " " + kCFlags + includes(dir) + " -c " +
@@ -99,9 +106,9 @@ TEST_P(GeneratedC, CompilesWithoutWarningsUnderGccAndClang) {
       EXPECT_EQ(c.status, 0) << tu << ":\n" << c.output;
       EXPECT_EQ(c.output, "") << tu;
     }
-    CommandResult cpp = run(std::string(compiler.cxx) +
-                            " -std=c++17 -Wall -Wextra -Wpedantic -Werror" + includes(dir) +
-                            " -c " + quote((dir / "header.cpp").string()) + " -o /dev/null");
+    CommandResult cpp =
+        run(std::string(compiler.cxx) + " -std=c++17 -Wall -Wextra -Wpedantic -Werror" +
+            includes(dir) + " -c " + quote((dir / "header.cpp").string()) + " -o /dev/null");
     EXPECT_EQ(cpp.status, 0) << cpp.output;
     EXPECT_EQ(cpp.output, "");
   }
@@ -111,7 +118,9 @@ TEST_P(GeneratedC, SharedLibraryExportsExactlyTheDocumentedApi) {
   const TestDirectory scratch;
   const fs::path &dir = scratch.path();
   const std::string name = GetParam();
-  const Library library = name == "mk" ? vectorAddLibrary() : name == "edge" ? edgeLibrary() : makeLibrary(name);
+  const Library library = name == "mk"     ? vectorAddLibrary()
+                          : name == "edge" ? edgeLibrary()
+                                           : makeLibrary(name);
   writeLibrary(library, dir);
   ASSERT_EQ(compileLibrary(TTA_RUNTIME_C_COMPILER, dir, name, "build"), "");
   const fs::path so = dir / ("lib" + name + ".so");
@@ -167,9 +176,9 @@ TEST(GeneratedCLinking, TwoStaticLibrariesShareOneRuntimeInOneProgram) {
   const std::string cc = TTA_RUNTIME_C_COMPILER;
   const fs::path program = dir / "two";
   CommandResult link = run(cc + " " + kCFlags + includes(dir) + " -o " + quote(program.string()) +
-                           " " + quote((dir / "main.c").string()) + " " + libraryObjects(dir, "mk") +
-                           " " + libraryObjects(dir, "other") + " " + quote(runtimeLibrary()) + " " +
-                           TTA_RUNTIME_LINK_FLAGS);
+                           " " + quote((dir / "main.c").string()) + " " +
+                           libraryObjects(dir, "mk") + " " + libraryObjects(dir, "other") + " " +
+                           quote(runtimeLibrary()) + " " + TTA_RUNTIME_LINK_FLAGS);
   ASSERT_EQ(link.status, 0) << link.output;
   CommandResult ran = run(quote(program.string()));
   EXPECT_EQ(ran.status, 0) << ran.output;
@@ -178,13 +187,13 @@ TEST(GeneratedCLinking, TwoStaticLibrariesShareOneRuntimeInOneProgram) {
   // The same prefix twice is what clashes (so the check above means something).
   writeLibrary(vectorAddLibrary("same", "mk"), dir);
   ASSERT_EQ(compileLibrary(cc, dir, "same", "build"), "");
-  CommandResult clash = run(cc + " -o " + quote((dir / "clash").string()) + " " +
-                            quote((dir / "main.c").string()) + includes(dir) + " " +
-                            libraryObjects(dir, "mk") + " " + libraryObjects(dir, "same") + " " +
-                            libraryObjects(dir, "other") + " " + quote(runtimeLibrary()) + " " +
-                            TTA_RUNTIME_LINK_FLAGS);
+  CommandResult clash = run(
+      cc + " -o " + quote((dir / "clash").string()) + " " + quote((dir / "main.c").string()) +
+      includes(dir) + " " + libraryObjects(dir, "mk") + " " + libraryObjects(dir, "same") + " " +
+      libraryObjects(dir, "other") + " " + quote(runtimeLibrary()) + " " + TTA_RUNTIME_LINK_FLAGS);
   EXPECT_NE(clash.status, 0);
-  EXPECT_NE(clash.output.find("multiple definition of `mk_add'"), std::string::npos) << clash.output;
+  EXPECT_NE(clash.output.find("multiple definition of `mk_add'"), std::string::npos)
+      << clash.output;
 }
 
 TEST(GeneratedCLinking, TwoSharedLibrariesEachWithItsRuntimeInOneProgram) {
@@ -200,10 +209,10 @@ TEST(GeneratedCLinking, TwoSharedLibrariesEachWithItsRuntimeInOneProgram) {
     ASSERT_EQ(link.status, 0) << link.output;
   }
   const fs::path program = dir / "two";
-  CommandResult link = run(cc + " " + kCFlags + includes(dir) + " -o " + quote(program.string()) +
-                           " " + quote((dir / "main.c").string()) + " -L" + quote(dir.string()) +
-                           " -lmk -lother -Wl,-rpath," + quote(dir.string()) + " " +
-                           TTA_RUNTIME_LINK_FLAGS);
+  CommandResult link =
+      run(cc + " " + kCFlags + includes(dir) + " -o " + quote(program.string()) + " " +
+          quote((dir / "main.c").string()) + " -L" + quote(dir.string()) +
+          " -lmk -lother -Wl,-rpath," + quote(dir.string()) + " " + TTA_RUNTIME_LINK_FLAGS);
   ASSERT_EQ(link.status, 0) << link.output;
   CommandResult ran = run(quote(program.string()));
   EXPECT_EQ(ran.status, 0) << ran.output;
@@ -245,7 +254,8 @@ TEST(GeneratedCScale, ThreeHundredImagesCompileInSeconds) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("[ timing   ] %s: big.c + big.images.S (%zu images, %.1f MiB) compiled in %.2f s\n",
-                compiler.name, library.images.size(), static_cast<double>(total) / (1 << 20), seconds);
+                compiler.name, library.images.size(), static_cast<double>(total) / (1 << 20),
+                seconds);
   }
 }
 

@@ -156,7 +156,9 @@ void KernelBuilder::addTo(Library &library) {
         binary.sourceFile = "/fake/" + tag + (cuda ? ".cubin" : ".hsaco");
         // Repetitive, so zstd has something to win; distinct per function.
         for (int i = 0; i < 64; ++i)
-          for (char ch : "\x7f" "ELF fake image " + tag)
+          for (char ch : "\x7f"
+                         "ELF fake image " +
+                             tag)
             binary.bytes.push_back(static_cast<std::uint8_t>(ch));
         function.binary = library.images.size();
         function.imageSize = binary.bytes.size();
@@ -211,9 +213,10 @@ TestDirectory::TestDirectory() {
   std::string leaf = std::string(test->test_suite_name()) + "." + test->name();
   for (char &c : leaf)
     c = c == '/' ? '_' : c; // parameterised tests: "Suite/Fixture.Test/0"
-  path_ = fs::absolute((base ? fs::path(base)
-                             : fs::temp_directory_path() / ("tta-codegen-" + std::to_string(::getpid()))) /
-                       leaf);
+  path_ = fs::absolute(
+      (base ? fs::path(base)
+            : fs::temp_directory_path() / ("tta-codegen-" + std::to_string(::getpid()))) /
+      leaf);
   fs::remove_all(path_);
   fs::create_directories(path_);
 }

@@ -28,7 +28,7 @@ public:
   /// A parameter declared ":1" in every variant (not in the C API).
   KernelBuilder &oneParam(const std::string &name);
   KernelBuilder &grid(std::string x, std::string y = "1", std::string z = "1");
-  KernelBuilder &target(const std::string &spelling);   ///< "cuda:80", "hip:gfx90a:xnack-"
+  KernelBuilder &target(const std::string &spelling); ///< "cuda:80", "hip:gfx90a:xnack-"
   KernelBuilder &scratch(bool global, bool profile);
   /// A config; \p variants lists each hint variant's hints per runtime parameter (by name:
   /// {"x:16", "n:1"}; {} is the generic variant), in the order the model keeps them.
@@ -65,11 +65,11 @@ void writeText(const fs::path &path, const std::string &text);
 
 struct CommandResult {
   int status = 0;
-  std::string output;   ///< stdout and stderr together
+  std::string output; ///< stdout and stderr together
 };
 /// Runs \p command through /bin/sh.
 CommandResult run(const std::string &command);
-std::string quote(const std::string &text);   ///< for /bin/sh
+std::string quote(const std::string &text); ///< for /bin/sh
 
 /// The runtime include directory and static library, from the build.
 std::string runtimeIncludeDir();

@@ -38,13 +38,14 @@ TEST(CodegenText, HeaderDeclaresExactlyTheDocumentedNames) {
   const std::string &h = sources.header;
   EXPECT_EQ(apiSymbols(library),
             (std::vector<std::string>{"mk_add", "mk_add_config", "mk_add_config_count",
-                                      "mk_add_config_name", "mk_preload", "mk_unload",
-                                      "mk_version", "mk_manifest", "mk_last_error",
-                                      "mk_set_allocator"}));
+                                      "mk_add_config_name", "mk_preload", "mk_unload", "mk_version",
+                                      "mk_manifest", "mk_last_error", "mk_set_allocator"}));
   at(h, "#ifndef TRITON_AOT_LIB_MK_H\n#define TRITON_AOT_LIB_MK_H\n");
-  at(h, "TRITON_AOT_API triton_aot_status mk_add(void *stream, const void *x_ptr, const void *y_ptr,\n"
-        "                                        const void *out_ptr, int32_t n_elements);\n");
-  at(h, "TRITON_AOT_API triton_aot_status mk_add_config(void *stream, int config, const void *x_ptr,\n");
+  at(h,
+     "TRITON_AOT_API triton_aot_status mk_add(void *stream, const void *x_ptr, const void *y_ptr,\n"
+     "                                        const void *out_ptr, int32_t n_elements);\n");
+  at(h, "TRITON_AOT_API triton_aot_status mk_add_config(void *stream, int config, const void "
+        "*x_ptr,\n");
   at(h, "TRITON_AOT_API int mk_add_config_count(void);\n");
   at(h, "TRITON_AOT_API const char *mk_add_config_name(int config);\n");
   at(h, "TRITON_AOT_API triton_aot_status mk_preload(void);\n");
@@ -74,9 +75,11 @@ TEST(CodegenText, HeaderDocumentsEachKernel) {
   const std::string &h = sources.header;
   at(h, "/* names: @triton.jit names_fn in kernels/names.py\n");
   at(h, " *   int_              *fp32 (the kernel's int)\n");
-  at(h, " *   compiled in: SCALE (constexpr), OFFSET (constexpr), EVEN (constexpr), MODE (constexpr)\n");
+  at(h, " *   compiled in: SCALE (constexpr), OFFSET (constexpr), EVEN (constexpr), MODE "
+        "(constexpr)\n");
   at(h, " *   0  \"half\" EVEN=true MODE=\"ieee\" OFFSET=-3 SCALE=0.5 num_warps=4 num_stages=3\n");
-  at(h, " *   1  \"neg\" EVEN=false MODE=\"tf32\" OFFSET=-1 SCALE=-1.25 num_warps=4 num_stages=3\n");
+  at(h,
+     " *   1  \"neg\" EVEN=false MODE=\"tf32\" OFFSET=-1 SCALE=-1.25 num_warps=4 num_stages=3\n");
   // A config name cannot end the comment early.
   at(h, " *   2  \"odd * / name \\\"q\\\" ?\\?= 100%\"");
   at(h, " * Variants of config 0, first that fits: int:16 default:16; generic\n");
@@ -102,8 +105,10 @@ TEST(CodegenText, SharedDefinitionsMatchTheRuntimeHeader) {
          "} triton_aot_allocator;"}}) {
     const std::size_t begin = at(runtime, first);
     ASSERT_NE(begin, std::string::npos);
-    const std::string definition = runtime.substr(begin, at(runtime, last, begin) + last.size() - begin);
-    const std::string guarded = "#ifndef " + guard + "\n#define " + guard + "\n" + definition + "\n#endif\n";
+    const std::string definition =
+        runtime.substr(begin, at(runtime, last, begin) + last.size() - begin);
+    const std::string guarded =
+        "#ifndef " + guard + "\n#define " + guard + "\n" + definition + "\n#endif\n";
     EXPECT_NE(header.find(guarded), std::string::npos) << guarded;
     EXPECT_NE(runtime.find(guarded), std::string::npos) << "runtime.h: " << guarded;
   }
@@ -113,8 +118,10 @@ TEST(CodegenText, DispatcherTriesMostSpecialisedFirstAndEachOneVariantPassesItsA
   const std::string c = generate(edgeLibrary()).source;
   const std::string dispatch = function(c, "static triton_aot_status tta_one_fallback_dispatch(");
   // Two argument lists: without stride (compiled with stride == 1), and all of them.
-  const std::size_t a0 = at(dispatch, "  /* compiled with stride == 1 */\n  void *args0[2 + 2] = {&x, &n};\n");
-  const std::size_t a1 = at(dispatch, "  /* every argument */\n  void *args1[3 + 2] = {&x, &n, &stride};\n");
+  const std::size_t a0 =
+      at(dispatch, "  /* compiled with stride == 1 */\n  void *args0[2 + 2] = {&x, &n};\n");
+  const std::size_t a1 =
+      at(dispatch, "  /* every argument */\n  void *args1[3 + 2] = {&x, &n, &stride};\n");
   EXPECT_LT(a0, a1);
   const std::size_t first = at(dispatch, "    if (((uintptr_t)x & 15u) == 0 && stride == 1)\n"
                                          "      { kernel = 2; variant = 0; args = args0; }\n");
@@ -122,25 +129,32 @@ TEST(CodegenText, DispatcherTriesMostSpecialisedFirstAndEachOneVariantPassesItsA
                                           "      { kernel = 2; variant = 1; args = args0; }\n");
   const std::size_t third = at(dispatch, "    else if (((uintptr_t)x & 15u) == 0)\n"
                                          "      { kernel = 3; variant = 0; args = args1; }\n");
-  const std::size_t last = at(dispatch, "    else\n      { kernel = 3; variant = 1; args = args1; }\n");
+  const std::size_t last =
+      at(dispatch, "    else\n      { kernel = 3; variant = 1; args = args1; }\n");
   EXPECT_LT(first, second);
   EXPECT_LT(second, third);
   EXPECT_LT(third, last);
   at(dispatch, "  return tta_launch(kernel, variant, stream, grid, args);\n");
-  EXPECT_EQ(dispatch.find("tta_invalid"), std::string::npos);   // it has a generic variant
+  EXPECT_EQ(dispatch.find("tta_invalid"), std::string::npos); // it has a generic variant
 
   // Two runtime kernel entries for it, with their own argument counts.
-  at(c, "  {\"edge_one_fallback\", 1, tta_one_fallback_targets, 2, tta_one_fallback_functions0, 6, 2,\n");
-  at(c, "  {\"edge_one_fallback\", 1, tta_one_fallback_targets, 2, tta_one_fallback_functions1, 8, 3,\n");
+  at(c, "  {\"edge_one_fallback\", 1, tta_one_fallback_targets, 2, tta_one_fallback_functions0, 6, "
+        "2,\n");
+  at(c, "  {\"edge_one_fallback\", 1, tta_one_fallback_targets, 2, tta_one_fallback_functions1, 8, "
+        "3,\n");
 }
 
 TEST(CodegenText, WithoutGenericVariantTheLastElseRefuses) {
   const std::string c = generate(edgeLibrary()).source;
   const std::string dispatch = function(c, "static triton_aot_status tta_strict_dispatch(");
-  const std::size_t choose = at(dispatch, "    else if (((uintptr_t)x & 15u) == 0 && ((uintptr_t)y & 15u) == 0)\n"
-                                          "      variant = 1;\n");
-  const std::size_t refuseX = at(dispatch, "    else if (((uintptr_t)x & 15u) != 0)\n      return tta_invalid(");
-  const std::size_t refuseY = at(dispatch, "    else\n      return tta_invalid(\"edge_strict: no variant accepts these arguments: y is not 16-byte \"\n");
+  const std::size_t choose =
+      at(dispatch, "    else if (((uintptr_t)x & 15u) == 0 && ((uintptr_t)y & 15u) == 0)\n"
+                   "      variant = 1;\n");
+  const std::size_t refuseX =
+      at(dispatch, "    else if (((uintptr_t)x & 15u) != 0)\n      return tta_invalid(");
+  const std::size_t refuseY =
+      at(dispatch, "    else\n      return tta_invalid(\"edge_strict: no variant accepts these "
+                   "arguments: y is not 16-byte \"\n");
   EXPECT_LT(choose, refuseX);
   EXPECT_LT(refuseX, refuseY);
   at(c, "static triton_aot_status tta_invalid(const char *message) {\n"
@@ -157,9 +171,12 @@ TEST(CodegenText, TheModelsVariantOrderDoesNotMatterToTheDispatcher) {
       .target("cuda:80")
       .config("c", nlohmann::json::object(), {{}, {"x:16"}, {"x:16", "n:16"}})
       .addTo(library);
-  const std::string dispatch = function(generate(library).source, "static triton_aot_status tta_k_dispatch(");
-  const std::size_t both = at(dispatch, "    if (((uintptr_t)x & 15u) == 0 && n % 16 == 0)\n      variant = 2;\n");
-  const std::size_t one = at(dispatch, "    else if (((uintptr_t)x & 15u) == 0)\n      variant = 1;\n");
+  const std::string dispatch =
+      function(generate(library).source, "static triton_aot_status tta_k_dispatch(");
+  const std::size_t both =
+      at(dispatch, "    if (((uintptr_t)x & 15u) == 0 && n % 16 == 0)\n      variant = 2;\n");
+  const std::size_t one =
+      at(dispatch, "    else if (((uintptr_t)x & 15u) == 0)\n      variant = 1;\n");
   const std::size_t generic = at(dispatch, "    else\n      variant = 0;\n");
   EXPECT_LT(both, one);
   EXPECT_LT(one, generic);
@@ -171,13 +188,15 @@ TEST(CodegenText, ConfigBoundsAreCheckedByCountInTheSwitch) {
   at(dispatch, "  switch (config) {\n  case 0: /* \"large\" */\n");
   at(dispatch, "  case 1: /* \"small\" */\n");
   at(dispatch, "  default:\n    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
-               "                           \"mk_add: config %d is out of range; it has 2 configs\", config);\n");
+               "                           \"mk_add: config %d is out of range; it has 2 "
+               "configs\", config);\n");
   EXPECT_EQ(dispatch.find("sizeof"), std::string::npos);
   at(c, "const char *mk_add_config_name(int config) {\n"
         "  static const char *const names[] = {\"large\", \"small\"};\n"
         "  return config >= 0 && config < 2 ? names[config] : NULL;\n}\n");
   at(c, "int mk_add_config_count(void) { return 2; }\n");
-  at(c, "triton_aot_status mk_add(void *stream, const void *x_ptr, const void *y_ptr, const void *out_ptr,\n"
+  at(c, "triton_aot_status mk_add(void *stream, const void *x_ptr, const void *y_ptr, const void "
+        "*out_ptr,\n"
         "                         int32_t n_elements) {\n"
         "  return tta_add_dispatch(stream, 0, x_ptr, y_ptr, out_ptr, n_elements);\n}\n");
 }
@@ -186,18 +205,21 @@ TEST(CodegenText, GridUsesTheConfigsConstexprsIn64Bits) {
   const std::string c = generate(edgeLibrary()).source;
   const std::string names = function(c, "static triton_aot_status tta_names_dispatch(");
   at(names, "  case 0: /* \"half\" */\n"
-            "    grid_[0] = tta_max(tta_cdiv((int64_t)default_, INT64_C(4)) + (-INT64_C(3)), INT64_C(0));\n"
+            "    grid_[0] = tta_max(tta_cdiv((int64_t)default_, INT64_C(4)) + (-INT64_C(3)), "
+            "INT64_C(0));\n"
             "    grid_[1] = INT64_C(1) + INT64_C(1);\n"
             "    grid_[2] = tta_min((int64_t)grid, INT64_C(8));\n");
-  at(names, "    grid_[1] = INT64_C(0) + INT64_C(1);\n");   // EVEN false
+  at(names, "    grid_[1] = INT64_C(0) + INT64_C(1);\n"); // EVEN false
   // Locals renamed around the parameters; parameters renamed around C and generated names.
-  at(names, "static triton_aot_status tta_names_dispatch(void *stream_, int config_, const void *int_,\n");
+  at(names,
+     "static triton_aot_status tta_names_dispatch(void *stream_, int config_, const void *int_,\n");
   at(names, "int32_t NULL_, int32_t int32_t_, int32_t tta_launch_,\n");
   at(names, "  return tta_launch(1, variant_, stream_, grid_, args_);\n");
   // A grid that does not use constexprs is computed once, before the switch.
   const std::string k0 = function(c, "static triton_aot_status tta_k0_dispatch(");
-  EXPECT_LT(at(k0, "  grid[0] = tta_cdiv((int64_t)n, INT64_C(64));\n  grid[1] = 1;\n  grid[2] = 1;\n"),
-            at(k0, "switch"));
+  EXPECT_LT(
+      at(k0, "  grid[0] = tta_cdiv((int64_t)n, INT64_C(64));\n  grid[1] = 1;\n  grid[2] = 1;\n"),
+      at(k0, "switch"));
   // Only the helpers a grid uses exist.
   EXPECT_EQ(generate(vectorAddLibrary()).source.find("tta_max"), std::string::npos);
 }
@@ -220,13 +242,16 @@ TEST(CodegenText, TablesFollowTheRuntimeAbi) {
   at(c, ", 1856, TRITON_AOT_IMAGE_CUBIN, TRITON_AOT_COMPRESSION_ZSTD},\n");
   at(c, "static const uint32_t tta_add_targets[] = {0, 1};\n");
   at(c, "  /* variant 2: config 1 \"small\", x_ptr:16 y_ptr:16 n_elements:16 */\n"
-        "  {\"add_fn\", 6, 7, {128, 2048, {2, 1, 1}, 2, TRITON_AOT_LAUNCH_COOPERATIVE | TRITON_AOT_LAUNCH_PDL, "
+        "  {\"add_fn\", 6, 7, {128, 2048, {2, 1, 1}, 2, TRITON_AOT_LAUNCH_COOPERATIVE | "
+        "TRITON_AOT_LAUNCH_PDL, "
         "256, 128, 0, 1}}, /* sm_80 */\n"
-        "  {\"add_fn\", 8, TRITON_AOT_NO_IMAGE, {256, 2048, {1, 1, 1}, 1, 0, 0, 1, 0, 1}}, /* gfx90a:xnack- */\n");
+        "  {\"add_fn\", 8, TRITON_AOT_NO_IMAGE, {256, 2048, {1, 1, 1}, 1, 0, 0, 1, 0, 1}}, /* "
+        "gfx90a:xnack- */\n");
   at(c, "  {\"mk_add\", 2, tta_add_targets, 4, tta_add_functions, 0, 4,\n"
         "   TRITON_AOT_ARG_GLOBAL_SCRATCH | TRITON_AOT_ARG_PROFILE_SCRATCH}, /* 0 */\n");
   at(c, "static void *tta_state;");
-  at(c, "  .kernel_count = 1,\n  .kernels = tta_kernels,\n  .slot_count = 4,\n  .state = &tta_state,\n");
+  at(c, "  .kernel_count = 1,\n  .kernels = tta_kernels,\n  .slot_count = 4,\n  .state = "
+        "&tta_state,\n");
   // Never the image bytes in C.
   EXPECT_EQ(c.find("0x7f"), std::string::npos);
 }
@@ -235,8 +260,8 @@ TEST(CodegenText, ManifestPointsIntoTheBlob) {
   const Library library = vectorAddLibrary();
   Expected<ImageBlob> blob = packImages(library, {});
   ASSERT_TRUE(blob);
-  EXPECT_NE(generateSources(library, *blob, {"/x"}).source.find(
-                "const char *mk_manifest(void) { return \"\"; }\n"),
+  EXPECT_NE(generateSources(library, *blob, {"/x"})
+                .source.find("const char *mk_manifest(void) { return \"\"; }\n"),
             std::string::npos);
   appendManifest(*blob, "{\"k\": 1}");
   const std::string c = generateSources(library, *blob, {"/x"}).source;
@@ -245,7 +270,9 @@ TEST(CodegenText, ManifestPointsIntoTheBlob) {
 }
 
 TEST(CodegenText, AssemblyIncbinsTheBlobUnderOneHiddenSymbol) {
-  const std::string s = generate(vectorAddLibrary("mk", "pfx"), {}, "/a dir/with \"quote\"/and\\back.images").assembly;
+  const std::string s =
+      generate(vectorAddLibrary("mk", "pfx"), {}, "/a dir/with \"quote\"/and\\back.images")
+          .assembly;
   EXPECT_EQ(s.substr(s.find("*/\n") + 3),
             "\t.section .rodata.pfx_tta_blob,\"a\",@progbits\n"
             "\t.balign 64\n"
@@ -290,14 +317,20 @@ TEST(CodegenText, ParameterNamesAvoidEveryGeneratedName) {
   EXPECT_TRUE(clashesWithGeneratedNames("triton_aot_fail"));
   EXPECT_TRUE(clashesWithGeneratedNames("TRITON_AOT_SUCCESS"));
   EXPECT_FALSE(clashesWithGeneratedNames("n"));
-  EXPECT_FALSE(clashesWithGeneratedNames("stream"));   // a local is renamed instead
+  EXPECT_FALSE(clashesWithGeneratedNames("stream")); // a local is renamed instead
   EXPECT_FALSE(clashesWithGeneratedNames("int_"));
 
   // "int" becomes int_ (a C keyword); a parameter already called int_ keeps its name, so the
   // escaped one moves on.
   Library library = makeLibrary("clash");
-  KernelBuilder("k").param("int_", "i32").param("int", "i32").param("NULL_", "i32").param("NULL", "i32")
-      .target("cuda:80").config("c", nlohmann::json::object()).addTo(library);
+  KernelBuilder("k")
+      .param("int_", "i32")
+      .param("int", "i32")
+      .param("NULL_", "i32")
+      .param("NULL", "i32")
+      .target("cuda:80")
+      .config("c", nlohmann::json::object())
+      .addTo(library);
   const CodegenPlan plan = planCodegen(library);
   EXPECT_EQ(plan.kernels[0].params, (std::vector<std::string>{"int_", "int__", "NULL_", "NULL__"}));
 }
@@ -305,8 +338,16 @@ TEST(CodegenText, ParameterNamesAvoidEveryGeneratedName) {
 TEST(CodegenText, ApiNameClashesAreReported) {
   EXPECT_TRUE(checkApiNames(edgeLibrary()));
   Library library = makeLibrary("lib");
-  KernelBuilder("add").param("n", "i32").target("cuda:80").config("c", nlohmann::json::object()).addTo(library);
-  KernelBuilder("add_config").param("n", "i32").target("cuda:80").config("c", nlohmann::json::object()).addTo(library);
+  KernelBuilder("add")
+      .param("n", "i32")
+      .target("cuda:80")
+      .config("c", nlohmann::json::object())
+      .addTo(library);
+  KernelBuilder("add_config")
+      .param("n", "i32")
+      .target("cuda:80")
+      .config("c", nlohmann::json::object())
+      .addTo(library);
   Status clash = checkApiNames(library);
   ASSERT_FALSE(clash);
   EXPECT_EQ(clash.error().message,
@@ -314,7 +355,11 @@ TEST(CodegenText, ApiNameClashesAreReported) {
             "also defines");
   for (const char *name : {"preload", "last_error", "tta_blob"}) {
     Library one = makeLibrary("lib");
-    KernelBuilder(name).param("n", "i32").target("cuda:80").config("c", nlohmann::json::object()).addTo(one);
+    KernelBuilder(name)
+        .param("n", "i32")
+        .target("cuda:80")
+        .config("c", nlohmann::json::object())
+        .addTo(one);
     Status status = checkApiNames(one);
     ASSERT_FALSE(status) << name;
     EXPECT_NE(status.error().message.find("which the library itself defines"), std::string::npos);

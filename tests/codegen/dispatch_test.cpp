@@ -23,20 +23,24 @@ struct Compiler {
   const char *cc;
 };
 
-std::ostream &operator<<(std::ostream &out, const Compiler &compiler) { return out << compiler.name; }
+std::ostream &operator<<(std::ostream &out, const Compiler &compiler) {
+  return out << compiler.name;
+}
 
 /// A generated library compiled with the fake runtime and loaded with dlopen.
 class FakeLibrary {
 public:
-  FakeLibrary(const Library &library, const Compiler &compiler, const fs::path &dir) : model_(library) {
+  FakeLibrary(const Library &library, const Compiler &compiler, const fs::path &dir)
+      : model_(library) {
     const std::string manifest = "{\"manifest of\": \"" + library.name + "\"}";
     writeLibrary(library, dir, manifest);
     const fs::path so = dir / ("lib" + library.name + "_fake.so");
     const std::string command =
         std::string(compiler.cc) +
         " -std=c11 -Wall -Wextra -Wpedantic -Werror -fvisibility=hidden -fPIC -shared"
-        " -Wl,--no-undefined -I" + quote(runtimeIncludeDir()) + " -I" + quote(dir.string()) +
-        " -I" + quote(TTA_CODEGEN_TEST_DIR) + " -o " + quote(so.string()) + " " +
+        " -Wl,--no-undefined -I" +
+        quote(runtimeIncludeDir()) + " -I" + quote(dir.string()) + " -I" +
+        quote(TTA_CODEGEN_TEST_DIR) + " -o " + quote(so.string()) + " " +
         quote((dir / (library.name + ".c")).string()) + " " +
         quote((dir / (library.name + ".images.S")).string()) + " " +
         quote(std::string(TTA_CODEGEN_TEST_DIR) + "/fake_runtime.c");
@@ -152,26 +156,27 @@ TEST_P(Dispatch, VectorAddPicksTheVariantAndConfigWithTheirGrid) {
   const std::vector<std::size_t> sizes = {8, 8, 8, 4};
 
   struct Case {
-    int config;  // -1: mk_add()
+    int config; // -1: mk_add()
     const void *x, *y;
     std::int32_t n;
     std::uint32_t variant;
     std::uint64_t gridX;
   };
   const Case cases[] = {
-      {-1, kAligned, kAligned2, 4096, 0, 4},     // every promise holds
-      {-1, kMisaligned, kAligned2, 4096, 1, 4},  // x not aligned -> generic
-      {-1, kAligned, kMisaligned, 4096, 1, 4},   // y not aligned -> generic
-      {-1, kAligned, kAligned2, 4097, 1, 5},     // n not a multiple of 16 -> generic, cdiv
+      {-1, kAligned, kAligned2, 4096, 0, 4},    // every promise holds
+      {-1, kMisaligned, kAligned2, 4096, 1, 4}, // x not aligned -> generic
+      {-1, kAligned, kMisaligned, 4096, 1, 4},  // y not aligned -> generic
+      {-1, kAligned, kAligned2, 4097, 1, 5},    // n not a multiple of 16 -> generic, cdiv
       {0, kAligned, kAligned2, 1024, 0, 1},
-      {1, kAligned, kAligned2, 1024, 2, 8},      // config 1: BLOCK 128, variants 2 and 3
+      {1, kAligned, kAligned2, 1024, 2, 8}, // config 1: BLOCK 128, variants 2 and 3
       {1, kAligned, kAligned2, 1025, 3, 9},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE("config " + std::to_string(c.config) + " n " + std::to_string(c.n));
     fake_runtime &state = lib.reset(sizes);
-    const triton_aot_status status = c.config < 0 ? add(kStream, c.x, c.y, kAligned, c.n)
-                                                  : addConfig(kStream, c.config, c.x, c.y, kAligned, c.n);
+    const triton_aot_status status = c.config < 0
+                                         ? add(kStream, c.x, c.y, kAligned, c.n)
+                                         : addConfig(kStream, c.config, c.x, c.y, kAligned, c.n);
     EXPECT_EQ(status, TRITON_AOT_SUCCESS);
     ASSERT_EQ(state.launches, 1);
     EXPECT_STREQ(state.library->name, "mk");
@@ -227,8 +232,10 @@ TEST_P(Dispatch, EmptyGridLaunchesNothingAndSucceedsNegativeGridIsAnError) {
       {3, 4, TRITON_AOT_SUCCESS, 1, ""},
       {0, 4, TRITON_AOT_SUCCESS, 0, ""},
       {3, 0, TRITON_AOT_SUCCESS, 0, ""},
-      {-1, 4, TRITON_AOT_ERROR_INVALID_ARGUMENT, 0, "edge_empty_grid: grid x is -1; it must not be negative"},
-      {0, -7, TRITON_AOT_ERROR_INVALID_ARGUMENT, 0, "edge_empty_grid: grid y is -7; it must not be negative"},
+      {-1, 4, TRITON_AOT_ERROR_INVALID_ARGUMENT, 0,
+       "edge_empty_grid: grid x is -1; it must not be negative"},
+      {0, -7, TRITON_AOT_ERROR_INVALID_ARGUMENT, 0,
+       "edge_empty_grid: grid y is -7; it must not be negative"},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(std::to_string(c.n) + " x " + std::to_string(c.m));
@@ -250,10 +257,10 @@ TEST_P(Dispatch, EmptyGridLaunchesNothingAndSucceedsNegativeGridIsAnError) {
 TEST_P(Dispatch, ScalarsArePassedAtTheirExactWidthAndBits) {
   FakeLibrary &lib = edge();
   ASSERT_EQ(lib.error(), "");
-  using Fn = triton_aot_status (*)(void *, const void *, bool, std::int8_t, std::int16_t,
-                                   std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
-                                   std::uint32_t, std::uint64_t, std::uint16_t, std::uint16_t,
-                                   float, double);
+  using Fn =
+      triton_aot_status (*)(void *, const void *, bool, std::int8_t, std::int16_t, std::int32_t,
+                            std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t,
+                            std::uint16_t, std::uint16_t, float, double);
   auto scalars = lib.symbol<Fn>("edge_scalars");
   fake_runtime &state = lib.reset({8, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8});
   const std::uint16_t half = triton_aot_fp16(-2.5f);
@@ -268,7 +275,7 @@ TEST_P(Dispatch, ScalarsArePassedAtTheirExactWidthAndBits) {
             unsigned{TRITON_AOT_ARG_GLOBAL_SCRATCH | TRITON_AOT_ARG_PROFILE_SCRATCH});
   EXPECT_EQ(grid(state), (std::vector<std::uint64_t>{7, 2, 3}));
   EXPECT_EQ(recorded(state, 0, 8), bytesOf(kMisaligned));
-  EXPECT_EQ(recorded(state, 1, 1), std::vector<unsigned char>{1});   // i1: one byte, 1
+  EXPECT_EQ(recorded(state, 1, 1), std::vector<unsigned char>{1}); // i1: one byte, 1
   EXPECT_EQ(recorded(state, 2, 1), bytesOf(std::int8_t{-2}));
   EXPECT_EQ(recorded(state, 3, 2), bytesOf(std::int16_t{-300}));
   EXPECT_EQ(recorded(state, 4, 4), bytesOf(std::int32_t{7}));
@@ -277,15 +284,16 @@ TEST_P(Dispatch, ScalarsArePassedAtTheirExactWidthAndBits) {
   EXPECT_EQ(recorded(state, 7, 2), bytesOf(std::uint16_t{0xBEEF}));
   EXPECT_EQ(recorded(state, 8, 4), bytesOf(std::uint32_t{0xDEADBEEFu}));
   EXPECT_EQ(recorded(state, 9, 8), bytesOf(std::uint64_t{0xFEDCBA9876543210ULL}));
-  EXPECT_EQ(recorded(state, 10, 2), bytesOf(std::uint16_t{0xC100}));   // fp16 -2.5
-  EXPECT_EQ(recorded(state, 11, 2), bytesOf(std::uint16_t{0x4040}));   // bf16 3.0
+  EXPECT_EQ(recorded(state, 10, 2), bytesOf(std::uint16_t{0xC100})); // fp16 -2.5
+  EXPECT_EQ(recorded(state, 11, 2), bytesOf(std::uint16_t{0x4040})); // bf16 3.0
   // fp32 is a float: 0x3dcccccd, not the low half of the double 0.1 (upstream's bug).
   EXPECT_EQ(recorded(state, 12, 4), bytesOf(0.1f));
   EXPECT_EQ(recorded(state, 12, 4), bytesOf(std::uint32_t{0x3dcccccd}));
   EXPECT_EQ(recorded(state, 13, 8), bytesOf(0.1));
   // false is 0.
   lib.reset({8, 1});
-  ASSERT_EQ(scalars(kStream, kAligned, false, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0.f, 0.), TRITON_AOT_SUCCESS);
+  ASSERT_EQ(scalars(kStream, kAligned, false, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0.f, 0.),
+            TRITON_AOT_SUCCESS);
   EXPECT_EQ(recorded(lib.state(), 1, 1), std::vector<unsigned char>{0});
 }
 
@@ -298,8 +306,8 @@ TEST_P(Dispatch, KeywordAndClashingNamesFloatNegativeAndBoolConstexprs) {
   ASSERT_EQ(lib.error(), "");
   auto names = lib.symbol<NamesFn>("edge_names_config");
   EXPECT_EQ(lib.symbol<int (*)()>("edge_names_config_count")(), 3);
-  EXPECT_STREQ(lib.symbol<const char *(*)(int)>("edge_names_config_name")(2),
-               "odd */ name \"q\" ?" "?= 100%");
+  EXPECT_STREQ(lib.symbol<const char *(*)(int)>("edge_names_config_name")(2), "odd */ name \"q\" ?"
+                                                                              "?= 100%");
   // Grid: (max(cdiv(default, 4) + OFFSET, 0), EVEN + 1, min(grid, 8)).
   struct Case {
     int config;
@@ -309,13 +317,13 @@ TEST_P(Dispatch, KeywordAndClashingNamesFloatNegativeAndBoolConstexprs) {
     std::vector<std::uint64_t> grid;
   };
   const Case cases[] = {
-      {0, kAligned, 32, 0, {5, 2, 5}},     // OFFSET -3, EVEN true
-      {0, kAligned, 40, 1, {7, 2, 5}},     // 40 % 16 != 0: generic
+      {0, kAligned, 32, 0, {5, 2, 5}}, // OFFSET -3, EVEN true
+      {0, kAligned, 40, 1, {7, 2, 5}}, // 40 % 16 != 0: generic
       {0, kMisaligned, 32, 1, {5, 2, 5}},
-      {0, kAligned, 4, 0, {0, 2, 5}},      // max(1 - 3, 0) = 0: nothing launched
-      {1, kAligned, 48, 2, {11, 1, 5}},    // OFFSET -1, EVEN false
+      {0, kAligned, 4, 0, {0, 2, 5}},   // max(1 - 3, 0) = 0: nothing launched
+      {1, kAligned, 48, 2, {11, 1, 5}}, // OFFSET -1, EVEN false
       {1, kAligned, 41, 3, {10, 1, 5}},
-      {2, kAligned, 48, 4, {12, 1, 5}},    // only a generic variant
+      {2, kAligned, 48, 4, {12, 1, 5}}, // only a generic variant
   };
   for (const Case &c : cases) {
     SCOPED_TRACE("config " + std::to_string(c.config) + " default " + std::to_string(c.default_));
@@ -330,20 +338,20 @@ TEST_P(Dispatch, KeywordAndClashingNamesFloatNegativeAndBoolConstexprs) {
     ASSERT_EQ(state.launches, 1);
     EXPECT_STREQ(lib.launched().name, "edge_names");
     EXPECT_EQ(state.variant, c.variant);
-    EXPECT_EQ(state.stream, kStream);   // the stream, not the parameter called stream
+    EXPECT_EQ(state.stream, kStream); // the stream, not the parameter called stream
     EXPECT_EQ(grid(state), c.grid);
     EXPECT_EQ(state.arg_count, 11u);
     EXPECT_EQ(recorded(state, 0, 8), bytesOf(c.int_));
     EXPECT_EQ(recorded(state, 1, 4), bytesOf(c.default_));
-    EXPECT_EQ(recorded(state, 2, 4), bytesOf(std::int32_t{111}));   // stream
-    EXPECT_EQ(recorded(state, 3, 4), bytesOf(std::int32_t{222}));   // config
-    EXPECT_EQ(recorded(state, 4, 4), bytesOf(std::int32_t{5}));     // grid
-    EXPECT_EQ(recorded(state, 5, 8), bytesOf(kAligned2));           // args
-    EXPECT_EQ(recorded(state, 6, 8), bytesOf(std::int64_t{-333}));  // variant
-    EXPECT_EQ(recorded(state, 7, 4), bytesOf(std::int32_t{444}));   // NULL
-    EXPECT_EQ(recorded(state, 8, 4), bytesOf(std::int32_t{555}));   // int32_t
-    EXPECT_EQ(recorded(state, 9, 4), bytesOf(std::int32_t{666}));   // tta_launch
-    EXPECT_EQ(recorded(state, 10, 4), bytesOf(std::int32_t{777}));  // triton_aot_fail
+    EXPECT_EQ(recorded(state, 2, 4), bytesOf(std::int32_t{111}));  // stream
+    EXPECT_EQ(recorded(state, 3, 4), bytesOf(std::int32_t{222}));  // config
+    EXPECT_EQ(recorded(state, 4, 4), bytesOf(std::int32_t{5}));    // grid
+    EXPECT_EQ(recorded(state, 5, 8), bytesOf(kAligned2));          // args
+    EXPECT_EQ(recorded(state, 6, 8), bytesOf(std::int64_t{-333})); // variant
+    EXPECT_EQ(recorded(state, 7, 4), bytesOf(std::int32_t{444}));  // NULL
+    EXPECT_EQ(recorded(state, 8, 4), bytesOf(std::int32_t{555}));  // int32_t
+    EXPECT_EQ(recorded(state, 9, 4), bytesOf(std::int32_t{666}));  // tta_launch
+    EXPECT_EQ(recorded(state, 10, 4), bytesOf(std::int32_t{777})); // triton_aot_fail
   }
 }
 
@@ -359,8 +367,8 @@ TEST_P(Dispatch, OneVariantsFallBackAndPassTheirOwnArgumentList) {
     std::int64_t stride;
     std::uint32_t argCount, variant;
   };
-  const Case cases[] = {{kAligned, 1, 2, 0}, {kMisaligned, 1, 2, 1}, {kAligned, 2, 3, 0},
-                        {kMisaligned, 2, 3, 1}, {kAligned, -1, 3, 0}, {kAligned, 0, 3, 0}};
+  const Case cases[] = {{kAligned, 1, 2, 0},    {kMisaligned, 1, 2, 1}, {kAligned, 2, 3, 0},
+                        {kMisaligned, 2, 3, 1}, {kAligned, -1, 3, 0},   {kAligned, 0, 3, 0}};
   for (const Case &c : cases) {
     SCOPED_TRACE("stride " + std::to_string(c.stride));
     fake_runtime &state = lib.reset({8, 4, 8});
@@ -385,7 +393,7 @@ TEST_P(Dispatch, OneVariantsWithoutFallbackRefuseAndNameThePromise) {
   auto oneOnly = lib.symbol<Fn>("edge_one_only_config");
   fake_runtime &state = lib.reset({8, 4});
   ASSERT_EQ(oneOnly(kStream, 0, kAligned, 1), TRITON_AOT_SUCCESS);
-  EXPECT_EQ(state.arg_count, 1u);   // n == 1 is compiled in
+  EXPECT_EQ(state.arg_count, 1u); // n == 1 is compiled in
   EXPECT_EQ(state.variant, 0u);
   lib.reset({8, 4});
   ASSERT_EQ(oneOnly(kStream, 0, kMisaligned, 1), TRITON_AOT_SUCCESS);
@@ -435,15 +443,18 @@ TEST_P(Dispatch, NoGenericVariantNamesTheFirstBrokenPromise) {
     const char *message;
   };
   const Case cases[] = {
-      {0, kMisaligned, kAligned, "edge_strict: no variant accepts these arguments: x is not 16-byte "
-                                 "aligned and config 0 has no generic variant; declare a signature "
-                                 "without :16 hints"},
-      {0, kAligned, kMisaligned, "edge_strict: no variant accepts these arguments: y is not 16-byte "
-                                 "aligned and config 0 has no generic variant; declare a signature "
-                                 "without :16 hints"},
-      {1, kMisaligned, kMisaligned, "edge_strict: no variant accepts these arguments: x is not "
-                                    "16-byte aligned and config 1 has no generic variant; declare a "
-                                    "signature without :16 hints"},
+      {0, kMisaligned, kAligned,
+       "edge_strict: no variant accepts these arguments: x is not 16-byte "
+       "aligned and config 0 has no generic variant; declare a signature "
+       "without :16 hints"},
+      {0, kAligned, kMisaligned,
+       "edge_strict: no variant accepts these arguments: y is not 16-byte "
+       "aligned and config 0 has no generic variant; declare a signature "
+       "without :16 hints"},
+      {1, kMisaligned, kMisaligned,
+       "edge_strict: no variant accepts these arguments: x is not "
+       "16-byte aligned and config 1 has no generic variant; declare a "
+       "signature without :16 hints"},
   };
   for (const Case &c : cases) {
     fake_runtime &refused = lib.reset();
@@ -564,7 +575,8 @@ TEST_P(Dispatch, TablesDescribeTheModelAndPointIntoTheBlob) {
         ASSERT_LT(f.binary, table.image_count);
         const EmbeddedImage &binary = model.images[f.binary];
         // The fake images name the kernel; the binary belongs to this kernel and target.
-        EXPECT_NE(binary.sourceFile.find(std::string(kernel.name).substr(5) + "."), std::string::npos)
+        EXPECT_NE(binary.sourceFile.find(std::string(kernel.name).substr(5) + "."),
+                  std::string::npos)
             << kernel.name << " -> " << binary.sourceFile;
         const triton_aot_target &target = table.targets[kernel.targets[t]];
         EXPECT_EQ(f.ptx == TRITON_AOT_NO_IMAGE, target.backend == TRITON_AOT_BACKEND_HIP);

@@ -16,21 +16,21 @@ extern "C" {
 
 typedef struct fake_runtime {
   /* Set by the test before a call. */
-  size_t arg_sizes[FAKE_MAX_ARGS];      /* bytes to copy from each args[i] (0: copy none) */
-  triton_aot_status launch_result;      /* what triton_aot_launch returns */
+  size_t arg_sizes[FAKE_MAX_ARGS]; /* bytes to copy from each args[i] (0: copy none) */
+  triton_aot_status launch_result; /* what triton_aot_launch returns */
 
   /* Recorded. */
-  int launches;                         /* triton_aot_launch calls */
-  const triton_aot_library *library;    /* of the last launch, preload or unload */
+  int launches;                      /* triton_aot_launch calls */
+  const triton_aot_library *library; /* of the last launch, preload or unload */
   uint32_t kernel, variant;
   void *stream;
   uint64_t grid[3];
-  uint32_t arg_count;                   /* library->kernels[kernel].arg_count at the launch */
+  uint32_t arg_count; /* library->kernels[kernel].arg_count at the launch */
   unsigned char arg_bytes[FAKE_MAX_ARGS][8];
-  int fails;                            /* triton_aot_fail calls */
+  int fails; /* triton_aot_fail calls */
   triton_aot_status fail_status;
-  char message[FAKE_MESSAGE_SIZE];      /* the thread's last error, as the runtime keeps it */
-  int clears;                           /* triton_aot_clear_error calls */
+  char message[FAKE_MESSAGE_SIZE]; /* the thread's last error, as the runtime keeps it */
+  int clears;                      /* triton_aot_clear_error calls */
   int preloads, unloads;
   const triton_aot_allocator *allocator;
   int allocator_calls;
@@ -41,7 +41,8 @@ typedef fake_runtime *(*fake_runtime_state_fn)(void);
 #if defined(__GNUC__)
 __attribute__((visibility("default")))
 #endif
-fake_runtime *fake_runtime_state(void);
+fake_runtime *
+fake_runtime_state(void);
 
 #ifdef __cplusplus
 }

@@ -35,10 +35,10 @@ TEST(GridCodegen, EveryLiteralIsSixtyFourBit) {
   // 1 << 40 overflows int; INT64_C makes every operand 64-bit.
   EXPECT_EQ(emit("1 << 40", kNames), "INT64_C(1) << INT64_C(40)");
   EXPECT_EQ(emit("(n + 0x3ff) / BLOCK", kNames), "((int64_t)n + INT64_C(0x3ff)) / INT64_C(1024)");
-  EXPECT_EQ(emit("n * stride + OFFSET", kNames),
-            "(int64_t)n * INT64_C(1) + (-INT64_C(3))");
+  EXPECT_EQ(emit("n * stride + OFFSET", kNames), "(int64_t)n * INT64_C(1) + (-INT64_C(3))");
   EXPECT_EQ(emit("-n", kNames), "-(int64_t)n");
-  EXPECT_EQ(emit("n > 0 ? n : -BLOCK", kNames), "(int64_t)n > INT64_C(0) ? (int64_t)n : -INT64_C(1024)");
+  EXPECT_EQ(emit("n > 0 ? n : -BLOCK", kNames),
+            "(int64_t)n > INT64_C(0) ? (int64_t)n : -INT64_C(1024)");
 }
 
 TEST(GridCodegen, ALoneNumberOrConstexprIsBare) {
@@ -63,8 +63,12 @@ TEST(CText, StringLiterals) {
   EXPECT_EQ(cStringLiteral("plain"), "\"plain\"");
   EXPECT_EQ(cStringLiteral("a\"b\\c"), "\"a\\\"b\\\\c\"");
   EXPECT_EQ(cStringLiteral("line\nnext\ttab"), "\"line\\nnext\\ttab\"");
-  EXPECT_EQ(cStringLiteral("what?" "?!"), "\"what?\\?!\"");  // "??!" is a trigraph
-  EXPECT_EQ(cStringLiteral("\x01" "1"), "\"\\0011\"");
+  EXPECT_EQ(cStringLiteral("what?"
+                           "?!"),
+            "\"what?\\?!\""); // "??!" is a trigraph
+  EXPECT_EQ(cStringLiteral("\x01"
+                           "1"),
+            "\"\\0011\"");
   EXPECT_EQ(cStringLiteral("\xc3\xa9"), "\"\\303\\251\"");
 }
 

@@ -4,8 +4,8 @@ namespace tta::link::testing {
 
 Library vectorAddLibrary(const std::string &name, const std::string &prefix) {
   Library library = makeLibrary(name, prefix);
-  const std::vector<std::vector<std::string>> variants = {
-      {"x_ptr:16", "y_ptr:16", "n_elements:16"}, {}};
+  const std::vector<std::vector<std::string>> variants = {{"x_ptr:16", "y_ptr:16", "n_elements:16"},
+                                                          {}};
   KernelBuilder("add")
       .param("x_ptr", "*fp32")
       .param("y_ptr", "*fp32")
@@ -68,7 +68,9 @@ Library edgeLibrary(const std::string &name, const std::string &prefix) {
               {{"int:16", "default:16"}, {}})
       .config("neg", {{"SCALE", -1.25}, {"OFFSET", -1}, {"EVEN", false}, {"MODE", "tf32"}},
               {{"int:16", "default:16"}, {}})
-      .config("odd */ name \"q\" ?" "?= 100%", {{"SCALE", 2.0}, {"OFFSET", 0}, {"EVEN", false}, {"MODE", nullptr}})
+      .config("odd */ name \"q\" ?"
+              "?= 100%",
+              {{"SCALE", 2.0}, {"OFFSET", 0}, {"EVEN", false}, {"MODE", nullptr}})
       .addTo(library);
 
   KernelBuilder("one_fallback")
@@ -111,8 +113,14 @@ Library edgeLibrary(const std::string &name, const std::string &prefix) {
       .config("c", nlohmann::json::object())
       .addTo(library);
 
-  KernelBuilder("noargs").constexprParam("N").grid("N / 2").target("hip:gfx90a").scratch(true, true)
-      .config("four", {{"N", 8}}).config("two", {{"N", 4}}).addTo(library);
+  KernelBuilder("noargs")
+      .constexprParam("N")
+      .grid("N / 2")
+      .target("hip:gfx90a")
+      .scratch(true, true)
+      .config("four", {{"N", 8}})
+      .config("two", {{"N", 4}})
+      .addTo(library);
 
   for (int k = 0; k < 8; ++k)
     KernelBuilder("k" + std::to_string(k))
