@@ -153,6 +153,38 @@ TEST(ChildHip, Gfx90aHasNoImage) {
   EXPECT_TRUE(fakeHip().loads().empty());
 }
 
+TEST(HipImageChoice, ATargetIdWithXnackOnRunsOnlyWhereXnackIsOn) {
+  ChildResult off = runChild("hip", "ChildHip.XnackOffDevice",
+                             {"TTA_FAKE_CUDA_DEVICES=", "TTA_FAKE_HIP_DEVICES=gfx942:sramecc+:xnack-"});
+  EXPECT_TRUE(off.passedOne()) << off.describe();
+  ChildResult on = runChild("hip", "ChildHip.XnackOnDevice",
+                            {"TTA_FAKE_CUDA_DEVICES=", "TTA_FAKE_HIP_DEVICES=gfx942:sramecc+:xnack+"});
+  EXPECT_TRUE(on.passedOne()) << on.describe();
+}
+
+// rt_shared is built for hip:gfx942:xnack+ (compressed): the image itself is built with xnack
+// "any", so only the runtime's target-ID check can refuse it.
+TEST(ChildHip, XnackOffDevice) {
+  if (!childMode("hip")) GTEST_SKIP() << "runs in the child process HipImageChoice starts";
+  EXPECT_EQ(shr_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_ERROR_NO_IMAGE);
+  std::string message = shr_last_error();
+  EXPECT_NE(message.find("gfx942:xnack+"), std::string::npos) << message;
+  EXPECT_TRUE(fakeHip().loads().empty());
+}
+
+TEST(ChildHip, XnackOnDevice) {
+  if (!childMode("hip")) GTEST_SKIP() << "runs in the child process HipImageChoice starts";
+  ASSERT_EQ(shr_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << shr_last_error();
+  auto loads = fakeHip().loads();
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(sharedFiles().fileOf(loads[0].hash),
+            sharedFiles().variant("vector_add", "hip:gfx942:xnack+", "", false).binary)
+      << "decompressed before loading";
+  EXPECT_EQ(fakeHip().launches().size(), 1u);
+  EXPECT_EQ(shr_unload(), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(fakeHip().liveModules(), 0);
+}
+
 TEST(HipImageChoice, ScalarsAndScratchPointersOnHip) {
   ChildResult child = runChild("hip", "ChildHip.ScalarsAndScratchPointers",
                                {"TTA_FAKE_CUDA_DEVICES=", "TTA_FAKE_HIP_DEVICES=gfx942:sramecc+:xnack-"});
