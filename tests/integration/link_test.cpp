@@ -13,6 +13,9 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <system_error>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
@@ -25,8 +28,12 @@ using tta::testing::RunResult;
 namespace tta::link {
 namespace {
 
+// CTest runs each test in its own process, several at once: every process gets its own
+// directories, and only the compile cache (safe to share) is common to them.
+fs::path processDir() { return fs::path(TTA_WORK_DIR) / "link" / std::to_string(::getpid()); }
+
 fs::path workDir(const std::string &name) {
-  fs::path dir = fs::path(TTA_WORK_DIR) / "link" / name;
+  fs::path dir = processDir() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -57,6 +64,10 @@ protected:
     if (compiled_)
       return;   // once for Link and LinkErrors together
     compiled_ = true;
+    // This process's directories go when it exits (after both suites).
+    static const struct RemoveAtExit {
+      ~RemoveAtExit() { std::error_code ec; fs::remove_all(processDir(), ec); }
+    } removeAtExit;
     cc_ = workDir("cc");
     const std::string k = TTA_KERNELS_DIR;
     nlohmann::json spec = {
@@ -96,7 +107,8 @@ protected:
     writeText(cc_ / "spec.json", spec.dump(2));
     RunResult r = run(TTA_COMPILER,
                       {"--python", TTA_PYTHON, "--spec", "spec.json", "-o", "./", "--index",
-                       "index.json"},
+                       "index.json", "--cache-dir",
+                       (fs::path(TTA_WORK_DIR) / "link" / "cache").string()},
                       cc_);
     compileError_ = r.status == 0 ? "" : "triton-aot-cc failed (" + std::to_string(r.status) + "):\n" + r.err;
   }
