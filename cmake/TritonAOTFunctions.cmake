@@ -1,0 +1,344 @@
+# triton_add_kernel(), triton_add_library(), triton_install_library(): Triton kernels declared in
+# CMake, built into an ordinary library target. Reference: docs/cmake.md.
+#
+# Needs the targets TritonAOT::triton-aot-cc, TritonAOT::triton-aot-ld and
+# TritonAOT::runtime_objects (from find_package(TritonAOT) or add_subdirectory), and the global
+# properties TRITON_AOT_BUILT_WITH_PYTHON and TRITON_AOT_REQUIREMENTS_FILE.
+include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTArchitectures.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTPython.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTSignature.cmake)
+
+# triton_add_kernel(<name> SOURCE <file> [FUNCTION <fn>] SIGNATURE <sig>... GRID <x> [<y> [<z>]]
+#                   [CONFIG <config>...] [OPTIONS <triton-aot-cc argument>...])
+function(triton_add_kernel name)
+  set(context "triton_add_kernel(${name})")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;FUNCTION" "SIGNATURE;GRID;CONFIG;OPTIONS")
+  if(arg_UNPARSED_ARGUMENTS)
+    list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
+    message(FATAL_ERROR "${context}: unknown argument '${unknown}'; the keywords are SOURCE, "
+                        "FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS")
+  endif()
+  foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${context}: ${keyword} needs a value")
+  endforeach()
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "${context}: the kernel's name must be a C identifier (it names the "
+                        "function <prefix>_${name})")
+  endif()
+  foreach(required SOURCE SIGNATURE GRID)
+    if(NOT DEFINED arg_${required})
+      message(FATAL_ERROR "${context}: ${required} is missing; see docs/cmake.md")
+    endif()
+  endforeach()
+  get_property(declared_at GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_DECLARED_IN)
+  if(declared_at)
+    message(FATAL_ERROR "${context}: a kernel named '${name}' is already declared (in "
+                        "${declared_at}); kernel names are unique in a project")
+  endif()
+
+  cmake_path(ABSOLUTE_PATH arg_SOURCE BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+  if(NOT EXISTS "${arg_SOURCE}" OR IS_DIRECTORY "${arg_SOURCE}")
+    message(FATAL_ERROR "${context}: SOURCE '${arg_SOURCE}' is not a file")
+  endif()
+  if(NOT arg_FUNCTION)
+    set(arg_FUNCTION "${name}")
+  endif()
+  if(arg_SOURCE MATCHES "\\.py$")
+    _triton_aot_check_function("${context}" "${arg_SOURCE}" "${arg_FUNCTION}")
+  endif()
+
+  _triton_aot_grid("${context}" grid ${arg_GRID})
+  _triton_aot_check_constexpr_values("${context}" "${arg_SIGNATURE}" "${arg_CONFIG}")
+
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_DECLARED_IN "${CMAKE_CURRENT_LIST_FILE}")
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_SOURCE "${arg_SOURCE}")
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_FUNCTION "${arg_FUNCTION}")
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_SIGNATURES "${arg_SIGNATURE}")
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_GRID "${grid}")
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_CONFIGS "${arg_CONFIG}")
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_OPTIONS "${arg_OPTIONS}")
+  set_property(GLOBAL APPEND PROPERTY TRITON_AOT_KERNELS "${name}")
+endfunction()
+
+# triton_add_library(<target> [STATIC | SHARED] KERNELS <name>... [ARCHITECTURES <arch>...]
+#                    [PREFIX <c prefix>] [COMPRESS] [COMPRESS_LEVEL <n>] [NO_PTX])
+function(triton_add_library target)
+  set(context "triton_add_library(${target})")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;COMPRESS;NO_PTX"
+                        "PREFIX;COMPRESS_LEVEL" "KERNELS;ARCHITECTURES")
+  if(arg_UNPARSED_ARGUMENTS)
+    list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
+    message(FATAL_ERROR "${context}: unknown argument '${unknown}'; the keywords are STATIC, "
+                        "SHARED, KERNELS, ARCHITECTURES, PREFIX, COMPRESS, COMPRESS_LEVEL and NO_PTX")
+  endif()
+  foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${context}: ${keyword} needs a value")
+  endforeach()
+  if(arg_STATIC AND arg_SHARED)
+    message(FATAL_ERROR "${context}: STATIC or SHARED, not both")
+  endif()
+  if(NOT arg_KERNELS)
+    message(FATAL_ERROR "${context}: KERNELS is missing: name the triton_add_kernel() entry points")
+  endif()
+  get_property(known GLOBAL PROPERTY TRITON_AOT_KERNELS)
+  foreach(kernel IN LISTS arg_KERNELS)
+    if(NOT kernel IN_LIST known)
+      list(JOIN known ", " known_text)
+      message(FATAL_ERROR "${context}: no kernel '${kernel}' was declared with "
+                          "triton_add_kernel() before this call (declared: ${known_text})")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES arg_KERNELS)
+  if(NOT arg_PREFIX)
+    set(arg_PREFIX "${target}")
+  endif()
+  if(NOT arg_PREFIX MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "${context}: the C prefix '${arg_PREFIX}' is not a C identifier; pass "
+                        "PREFIX <identifier>")
+  endif()
+  if(NOT target MATCHES "^[A-Za-z0-9_.+-]+$")
+    message(FATAL_ERROR "${context}: the target name also names the header <${target}.h>; use "
+                        "letters, digits, '_', '.', '+' and '-'")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "C" IN_LIST languages)
+    message(FATAL_ERROR "${context}: the generated library is C: add C to the project's "
+                        "languages, e.g. project(<name> LANGUAGES C CXX)")
+  endif()
+  if(DEFINED arg_ARCHITECTURES)
+    set(architectures "${arg_ARCHITECTURES}")
+  elseif(DEFINED CMAKE_TRITON_ARCHITECTURES)
+    set(architectures "${CMAKE_TRITON_ARCHITECTURES}")
+  else()
+    message(FATAL_ERROR "${context}: no architectures: pass ARCHITECTURES or set "
+                        "CMAKE_TRITON_ARCHITECTURES, e.g. -DCMAKE_TRITON_ARCHITECTURES=\"80;90a;gfx942\"")
+  endif()
+  _triton_aot_resolve_architectures(resolved error ${architectures})
+  if(error)
+    message(FATAL_ERROR "${context}: ARCHITECTURES: ${error}")
+  endif()
+  _triton_aot_python(python)  # fails now, at the call, when there is no usable Triton
+
+  set(kind STATIC)
+  if(arg_SHARED)
+    set(kind SHARED)
+  endif()
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot")
+  add_library(${target} ${kind})
+  target_sources(${target}
+    PRIVATE "${dir}/${target}.c" "${dir}/${target}.images.c"
+            $<TARGET_OBJECTS:TritonAOT::runtime_objects>
+    PUBLIC FILE_SET HEADERS BASE_DIRS "${dir}" FILES "${dir}/${target}.h")
+  # The generated .c includes <triton_aot/runtime.h>; its objects come with the library.
+  target_include_directories(${target} PRIVATE
+    $<BUILD_INTERFACE:$<TARGET_PROPERTY:TritonAOT::runtime_objects,INTERFACE_INCLUDE_DIRECTORIES>>)
+  if(NOT TARGET Threads::Threads)
+    find_package(Threads REQUIRED)
+  endif()
+  target_link_libraries(${target} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+  set_target_properties(${target} PROPERTIES
+    TRITON_ARCHITECTURES "${architectures}"
+    TRITON_AOT_MANIFEST "${dir}/${target}.json"
+    TRITON_AOT_KERNELS "${arg_KERNELS}"
+    C_STANDARD 11
+    C_VISIBILITY_PRESET hidden
+    POSITION_INDEPENDENT_CODE ON)
+
+  set(link_options "")
+  if(arg_COMPRESS OR arg_COMPRESS_LEVEL)
+    list(APPEND link_options --compress)
+    if(arg_COMPRESS_LEVEL)
+      list(APPEND link_options --compress-level ${arg_COMPRESS_LEVEL})
+    endif()
+  endif()
+  if(arg_NO_PTX)
+    list(APPEND link_options --no-ptx)
+  endif()
+  set_property(TARGET ${target} PROPERTY _TRITON_AOT_LINK_OPTIONS "${link_options}")
+  set_property(TARGET ${target} PROPERTY _TRITON_AOT_PREFIX "${arg_PREFIX}")
+  # The build rules are made at the end of this directory, so that TRITON_ARCHITECTURES can
+  # still be changed after this call, as CUDA_ARCHITECTURES can.
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL _triton_aot_add_build_rules [[${target}]])")
+endfunction()
+
+# The compile, link and embedding rules of a triton_add_library() target.
+function(_triton_aot_add_build_rules target)
+  get_target_property(architectures ${target} TRITON_ARCHITECTURES)
+  get_target_property(kernels ${target} TRITON_AOT_KERNELS)
+  get_target_property(link_options ${target} _TRITON_AOT_LINK_OPTIONS)
+  get_target_property(prefix ${target} _TRITON_AOT_PREFIX)
+  _triton_aot_resolve_architectures(resolved error ${architectures})
+  if(error)
+    message(FATAL_ERROR "triton_add_library(${target}): TRITON_ARCHITECTURES: ${error}")
+  endif()
+  _triton_aot_python(python)
+  _triton_aot_compile_pool(pool_size)
+  if(DEFINED TRITON_AOT_CACHE_DIR)
+    set(cache_dir "${TRITON_AOT_CACHE_DIR}")
+  elseif(DEFINED ENV{TRITON_AOT_CACHE_DIR})
+    set(cache_dir "$ENV{TRITON_AOT_CACHE_DIR}")
+  else()
+    set(cache_dir "${CMAKE_BINARY_DIR}/triton-aot-cache")
+  endif()
+  # Workers per compile: the CPUs the pool leaves each of this library's compiles.
+  cmake_host_system_information(RESULT cpus QUERY NUMBER_OF_LOGICAL_CORES)
+  list(LENGTH kernels kernel_count)
+  list(LENGTH resolved target_count)
+  math(EXPR commands "${kernel_count} * ${target_count}")
+  if(commands GREATER pool_size)
+    set(commands ${pool_size})
+  endif()
+  math(EXPR workers "(${cpus} + ${commands} - 1) / ${commands}")
+
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot")
+  set(indexes "")
+  foreach(kernel IN LISTS kernels)
+    foreach(property SOURCE FUNCTION SIGNATURES GRID CONFIGS OPTIONS)
+      get_property(${property} GLOBAL PROPERTY TRITON_AOT_KERNEL_${kernel}_${property})
+    endforeach()
+    set(variant_args "")
+    foreach(signature IN LISTS SIGNATURES)
+      list(APPEND variant_args -s "${signature}")
+    endforeach()
+    foreach(config IN LISTS CONFIGS)
+      list(APPEND variant_args --config "${config}")
+    endforeach()
+    list(LENGTH SIGNATURES signature_count)
+    list(LENGTH CONFIGS config_count)
+    if(config_count EQUAL 0)
+      set(config_count 1)
+    endif()
+    math(EXPR variant_count "${signature_count} * ${config_count}")
+    set(kernel_workers ${workers})
+    if(kernel_workers GREATER variant_count)
+      set(kernel_workers ${variant_count})
+    endif()
+    cmake_path(RELATIVE_PATH SOURCE BASE_DIRECTORY "${CMAKE_SOURCE_DIR}" OUTPUT_VARIABLE shown_source)
+    foreach(entry IN LISTS resolved)
+      string(REPLACE "|" ";" entry "${entry}")
+      list(GET entry 0 compile_target)
+      list(GET entry 1 tag)
+      list(GET entry 2 ptx)
+      set(ptx_option "")
+      if(NOT ptx)
+        set(ptx_option --no-ptx)
+      endif()
+      set(out "${dir}/compile/${kernel}.${tag}")
+      add_custom_command(
+        OUTPUT "${out}/index.json"
+        COMMAND TritonAOT::triton-aot-cc "${SOURCE}" -n "${FUNCTION}" -on "${kernel}"
+                ${variant_args} -g "${GRID}" -t "${compile_target}" -o "${out}/"
+                --index "${out}/index.json" --depfile "${out}/index.d"
+                --python "${python}" --cache-dir "${cache_dir}" -j ${kernel_workers}
+                ${ptx_option} ${OPTIONS}
+        DEPENDS "${SOURCE}" TritonAOT::triton-aot-cc
+        DEPFILE "${out}/index.d"
+        JOB_POOL triton_aot_compile
+        COMMENT "Triton kernel ${kernel} (${shown_source}) for ${tag}: ${variant_count} variant(s)"
+        VERBATIM)
+      list(APPEND indexes "${out}/index.json")
+    endforeach()
+  endforeach()
+
+  set(outputs "${dir}/${target}.h" "${dir}/${target}.c" "${dir}/${target}.images.S"
+              "${dir}/${target}.images" "${dir}/${target}.json")
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND TritonAOT::triton-aot-ld --name "${target}" --prefix "${prefix}" -o "${dir}"
+            ${link_options} ${indexes}
+    DEPENDS ${indexes} TritonAOT::triton-aot-ld
+    COMMENT "Linking Triton kernel library ${target} (${kernel_count} kernel(s), ${target_count} architecture(s))"
+    VERBATIM)
+  # The images are pulled in by .incbin from the assembler file the linker wrote; a C file that
+  # includes it needs no ASM language in the project. .incbin is invisible to dependency
+  # scanning, so the blob is named explicitly.
+  file(CONFIGURE OUTPUT "${dir}/${target}.images.c" CONTENT
+    "/* Embeds ${target}.images (generated by triton_add_library; do not edit). */\n__asm__(\".include \\\"${dir}/${target}.images.S\\\"\");\n")
+  set_source_files_properties("${dir}/${target}.images.c" PROPERTIES
+    OBJECT_DEPENDS "${dir}/${target}.images.S;${dir}/${target}.images")
+endfunction()
+
+# The Ninja job pool that bounds concurrent compiles: TRITON_AOT_COMPILE_JOBS, default one per
+# CPU and at most one per 1.5 GiB of available memory (a Triton compile can take about that).
+function(_triton_aot_compile_pool out_size)
+  if(NOT DEFINED TRITON_AOT_COMPILE_JOBS)
+    cmake_host_system_information(RESULT cpus QUERY NUMBER_OF_LOGICAL_CORES)
+    cmake_host_system_information(RESULT free_mib QUERY AVAILABLE_PHYSICAL_MEMORY)
+    math(EXPR jobs "${free_mib} / 1536")
+    if(jobs GREATER cpus)
+      set(jobs ${cpus})
+    endif()
+    if(jobs LESS 1)
+      set(jobs 1)
+    endif()
+    set(TRITON_AOT_COMPILE_JOBS ${jobs} CACHE STRING "Concurrent Triton compiles (Ninja job pool triton_aot_compile)")
+  endif()
+  get_property(pools GLOBAL PROPERTY JOB_POOLS)
+  if(NOT pools MATCHES "(^|;)triton_aot_compile=")
+    set_property(GLOBAL APPEND PROPERTY JOB_POOLS triton_aot_compile=${TRITON_AOT_COMPILE_JOBS})
+  endif()
+  set(${out_size} ${TRITON_AOT_COMPILE_JOBS} PARENT_SCOPE)
+endfunction()
+
+# triton_install_library(<target> [PACKAGE <Name>] [NAMESPACE <ns>::] [VERSION <x.y.z>]
+#                        [DESTINATION <dir>] [COMPONENT <component>])
+function(triton_install_library target)
+  set(context "triton_install_library(${target})")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PACKAGE;NAMESPACE;VERSION;DESTINATION;COMPONENT" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
+    message(FATAL_ERROR "${context}: unknown argument '${unknown}'; the keywords are PACKAGE, "
+                        "NAMESPACE, VERSION, DESTINATION and COMPONENT")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "${context}: no target '${target}'; call triton_add_library() first")
+  endif()
+  get_target_property(manifest ${target} TRITON_AOT_MANIFEST)
+  if(NOT manifest)
+    message(FATAL_ERROR "${context}: '${target}' was not made by triton_add_library()")
+  endif()
+  include(GNUInstallDirs)
+  include(CMakePackageConfigHelpers)
+  if(NOT arg_PACKAGE)
+    set(arg_PACKAGE "${target}")
+  endif()
+  if(NOT arg_NAMESPACE)
+    set(arg_NAMESPACE "${arg_PACKAGE}::")
+  endif()
+  if(NOT arg_VERSION)
+    set(arg_VERSION "${PROJECT_VERSION}")
+  endif()
+  if(NOT arg_VERSION)
+    set(arg_VERSION 0.0.0)
+  endif()
+  if(NOT arg_DESTINATION)
+    set(arg_DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/${arg_PACKAGE}")
+  endif()
+  set(component "")
+  if(arg_COMPONENT)
+    set(component COMPONENT "${arg_COMPONENT}")
+  endif()
+
+  install(TARGETS ${target} EXPORT ${arg_PACKAGE}Targets
+    ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" ${component}
+    LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" ${component}
+    RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" ${component}
+    FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" ${component})
+  install(EXPORT ${arg_PACKAGE}Targets NAMESPACE "${arg_NAMESPACE}"
+          DESTINATION "${arg_DESTINATION}" ${component})
+  install(FILES "${manifest}" DESTINATION "${CMAKE_INSTALL_DATADIR}/${arg_PACKAGE}" ${component})
+
+  set(config_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot/package")
+  set(TRITON_AOT_PACKAGE "${arg_PACKAGE}")
+  set(TRITON_AOT_PACKAGE_TARGET "${arg_NAMESPACE}${target}")
+  configure_package_config_file(
+    "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/TritonAOTLibraryConfig.cmake.in"
+    "${config_dir}/${arg_PACKAGE}Config.cmake"
+    INSTALL_DESTINATION "${arg_DESTINATION}")
+  write_basic_package_version_file("${config_dir}/${arg_PACKAGE}ConfigVersion.cmake"
+    VERSION "${arg_VERSION}" COMPATIBILITY SameMajorVersion)
+  install(FILES "${config_dir}/${arg_PACKAGE}Config.cmake"
+                "${config_dir}/${arg_PACKAGE}ConfigVersion.cmake"
+          DESTINATION "${arg_DESTINATION}" ${component})
+endfunction()
