@@ -16,11 +16,18 @@ function(triton_add_kernel name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;FUNCTION" "SIGNATURE;GRID;CONFIG;OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
-    message(FATAL_ERROR "${context}: unknown argument '${unknown}'; the keywords are SOURCE, "
+    message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are SOURCE, "
                         "FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS")
   endif()
   foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${context}: ${keyword} needs a value")
+  endforeach()
+  # A misspelt keyword after a list keyword reads as one more value of that list.
+  foreach(value IN LISTS arg_SIGNATURE arg_GRID arg_CONFIG arg_OPTIONS)
+    if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES)$")
+      message(FATAL_ERROR "${context}: unknown keyword '${value}'; the keywords are SOURCE, "
+                          "FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS")
+    endif()
   endforeach()
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "${context}: the kernel's name must be a C identifier (it names the "
@@ -69,7 +76,7 @@ function(triton_add_library target)
                         "PREFIX;COMPRESS_LEVEL" "KERNELS;ARCHITECTURES")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
-    message(FATAL_ERROR "${context}: unknown argument '${unknown}'; the keywords are STATIC, "
+    message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are STATIC, "
                         "SHARED, KERNELS, ARCHITECTURES, PREFIX, COMPRESS, COMPRESS_LEVEL and NO_PTX")
   endif()
   foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
@@ -288,7 +295,7 @@ function(triton_install_library target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "PACKAGE;NAMESPACE;VERSION;DESTINATION;COMPONENT" "")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
-    message(FATAL_ERROR "${context}: unknown argument '${unknown}'; the keywords are PACKAGE, "
+    message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are PACKAGE, "
                         "NAMESPACE, VERSION, DESTINATION and COMPONENT")
   endif()
   if(NOT TARGET ${target})
