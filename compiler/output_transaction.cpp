@@ -1,9 +1,12 @@
 #include "compiler/output_transaction.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <system_error>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -87,8 +90,32 @@ Status OutputTransaction::stage(const fs::path &destination, std::span<const cha
   return ok();
 }
 
+namespace {
+
+bool sameBytes(const fs::path &a, const fs::path &b) {
+  std::error_code ec;
+  if (fs::file_size(a, ec) != fs::file_size(b, ec) || ec)
+    return false;
+  std::ifstream first(a, std::ios::binary), second(b, std::ios::binary);
+  std::vector<char> x(1 << 16), y(1 << 16);
+  while (first && second) {
+    first.read(x.data(), static_cast<std::streamsize>(x.size()));
+    second.read(y.data(), static_cast<std::streamsize>(y.size()));
+    if (first.gcount() != second.gcount() ||
+        !std::equal(x.begin(), x.begin() + first.gcount(), y.begin()))
+      return false;
+  }
+  return first.eof() && second.eof();
+}
+
+} // namespace
+
 Status OutputTransaction::commit() {
   for (std::size_t i = 0; i < temporaries_.size(); ++i) {
+    if (keepIdentical_ && sameBytes(temporaries_[i], destinations_[i])) {
+      ::unlink(temporaries_[i].c_str());
+      continue;
+    }
     if (::rename(temporaries_[i].c_str(), destinations_[i].c_str()) != 0) {
       // All or nothing: the outputs renamed so far go too, with the older versions of the
       // rest, so no mix of new and stale outputs is left behind.

@@ -37,6 +37,10 @@ public:
   /// whole transaction is rolled back (outputs renamed so far included) and the error names
   /// the destination and the system's reason.
   Status commit();
+  /// With \p keep, commit() leaves a destination that already holds the staged bytes as it is
+  /// (its modification time too), so a build tool that checks for changed outputs (Ninja's
+  /// restat) does not rebuild what depends on it.
+  void keepIdenticalDestinations(bool keep) { keepIdentical_ = keep; }
   /// Removes the staged files and every destination that was staged (the stale outputs; after
   /// commit(), the committed ones). Destinations that are directories are left alone.
   void rollback();
@@ -46,6 +50,7 @@ private:
   std::vector<std::filesystem::path> temporaries_;
   std::vector<std::filesystem::path> destinations_;
   bool committed_ = false;
+  bool keepIdentical_ = false;
 };
 
 } // namespace tta

@@ -81,6 +81,8 @@ void removeOutputs(const LinkOptions &options) {
 
 Status link(const LinkOptions &options, const LogSink &log) {
   OutputTransaction outputs;
+  // An unchanged library keeps its files' times: what compiles them is not rebuilt.
+  outputs.keepIdenticalDestinations(true);
   Status status = ok();
   try {
     status = linkInto(options, log, outputs);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -85,6 +86,34 @@ TEST_F(OutputTransactionTest, CommitReplacesOldOutputs) {
   EXPECT_EQ(read(dir_ / "k.json"), "old");
   ASSERT_TRUE(out.commit());
   EXPECT_EQ(read(dir_ / "k.json"), "new");
+}
+
+TEST_F(OutputTransactionTest, KeepIdenticalLeavesUnchangedDestinationsAsTheyAre) {
+  write(dir_ / "same.h", "unchanged text");
+  write(dir_ / "changed.c", "old text");
+  const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(dir_ / "same.h", past);
+  fs::last_write_time(dir_ / "changed.c", past);
+  OutputTransaction out;
+  out.keepIdenticalDestinations(true);
+  ASSERT_TRUE(out.stage(dir_ / "same.h", "unchanged text"));
+  ASSERT_TRUE(out.stage(dir_ / "changed.c", "new text"));
+  ASSERT_TRUE(out.commit());
+  EXPECT_EQ(fs::last_write_time(dir_ / "same.h"), past);   // what Ninja's restat looks at
+  EXPECT_NE(fs::last_write_time(dir_ / "changed.c"), past);
+  EXPECT_EQ(read(dir_ / "changed.c"), "new text");
+  EXPECT_EQ(listing(), (Names{"changed.c", "same.h"}));     // no temporary left behind
+  EXPECT_EQ(out.destinations().size(), 2u);                 // both are still this run's outputs
+}
+
+TEST_F(OutputTransactionTest, WithoutKeepIdenticalEveryDestinationIsRewritten) {
+  write(dir_ / "same.h", "unchanged text");
+  const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(dir_ / "same.h", past);
+  OutputTransaction out;
+  ASSERT_TRUE(out.stage(dir_ / "same.h", "unchanged text"));
+  ASSERT_TRUE(out.commit());
+  EXPECT_NE(fs::last_write_time(dir_ / "same.h"), past);
 }
 
 TEST_F(OutputTransactionTest, StagingAgainReplacesTheBytes) {
