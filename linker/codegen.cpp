@@ -140,9 +140,8 @@ std::vector<std::string> apiSymbols(const Library &library) {
     for (const char *suffix : {"", "_config", "_config_count", "_config_name"})
       names.push_back(api + suffix);
   }
-  for (const char *suffix :
-       {"_preload", "_unload", "_version", "_manifest", "_last_error", "_set_allocator"})
-    names.push_back(library.prefix + suffix);
+  for (const char *name : kLibraryWideFunctions)
+    names.push_back(library.prefix + "_" + name);
   return names;
 }
 
@@ -150,9 +149,8 @@ Status checkApiNames(const Library &library) {
   // Which kernel (or "" for the library-wide API) defines each name.
   std::map<std::string, std::string> owner;
   owner[blobSymbol(library)] = "";
-  for (const char *suffix :
-       {"_preload", "_unload", "_version", "_manifest", "_last_error", "_set_allocator"})
-    owner[library.prefix + suffix] = "";
+  for (const char *name : kLibraryWideFunctions)
+    owner[library.prefix + "_" + name] = "";
   for (const Kernel &kernel : library.kernels) {
     const std::string api = library.prefix + "_" + kernel.name;
     for (const char *suffix : {"", "_config", "_config_count", "_config_name"}) {

@@ -27,7 +27,7 @@ GeneratedSources generateSources(const Library &library, const ImageBlob &blob,
 
 /// Every function <lib>.h declares, in declaration order: per kernel <p>_<K>, <p>_<K>_config,
 /// <p>_<K>_config_count, <p>_<K>_config_name; then <p>_preload, <p>_unload, <p>_version,
-/// <p>_manifest, <p>_last_error, <p>_set_allocator. These are all a shared library built from
+/// <p>_manifest, <p>_inventory, <p>_last_error, <p>_set_allocator. These are all a shared library built from
 /// the generated sources exports.
 std::vector<std::string> apiSymbols(const Library &library);
 

@@ -190,6 +190,11 @@ std::string generateHeader(const Library &library, const CodegenPlan &plan) {
       << "/* The manifest (" << commentText(library.name)
       << ".json): kernels, variants, targets and resources, as JSON text. */\n"
       << "TRITON_AOT_API const char *" << p << "_manifest(void);\n"
+      << "/* What triton-aot-ld --inspect prints for " << commentText(library.name)
+      << ".json: a summary line, then one row per\n"
+         " * function (kernel, config, variant, target, registers, spills, shared memory, image\n"
+         " * size). */\n"
+      << "TRITON_AOT_API const char *" << p << "_inventory(void);\n"
       << "/* This thread's message for the last failed call; \"\" if none. */\n"
       << "TRITON_AOT_API const char *" << p << "_last_error(void);\n"
       << "/* Replaces the scratch allocator (default: stream-ordered); NULL restores the default.\n"

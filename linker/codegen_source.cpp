@@ -474,17 +474,20 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
   }
 
   const std::string &p = library.prefix;
-  const bool hasManifest = blob.manifestOffset + blob.manifestSize < blob.bytes.size() &&
-                           blob.bytes[blob.manifestOffset + blob.manifestSize] == 0;
+  // Texts in the blob (or "" where none was appended: the codegen tests' bare blobs).
+  auto blobText = [&](std::uint64_t offset, std::uint64_t size) {
+    return holdsText(blob, offset, size)
+               ? "(const char *)(" + blobSymbol(library) + " + " + std::to_string(offset) + ")"
+               : std::string("\"\"");
+  };
   out << "triton_aot_status " << p
       << "_preload(void) { return triton_aot_preload(&tta_library); }\n"
       << "triton_aot_status " << p << "_unload(void) { return triton_aot_unload(&tta_library); }\n"
       << "const char *" << p << "_version(void) { return \"" TRITON_AOT_VERSION "\"; }\n"
       << "const char *" << p << "_manifest(void) { return "
-      << (hasManifest ? "(const char *)(" + blobSymbol(library) + " + " +
-                            std::to_string(blob.manifestOffset) + ")"
-                      : std::string("\"\""))
-      << "; }\n"
+      << blobText(blob.manifestOffset, blob.manifestSize) << "; }\n"
+      << "const char *" << p << "_inventory(void) { return "
+      << blobText(blob.inventoryOffset, blob.inventorySize) << "; }\n"
       << "const char *" << p << "_last_error(void) { return triton_aot_last_error(); }\n"
       << "void " << p << "_set_allocator(const triton_aot_allocator *allocator) {\n"
       << "  triton_aot_set_allocator(allocator);\n}\n";

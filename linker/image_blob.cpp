@@ -65,12 +65,31 @@ Expected<ImageBlob> packImages(const Library &library, const PackOptions &option
   return blob;
 }
 
-void appendManifest(ImageBlob &blob, std::string_view manifestText) {
+namespace {
+
+/// Appends \p text, 64-byte aligned and NUL-terminated; returns its offset.
+std::uint64_t appendText(ImageBlob &blob, std::string_view text) {
   padTo(blob.bytes, kImageAlignment);
-  blob.manifestOffset = blob.bytes.size();
-  blob.manifestSize = manifestText.size();
-  blob.bytes.insert(blob.bytes.end(), manifestText.begin(), manifestText.end());
+  const std::uint64_t offset = blob.bytes.size();
+  blob.bytes.insert(blob.bytes.end(), text.begin(), text.end());
   blob.bytes.push_back(0);
+  return offset;
+}
+
+} // namespace
+
+void appendManifest(ImageBlob &blob, std::string_view manifestText) {
+  blob.manifestOffset = appendText(blob, manifestText);
+  blob.manifestSize = manifestText.size();
+}
+
+void appendInventory(ImageBlob &blob, std::string_view inventoryText) {
+  blob.inventoryOffset = appendText(blob, inventoryText);
+  blob.inventorySize = inventoryText.size();
+}
+
+bool holdsText(const ImageBlob &blob, std::uint64_t offset, std::uint64_t size) {
+  return offset + size < blob.bytes.size() && blob.bytes[offset + size] == 0;
 }
 
 } // namespace tta::link

@@ -1,5 +1,6 @@
 // The bytes behind <lib>.images: every embedded image (64-byte aligned, optionally one zstd
-// frame each), then the manifest text (NUL-terminated). <lib>.images.S .incbin's the file.
+// frame each), then the manifest text and the inventory text (each NUL-terminated).
+// <lib>.images.S .incbin's the file.
 #pragma once
 
 #include "compiler/diagnostic.h"
@@ -23,6 +24,8 @@ struct ImageBlob {
   std::vector<StoredImage> images;      ///< parallel to Library::images
   std::uint64_t manifestOffset = 0;     ///< set by appendManifest()
   std::uint64_t manifestSize = 0;       ///< without the NUL
+  std::uint64_t inventoryOffset = 0;    ///< set by appendInventory()
+  std::uint64_t inventorySize = 0;      ///< without the NUL
 };
 
 struct PackOptions {
@@ -34,5 +37,12 @@ struct PackOptions {
 Expected<ImageBlob> packImages(const Library &library, const PackOptions &options);
 /// Appends the manifest text (64-byte aligned, NUL-terminated) and records where it is.
 void appendManifest(ImageBlob &blob, std::string_view manifestText);
+/// Appends the inventory text (what triton-aot-ld --inspect prints for the library), the same
+/// way, and records where it is.
+void appendInventory(ImageBlob &blob, std::string_view inventoryText);
+
+/// Whether the blob holds a NUL-terminated text of \p size bytes at \p offset (what
+/// appendManifest() / appendInventory() wrote).
+bool holdsText(const ImageBlob &blob, std::uint64_t offset, std::uint64_t size);
 
 } // namespace tta::link

@@ -68,6 +68,13 @@ std::string formatImage(const fs::path &path, const ImageInfo &info, std::size_t
   return out;
 }
 
+Expected<std::string> inspectManifestJson(const nlohmann::json &json) {
+  auto manifest = parseManifest(json);
+  if (!manifest)
+    return makeError(ExitCode::UsageError, manifest.error().message);
+  return formatManifest(*manifest);
+}
+
 } // namespace
 
 std::string formatTable(const std::vector<std::string> &header,
@@ -139,6 +146,13 @@ std::string formatManifest(const Manifest &m) {
   return out + formatTable(header, rows, numeric);
 }
 
+Expected<std::string> inspectManifestText(std::string_view manifestText) {
+  nlohmann::json json = nlohmann::json::parse(manifestText, nullptr, false);
+  if (json.is_discarded())
+    return makeError(ExitCode::UsageError, "the manifest is not JSON");
+  return inspectManifestJson(json);
+}
+
 Expected<std::string> inspectFile(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -157,10 +171,10 @@ Expected<std::string> inspectFile(const fs::path &path) {
         return inspectError(path, meta.error().message);
       return formatMetadata(*meta);
     }
-    auto manifest = parseManifest(json);
-    if (!manifest)
-      return inspectError(path, manifest.error().message);
-    return formatManifest(*manifest);
+    auto table = inspectManifestJson(json);
+    if (!table)
+      return inspectError(path, table.error().message);
+    return table;
   }
   auto info = inspectImage(
       std::span(reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size()));

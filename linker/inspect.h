@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tta::link {
@@ -21,6 +22,10 @@ std::string formatTable(const std::vector<std::string> &header,
 /// registers, spills, shared memory (dynamic, static), image bytes (and stored bytes when some
 /// image is compressed). Unknown figures are "-".
 std::string formatManifest(const Manifest &manifest);
+
+/// What --inspect prints for a library manifest given as its JSON text (<lib>.json): the
+/// linker embeds it as <prefix>_inventory(). Errors (text that is no manifest) are UsageError.
+Expected<std::string> inspectManifestText(std::string_view manifestText);
 
 /// Reads \p path: a library manifest (schema "triton-aot-library"), a kernel metadata file
 /// ("triton-aot-kernel"), or else a cubin / HSACO, and formats it. Errors are UsageError.

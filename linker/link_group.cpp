@@ -490,7 +490,7 @@ private:
 Status checkGeneratedNames(const Library &library,
                            const std::vector<std::string> &firstFileOfKernel) {
   std::map<std::string, std::string> owner;   // name after the prefix -> what defines it
-  for (const char *name : {"preload", "unload", "version", "manifest", "last_error", "set_allocator"})
+  for (const char *name : kLibraryWideFunctions)
     owner.emplace(name, "the library-wide function " + library.prefix + "_" + name);
   for (std::size_t k = 0; k < library.kernels.size(); ++k) {
     const std::string &kernel = library.kernels[k].name;

@@ -81,6 +81,11 @@ struct Kernel {
   std::vector<KernelConfig> configs;   ///< first = default; order of first appearance
 };
 
+/// The library-wide C functions, <prefix>_<name>, in the generated header's order
+/// (docs/generated-api.md); no kernel may take one of these names.
+inline constexpr const char *kLibraryWideFunctions[] = {
+    "preload", "unload", "version", "manifest", "inventory", "last_error", "set_allocator"};
+
 struct Library {
   std::string name;     ///< --name
   std::string prefix;   ///< --prefix, default: name

@@ -3,6 +3,7 @@
 #include "compiler/output_transaction.h"
 #include "linker/codegen.h"
 #include "linker/image_blob.h"
+#include "linker/inspect.h"
 #include "linker/link_group.h"
 #include "linker/manifest.h"
 
@@ -33,6 +34,13 @@ Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransactio
     return blob.takeError();
   const std::string manifest = manifestJson(*library, *blob).dump(2);
   appendManifest(*blob, manifest);
+  // <prefix>_inventory(): what --inspect prints for <lib>.json, made by the same code from the
+  // same text, so a program without tools can print it.
+  Expected<std::string> inventory = inspectManifestText(manifest);
+  if (!inventory)
+    return makeError(ExitCode::InternalError,
+                     "the linker's own manifest does not read back: " + inventory.error().message);
+  appendInventory(*blob, *inventory);
   CodegenOptions codegen;
   const std::vector<fs::path> paths = outputPaths(options);
   codegen.blobPath = fs::absolute(paths[0]).lexically_normal();

@@ -147,6 +147,7 @@ int main(void) {
   printf("%d %d %s %s\n", mk_add_config_count(), oth_add_config_count(), mk_add_config_name(1),
          oth_add_config_name(0) ? oth_add_config_name(0) : "(null)");
   printf("%s|%s\n", mk_manifest(), oth_manifest());
+  printf("%s|%s", mk_inventory(), oth_inventory());
   /* No driver is needed for these: an empty grid launches nothing; a bad config is refused. */
   empty = mk_add(NULL, NULL, NULL, NULL, 0);
   bad = oth_add_config(NULL, 7, NULL, NULL, NULL, 100);
@@ -159,11 +160,13 @@ constexpr const char *kTwoLibrariesOutput =
     "0.1.0 0.1.0\n"
     "2 2 small large\n"
     "{\"library\": \"mk\"}|{\"library\": \"other\"}\n"
+    "library mk\n|library other\n"
     "0 6 oth_add: config 7 is out of range; it has 2 configs\n";
 
 void writeTwoLibraries(const fs::path &dir) {
-  writeLibrary(vectorAddLibrary("mk"), dir, "{\"library\": \"mk\"}");
-  writeLibrary(vectorAddLibrary("other", "oth"), dir, "{\"library\": \"other\"}");
+  writeLibrary(vectorAddLibrary("mk"), dir, "{\"library\": \"mk\"}", "library mk\n");
+  writeLibrary(vectorAddLibrary("other", "oth"), dir, "{\"library\": \"other\"}",
+               "library other\n");
   writeText(dir / "main.c", kTwoLibrariesMain);
   ASSERT_EQ(compileLibrary(TTA_RUNTIME_C_COMPILER, dir, "mk", "build"), "");
   ASSERT_EQ(compileLibrary(TTA_RUNTIME_C_COMPILER, dir, "other", "build"), "");

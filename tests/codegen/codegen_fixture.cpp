@@ -189,11 +189,12 @@ Library makeLibrary(const std::string &name, const std::string &prefix) {
 }
 
 GeneratedSources writeLibrary(const Library &library, const fs::path &dir,
-                              const std::string &manifest) {
+                              const std::string &manifest, const std::string &inventory) {
   Expected<ImageBlob> blob = packImages(library, PackOptions{});
   if (!blob)
     throw std::runtime_error(blob.error().message);
   appendManifest(*blob, manifest);
+  appendInventory(*blob, inventory);
   const fs::path blobPath = fs::absolute(dir / (library.name + ".images"));
   {
     std::ofstream out(blobPath, std::ios::binary);

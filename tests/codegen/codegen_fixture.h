@@ -42,10 +42,11 @@ private:
 };
 
 Library makeLibrary(const std::string &name, const std::string &prefix = "");
-/// packImages + appendManifest("{...}") + generateSources for a blob at dir/<name>.images,
-/// writing all four files into \p dir.
+/// packImages + appendManifest("{...}") + appendInventory + generateSources for a blob at
+/// dir/<name>.images, writing all four files into \p dir.
 GeneratedSources writeLibrary(const Library &library, const fs::path &dir,
-                              const std::string &manifest = "{\"library\": \"test\"}");
+                              const std::string &manifest = "{\"library\": \"test\"}",
+                              const std::string &inventory = "library test\n");
 
 /// A fresh directory for the current test under $TTA_TEST_TMPDIR (or the system temp dir),
 /// removed at the end unless the test failed (then it is kept to look at).

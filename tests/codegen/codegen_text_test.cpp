@@ -39,7 +39,8 @@ TEST(CodegenText, HeaderDeclaresExactlyTheDocumentedNames) {
   EXPECT_EQ(apiSymbols(library),
             (std::vector<std::string>{"mk_add", "mk_add_config", "mk_add_config_count",
                                       "mk_add_config_name", "mk_preload", "mk_unload", "mk_version",
-                                      "mk_manifest", "mk_last_error", "mk_set_allocator"}));
+                                      "mk_manifest", "mk_inventory", "mk_last_error",
+                                      "mk_set_allocator"}));
   at(h, "#ifndef TRITON_AOT_LIB_MK_H\n#define TRITON_AOT_LIB_MK_H\n");
   at(h,
      "TRITON_AOT_API triton_aot_status mk_add(void *stream, const void *x_ptr, const void *y_ptr,\n"
@@ -52,6 +53,7 @@ TEST(CodegenText, HeaderDeclaresExactlyTheDocumentedNames) {
   at(h, "TRITON_AOT_API triton_aot_status mk_unload(void);\n");
   at(h, "TRITON_AOT_API const char *mk_version(void);\n");
   at(h, "TRITON_AOT_API const char *mk_manifest(void);\n");
+  at(h, "TRITON_AOT_API const char *mk_inventory(void);\n");
   at(h, "TRITON_AOT_API const char *mk_last_error(void);\n");
   at(h, "TRITON_AOT_API void mk_set_allocator(const triton_aot_allocator *allocator);\n");
   at(h, "#define TRITON_AOT_API __attribute__((visibility(\"default\")))\n");
@@ -267,6 +269,22 @@ TEST(CodegenText, ManifestPointsIntoTheBlob) {
   const std::string c = generateSources(library, *blob, {"/x"}).source;
   at(c, "const char *mk_manifest(void) { return (const char *)(mk_tta_blob + " +
             std::to_string(blob->manifestOffset) + "); }\n");
+}
+
+TEST(CodegenText, InventoryPointsIntoTheBlobAfterTheManifest) {
+  const Library library = vectorAddLibrary();
+  Expected<ImageBlob> blob = packImages(library, {});
+  ASSERT_TRUE(blob);
+  appendManifest(*blob, "{\"k\": 1}");
+  // No inventory appended (a bare blob): the empty string, as for the manifest.
+  at(generateSources(library, *blob, {"/x"}).source,
+     "const char *mk_inventory(void) { return \"\"; }\n");
+  appendInventory(*blob, "library mk\n");
+  const std::string c = generateSources(library, *blob, {"/x"}).source;
+  at(c, "const char *mk_manifest(void) { return (const char *)(mk_tta_blob + " +
+            std::to_string(blob->manifestOffset) + "); }\n");
+  at(c, "const char *mk_inventory(void) { return (const char *)(mk_tta_blob + " +
+            std::to_string(blob->inventoryOffset) + "); }\n");
 }
 
 TEST(CodegenText, AssemblyIncbinsTheBlobUnderOneHiddenSymbol) {

@@ -33,7 +33,8 @@ public:
   FakeLibrary(const Library &library, const Compiler &compiler, const fs::path &dir)
       : model_(library) {
     const std::string manifest = "{\"manifest of\": \"" + library.name + "\"}";
-    writeLibrary(library, dir, manifest);
+    const std::string inventory = "inventory of " + library.name + "\n";
+    writeLibrary(library, dir, manifest, inventory);
     const fs::path so = dir / ("lib" + library.name + "_fake.so");
     const std::string command =
         std::string(compiler.cc) +
@@ -56,6 +57,7 @@ public:
     }
     state_ = symbol<fake_runtime_state_fn>("fake_runtime_state")();
     manifest_ = manifest;
+    inventory_ = inventory;
   }
   ~FakeLibrary() {
     if (handle_)
@@ -65,6 +67,7 @@ public:
   const std::string &error() const { return error_; }
   const Library &model() const { return model_; }
   const std::string &manifest() const { return manifest_; }
+  const std::string &inventory() const { return inventory_; }
 
   template <class F> F symbol(const std::string &name) const {
     void *address = ::dlsym(handle_, name.c_str());
@@ -89,6 +92,7 @@ private:
   fake_runtime *state_ = nullptr;
   std::string error_;
   std::string manifest_;
+  std::string inventory_;
 };
 
 template <class T> std::vector<unsigned char> bytesOf(T value) {
@@ -516,6 +520,7 @@ TEST_P(Dispatch, LibraryWideFunctionsForwardToTheRuntime) {
   EXPECT_EQ(state.library, library);
   EXPECT_STREQ(lib.symbol<const char *(*)()>("edge_version")(), "0.1.0");
   EXPECT_EQ(std::string(lib.symbol<const char *(*)()>("edge_manifest")()), lib.manifest());
+  EXPECT_EQ(std::string(lib.symbol<const char *(*)()>("edge_inventory")()), lib.inventory());
   std::strcpy(state.message, "from the runtime");
   EXPECT_STREQ(lib.symbol<const char *(*)()>("edge_last_error")(), "from the runtime");
   triton_aot_allocator allocator{};

@@ -149,6 +149,28 @@ TEST(ImageBlob, ManifestFollowsTheImagesAlignedAndNulTerminated) {
     EXPECT_EQ(stored(*blob, i), library.images[i].bytes);
 }
 
+TEST(ImageBlob, InventoryFollowsTheManifestAlignedAndNulTerminated) {
+  Expected<ImageBlob> blob = packImages(threeImages(), {});
+  ASSERT_TRUE(blob);
+  const std::string manifest = "{\"schema\": \"triton-aot-library\"}";
+  const std::string inventory = "library lib (prefix lib): 1 kernel\nkernel  config\n";
+  appendManifest(*blob, manifest);
+  const std::uint64_t manifestEnd = blob->bytes.size();
+  appendInventory(*blob, inventory);
+  EXPECT_EQ(blob->inventoryOffset % 64, 0u);
+  EXPECT_GE(blob->inventoryOffset, manifestEnd);
+  EXPECT_LT(blob->inventoryOffset - manifestEnd, 64u);
+  EXPECT_EQ(blob->inventorySize, inventory.size());
+  ASSERT_EQ(blob->bytes.size(), blob->inventoryOffset + inventory.size() + 1);
+  EXPECT_EQ(blob->bytes.back(), 0);
+  const char *bytes = reinterpret_cast<const char *>(blob->bytes.data());
+  EXPECT_EQ(std::string(bytes + blob->inventoryOffset), inventory);
+  EXPECT_EQ(std::string(bytes + blob->manifestOffset), manifest); // untouched
+  EXPECT_TRUE(holdsText(*blob, blob->manifestOffset, blob->manifestSize));
+  EXPECT_TRUE(holdsText(*blob, blob->inventoryOffset, blob->inventorySize));
+  EXPECT_FALSE(holdsText(*blob, blob->inventoryOffset, blob->inventorySize + 1));
+}
+
 TEST(ImageBlob, ManifestOfAnEmptyBlobStartsAtZero) {
   ImageBlob blob;
   appendManifest(blob, "{}");

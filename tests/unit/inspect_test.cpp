@@ -57,6 +57,11 @@ TEST_F(Inspect, ManifestTablesEveryFunction) {
   table = inspectFile(dir_ / "demo.json");
   ASSERT_TRUE(table);
   EXPECT_THAT(*table, HasSubstr("static  bytes  stored\n"));
+
+  // The text the linker embeds as <prefix>_inventory(): the same table from the same JSON text.
+  auto fromText = inspectManifestText(readFile(dir_ / "demo.json"));
+  ASSERT_TRUE(fromText) << fromText.error().message;
+  EXPECT_EQ(*fromText, *table);
 }
 
 TEST_F(Inspect, MetadataFile) {
@@ -100,6 +105,14 @@ TEST_F(Inspect, Errors) {
   EXPECT_THAT(inspectFile(dir_ / "bad.json").error().message, HasSubstr("not a JSON file"));
   writeFile(dir_ / "other.json", R"({"schema": "triton-aot-index", "schema_version": 1, "metadata": []})");
   EXPECT_THAT(inspectFile(dir_ / "other.json").error().message, HasSubstr("not a triton-aot library manifest"));
+  // The same checks for manifest text (no file name to report).
+  auto notJson = inspectManifestText("{");
+  ASSERT_FALSE(notJson);
+  EXPECT_EQ(notJson.error().code, ExitCode::UsageError);
+  EXPECT_THAT(notJson.error().message, HasSubstr("not JSON"));
+  auto notManifest = inspectManifestText(readFile(dir_ / "other.json"));
+  ASSERT_FALSE(notManifest);
+  EXPECT_THAT(notManifest.error().message, HasSubstr("not a triton-aot library manifest"));
 }
 
 } // namespace

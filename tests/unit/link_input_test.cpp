@@ -419,7 +419,8 @@ TEST_F(LinkInput, NamesTheGeneratedCodeCannotUse) {
   EXPECT_THAT(fails(options({a, aConfig}), aConfig),
               HasSubstr("kernel 'a_config': the launcher would be lib_a_config, which is already "
                         "the config launcher of kernel 'a'"));
-  for (std::string name : {"preload", "unload", "version", "manifest", "last_error", "set_allocator"}) {
+  for (std::string name :
+       {"preload", "unload", "version", "manifest", "inventory", "last_error", "set_allocator"}) {
     meta = write(variant(name, "cuda:80", defaultParams()));
     EXPECT_THAT(fails(options({meta}), meta),
                 HasSubstr("which is already the library-wide function lib_" + name));

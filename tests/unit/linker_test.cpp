@@ -1,9 +1,12 @@
 // link(): the five outputs, all or nothing.
 #include "link_fixture.h"
+#include "linker/inspect.h"
 #include "linker/linker.h"
 #include "linker/manifest.h"
 
 #include <gmock/gmock.h>
+
+#include <regex>
 
 namespace tta::link::testing {
 namespace {
@@ -42,6 +45,36 @@ TEST_F(Link, WritesFiveOutputs) {
   // The assembler file names the blob by its absolute path.
   EXPECT_THAT(readFile(dir_ / "out/demo.images.S"), HasSubstr((dir_ / "out/demo.images").string()));
   EXPECT_THAT(readFile(dir_ / "out/demo.h"), HasSubstr("demo_scale("));
+}
+
+TEST_F(Link, TheEmbeddedInventoryIsWhatInspectPrints) {
+  for (bool compress : {false, true}) {   // compressed images add the "stored" column
+    std::vector<std::string> inputs;
+    for (auto [xHint, nHint] : {std::pair{16, 16}, {0, 0}})
+      inputs = concat(inputs,
+                      writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams(xHint, nHint)));
+    LinkOptions o = options(inputs, "demo");
+    o.compress = compress;
+    Status s = link(o);
+    ASSERT_TRUE(s) << formatDiagnostic(s.error());
+    auto printed = inspectFile(dir_ / "out/demo.json");
+    ASSERT_TRUE(printed) << printed.error().message;
+    EXPECT_THAT(*printed, HasSubstr("library demo (prefix demo): 1 kernel, 1 config, 4 functions"));
+    EXPECT_THAT(*printed, HasSubstr(compress ? "  bytes  stored\n" : "  bytes\n"));
+
+    // demo_inventory() returns the NUL-terminated text at its offset in the blob.
+    const std::string source = readFile(dir_ / "out/demo.c");
+    std::smatch offset;
+    ASSERT_TRUE(std::regex_search(
+        source, offset,
+        std::regex(R"(const char \*demo_inventory\(void\) \{ return \(const char \*\)\(demo_tta_blob \+ (\d+)\); \})")))
+        << source;
+    const std::string blob = readFile(dir_ / "out/demo.images");
+    const std::size_t at = std::stoul(offset[1]);
+    ASSERT_LT(at + printed->size(), blob.size());
+    EXPECT_EQ(blob.substr(at, printed->size() + 1), *printed + '\0');
+    EXPECT_THAT(readFile(dir_ / "out/demo.h"), HasSubstr("const char *demo_inventory(void);"));
+  }
 }
 
 TEST_F(Link, AFailedLinkLeavesNothing) {
