@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Build time of the examples' kernel set (bench/build_set): triton-aot's CMake flow against the
+upstream flow (compile.py per specialization, link.py, compiling the generated C), clean build,
+no-op rebuild and one-file rebuild, on this machine, in one run. Results go to a CSV.
+
+The set is built first with triton-aot; the upstream flow's specializations are read from the
+metadata files that build wrote (docs/metadata.md), so the set has one source of truth. Both
+flows work on a scratch copy of the sources; the repository's files are never edited.
+
+Upstream compile.py needs a GPU driver even to cross-compile, so the upstream half runs only on
+a machine with one (docs/benchmarks.md, "Build"):
+  python3 bench/build_bench.py --triton-aot build/device --python python3 --machine h100
+"""
+import argparse
+import ast
+import csv
+import glob
+import hashlib
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+from compile_bench import upstream_grid, upstream_target  # noqa: E402
+
+PROGRESS = re.compile(r"^\[\d+/\d+\]", re.MULTILINE)
+
+
+def timed(cmd, env):
+    """Runs a build command; returns (seconds, commands it ran, output)."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"build_bench: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}")
+    return seconds, len(PROGRESS.findall(proc.stdout)), proc.stdout
+
+
+def edit_kernel(path, function, nonce):
+    """Inserts a comment as the first line of the function's body: a real edit of the kernel
+    (Triton's own cache key covers the function's text, comments included), so both flows
+    recompile it rather than serving it from a cache."""
+    with open(path) as f:
+        text = f.read()
+    fn = next(n for n in ast.walk(ast.parse(text))
+              if isinstance(n, ast.FunctionDef) and n.name == function)
+    first = fn.body[0]
+    lines = text.splitlines(keepends=True)
+    lines.insert(first.lineno - 1, " " * first.col_offset + f"# build_bench edit {nonce}\n")
+    with open(path, "w") as f:
+        f.write("".join(lines))
+
+
+# ---- triton-aot: the CMake flow ----------------------------------------------------------
+
+def aot_configure(args, scratch, build, cache):
+    package = os.path.abspath(args.triton_aot)
+    where = (f"-DTritonAOT_DIR={package}" if os.path.exists(os.path.join(package, "TritonAOTConfig.cmake"))
+             else f"-DCMAKE_PREFIX_PATH={package}")
+    cmd = [args.cmake, "-S", os.path.join(scratch, "build_set"), "-B", build, "-G", "Ninja",
+           "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_C_COMPILER={args.cc}", where,
+           f"-DTRITON_AOT_BENCH_EXAMPLES={os.path.join(scratch, 'examples')}",
+           f"-DTRITON_AOT_BENCH_ARCHITECTURES={args.architectures}",
+           f"-DTRITON_AOT_PYTHON={args.python}", f"-DTRITON_AOT_CACHE_DIR={cache}"]
+    return timed(cmd, aot_env(cache))[0]
+
+
+def aot_env(cache):
+    env = dict(os.environ, NINJA_STATUS="[%f/%t] ", TRITON_AOT_CACHE_DIR=cache)
+    return env
+
+
+def aot_build(args, build, cache):
+    return timed([args.cmake, "--build", build, "-j", str(args.jobs)], aot_env(cache))
+
+
+# ---- upstream: the same specializations through compile.py / link.py / cc ------------------
+
+def load_specs(build):
+    """Every variant the triton-aot build compiled, from its metadata files (one per variant
+    and target), with what upstream compile.py needs to compile the same one."""
+    specs = {}
+    for path in glob.glob(os.path.join(build, "**", "*.json"), recursive=True):
+        try:
+            with open(path) as f:
+                meta = json.load(f)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not isinstance(meta, dict) or meta.get("schema") != "triton-aot-kernel":
+            continue
+        source = meta["kernel"]["source"]
+        for base in (os.path.dirname(path), build):  # relative sources: see docs/metadata.md
+            if not os.path.isabs(source) and os.path.exists(os.path.join(base, source)):
+                source = os.path.join(base, source)
+        if not os.path.exists(source):
+            sys.exit(f"build_bench: {path}: kernel source {meta['kernel']['source']} not found")
+        specs[meta["variant"]["id"]] = {
+            "id": meta["variant"]["id"], "name": meta["kernel"]["name"],
+            "function": meta["kernel"]["function"], "source": os.path.realpath(source),
+            "backend": meta["target"]["backend"], "target": meta["target"]["spelling"],
+            "tag": re.sub(r"\W", "_", meta["variant"]["id"].split(".")[1]),
+            "signature": meta["variant"]["signature"],
+            "constexprs": meta["variant"]["constexprs"],
+            "num_warps": meta["variant"]["num_warps"], "num_stages": meta["variant"]["num_stages"],
+            "options": meta["variant"]["options"], "grid": meta["grid"],
+            "scratch": meta["launch"]["global_scratch"]["size"] + meta["launch"]["profile_scratch"]["size"],
+        }
+    return sorted(specs.values(), key=lambda s: s["id"])
+
+
+def upstream_grid_arg(grid, constexprs):
+    """Upstream pastes --grid into a C function that sees only the runtime parameters, so
+    constexpr names become their values; cdiv is spelled out (compile_bench.upstream_grid)."""
+    dims = []
+    for dim in grid:
+        for name, value in constexprs.items():
+            value = int(value) if isinstance(value, bool) else value
+            dim = re.sub(rf"\b{re.escape(name)}\b", str(value), dim)
+        dim = upstream_grid(dim)
+        if "," in dim:
+            raise ValueError(f"grid {dim!r} has a comma upstream cannot parse")
+        dims.append(dim)
+    return ",".join(dims)
+
+
+def upstream_outputs(stem, signature, num_warps, num_stages):
+    """The files compile.py writes for these arguments: <stem>.<hash>_<suffix>.{c,h} (.cpp for
+    HIP), named as triton/tools/compile.py names them, so Ninja knows its outputs in advance."""
+    entries = [s.strip(" ") for s in signature.split(",")]
+    digest = hashlib.sha256(" ".join(entries + [f"warps{num_warps}xstages{num_stages}"])
+                            .encode()).hexdigest()[:8]
+    suffix = ""
+    for i, entry in enumerate(entries):
+        hint = entry.split(":")[1] if ":" in entry else None
+        suffix += str(i) + {"1": "c", "16": "d"}.get(hint, "")
+    return f"{stem}.{digest}_{suffix}"
+
+
+def ninja_escape(text):
+    return text.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+def write_upstream_ninja(args, specs, out_dir, cuda_include):
+    """build.ninja for the upstream flow: compile.py per specialization (depending on its kernel
+    file), link.py per kernel and CUDA target, cc of every generated C file, one static
+    library. Returns (compile.py runs, link.py runs, exclusions as text)."""
+    lines = ["ninja_required_version = 1.5",
+             "rule run\n  command = $cmd\n  description = $desc\n"]
+    upstream_py = os.path.join(BENCH, "upstream_compile.py")
+    objects, links, excluded, compiles = [], {}, [], 0
+
+    def edge(outputs, inputs, cmd, desc):
+        lines.append(f"build {' '.join(map(ninja_escape, outputs))}: run "
+                     f"{' '.join(map(ninja_escape, inputs))}")
+        lines.append(f"  cmd = {cmd.replace('$', '$$')}\n  desc = {desc.replace('$', '$$')}")
+
+    for s in specs:
+        if s["options"]:
+            excluded.append(f"{s['id']}: options {s['options']} (compile.py takes only num_warps, num_stages)")
+            continue
+        if s["scratch"]:
+            excluded.append(f"{s['id']}: global/profile scratch (compile.py refuses such kernels)")
+            continue
+        out_name = f"{s['name']}_{s['tag']}"
+        stem = os.path.join(out_dir, "compile", s["tag"], out_name)
+        base = upstream_outputs(stem, s["signature"], s["num_warps"], s["num_stages"])
+        source_ext = ".c" if s["backend"] == "cuda" else ".cpp"
+        cmd = [args.python, upstream_py, s["source"], "-n", s["function"], "-s", s["signature"],
+               "-g", upstream_grid_arg(s["grid"], s["constexprs"]), "-w", str(s["num_warps"]),
+               "-ns", str(s["num_stages"]), "-t", upstream_target(s["target"]), "-on", out_name,
+               "-o", stem]
+        edge([base + source_ext, base + ".h"], [s["source"], upstream_py], shlex.join(cmd),
+             f"compile.py {s['id']}")
+        compiles += 1
+        if s["backend"] != "cuda":
+            continue  # see the exclusion below
+        links.setdefault(out_name, []).append(base + ".h")
+        objects.append(base + ".o")
+        edge([base + ".o"], [base + source_ext],
+             shlex.join([args.cc, *shlex.split(args.cflags), "-I", cuda_include, "-c",
+                         base + source_ext, "-o", base + ".o"]), f"cc {os.path.basename(base)}.c")
+    if any(s["backend"] == "hip" for s in specs):
+        excluded.append("HIP C++ is generated but neither linked nor compiled: link.py finds no "
+                        "tt-linker line in HIP headers and writes CUDA-only C, and compile.py takes C "
+                        "types from the active driver, so on a CUDA machine its HIP entry points "
+                        "take CUdeviceptr, which HIP code does not declare")
+    for out_name, headers in sorted(links.items()):
+        stem = os.path.join(out_dir, "link", out_name)
+        edge([stem + ".c", stem + ".h"], headers,
+             shlex.join([args.python, "-m", "triton.tools.link", *headers, "-o", stem]),
+             f"link.py {out_name}")
+        objects.append(stem + ".o")
+        edge([stem + ".o"], [stem + ".c"],
+             shlex.join([args.cc, *shlex.split(args.cflags), "-I", cuda_include, "-c",
+                         stem + ".c", "-o", stem + ".o"]), f"cc {out_name}.c")
+    library = os.path.join(out_dir, "libupstream_set.a")
+    edge([library], objects, f"rm -f {shlex.quote(library)} && ar qc {shlex.quote(library)} "
+         + " ".join(map(shlex.quote, objects)), "ar libupstream_set.a")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "build.ninja"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return compiles, len(links), excluded
+
+
+def upstream_env(cache):
+    return dict(os.environ, NINJA_STATUS="[%f/%t] ", TRITON_CACHE_DIR=cache)
+
+
+def fresh(path):
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+# ---- driver -------------------------------------------------------------------------------
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--triton-aot", required=True,
+                        help="TritonAOT package: its build tree or install prefix")
+    parser.add_argument("--python", default=sys.executable, help="interpreter with Triton (both flows)")
+    parser.add_argument("--examples", default=os.path.join(REPO, "examples"),
+                        help="directory with <example>/kernels.cmake (copied to a scratch dir)")
+    parser.add_argument("--architectures", default="80;90a;gfx942")
+    parser.add_argument("--edit-kernel", default="softmax",
+                        help="kernel whose file the one-file rebuild edits")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="-j of both builds")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per phase; the median is reported")
+    parser.add_argument("--machine", default=platform.node(), help="names the CSV: build_<machine>.csv")
+    parser.add_argument("--csv", default=None, help="default: bench/results/build_<machine>.csv")
+    parser.add_argument("--cmake", default="cmake", help="the cmake that configures and builds triton-aot's flow")
+    parser.add_argument("--cc", default="cc", help="C compiler of both flows")
+    parser.add_argument("--cflags", default="-O3 -DNDEBUG", help="upstream's C flags (CMake Release's)")
+    parser.add_argument("--upstream", choices=["run", "dry-run", "skip"], default="run",
+                        help="dry-run: write and print the upstream build.ninja without running it")
+    parser.add_argument("--workdir", default=None, help="scratch parent (default: the system's temp)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    args = parser.parse_args()
+    # Absolute, as every build command runs in its own directory (a venv's python stays a link).
+    args.python = (os.path.abspath(args.python) if os.sep in args.python
+                   else shutil.which(args.python) or args.python)
+    csv_path = args.csv or os.path.join(BENCH, "results", f"build_{args.machine}.csv")
+
+    triton_dir = subprocess.run([args.python, "-c", "import os, triton; print(triton.__version__);"
+                                 "print(os.path.dirname(triton.__file__))"],
+                                capture_output=True, text=True, check=True).stdout.split()
+    # Triton ships the cuda.h its generated C includes: no CUDA toolkit needed.
+    version, cuda_include = triton_dir[0], os.path.join(triton_dir[1], "backends", "nvidia", "include")
+    scratch = tempfile.mkdtemp(prefix="tta-build-bench-", dir=args.workdir)
+    print(f"build_bench: scratch {scratch}, -j {args.jobs}, Triton {version}", flush=True)
+    shutil.copytree(args.examples, os.path.join(scratch, "examples"),
+                    ignore=shutil.ignore_patterns("build*", "__pycache__", "*.pyc"))
+    shutil.copytree(os.path.join(BENCH, "build_set"), os.path.join(scratch, "build_set"))
+    times = {}  # (flow, phase) -> [seconds]
+    commands = {}  # (flow, phase) -> commands the last run ran
+    nonce = 0
+
+    def record(flow, phase, result):
+        seconds, ran = result[0], result[1]
+        times.setdefault((flow, phase), []).append(seconds)
+        commands[(flow, phase)] = ran
+        print(f"  {flow:24s} {phase:12s} {seconds:8.3f} s  {ran:4d} commands", flush=True)
+
+    def one_file(flow, build):
+        nonlocal nonce
+        nonce += 1
+        edit_kernel(edited["source"], edited["function"], f"{flow} {nonce}")
+        record(flow, "one-file", build())
+
+    specs, edited, upstream_note = None, None, ""
+    try:
+        for run in range(args.repeat):
+            print(f"run {run + 1}/{args.repeat}", flush=True)
+            build, cache = fresh(os.path.join(scratch, "aot-build")), fresh(os.path.join(scratch, "aot-cache"))
+            record("triton-aot", "configure", (aot_configure(args, scratch, build, cache), 0))
+            record("triton-aot", "clean", aot_build(args, build, cache))
+            if specs is None:
+                specs = load_specs(build)
+                matches = [s for s in specs if s["name"] == args.edit_kernel]
+                if not matches:
+                    sys.exit(f"build_bench: no kernel {args.edit_kernel} in the set")
+                edited = matches[0]
+                print(f"  {len(specs)} variants x targets; one-file edits {edited['source']}", flush=True)
+            record("triton-aot", "no-op", aot_build(args, build, cache))
+            # Ninja alone, as upstream's no-op runs: what `cmake --build` itself adds shows apart.
+            record("triton-aot", "no-op ninja", timed(["ninja", "-C", build, "-j", str(args.jobs)],
+                                                      aot_env(cache)))
+            one_file("triton-aot", lambda: aot_build(args, build, cache))
+            if args.upstream == "skip":
+                continue
+            out, ucache = fresh(os.path.join(scratch, "upstream")), fresh(os.path.join(scratch, "upstream-cache"))
+            compiles, links, excluded = write_upstream_ninja(args, specs, out, cuda_include)
+            if run == 0:
+                upstream_note = (f"{compiles} compile.py, {links} link.py, "
+                                 f"excluded: {'; '.join(excluded) or 'nothing'}")
+                print(f"  upstream: {upstream_note}", flush=True)
+            if args.upstream == "dry-run":
+                print(subprocess.run(["ninja", "-C", out, "-t", "commands"], capture_output=True,
+                                     text=True, check=True).stdout)
+                break
+            ninja = ["ninja", "-C", out, "-j", str(args.jobs)]
+            record(f"upstream -j {args.jobs}", "clean", timed(ninja, upstream_env(ucache)))
+            record(f"upstream -j {args.jobs}", "no-op ninja", timed(ninja, upstream_env(ucache)))
+            one_file(f"upstream -j {args.jobs}", lambda: timed(ninja, upstream_env(ucache)))
+            # The same commands one after another: how a build script runs them.
+            out, ucache = fresh(os.path.join(scratch, "upstream")), fresh(os.path.join(scratch, "upstream-cache"))
+            write_upstream_ninja(args, specs, out, cuda_include)
+            record("upstream serial", "clean", timed(["ninja", "-C", out, "-j", "1"], upstream_env(ucache)))
+    finally:
+        if args.keep:
+            print(f"build_bench: kept {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    report(args, times, commands, version, upstream_note, csv_path, len(specs or []))
+
+
+def report(args, times, commands, version, upstream_note, csv_path, variants):
+    medians = {key: statistics.median(values) for key, values in times.items()}
+    rows = []
+    for (flow, phase), median in medians.items():
+        ours = medians.get(("triton-aot", phase))
+        rows.append({"machine": args.machine, "flow": flow, "phase": phase, "jobs": args.jobs,
+                     "median_s": round(median, 3),
+                     "runs_s": " ".join(f"{s:.3f}" for s in times[(flow, phase)]),
+                     "commands": commands[(flow, phase)],
+                     "x_triton_aot": round(median / ours, 2) if ours else "",
+                     "variants_x_targets": variants, "cpus": os.cpu_count(), "triton": version,
+                     "host": platform.node(), "date": time.strftime("%Y-%m-%d"),
+                     "upstream": upstream_note if flow.startswith("upstream") else ""})
+    if not rows:
+        return
+    flows = list(dict.fromkeys(r["flow"] for r in rows))
+    print(f"\n{'phase':12s}" + "".join(f"{f:>26s}" for f in flows))
+    for phase in ("configure", "clean", "no-op", "no-op ninja", "one-file"):
+        cells = []
+        for flow in flows:
+            r = next((r for r in rows if r["flow"] == flow and r["phase"] == phase), None)
+            cells.append(f"{r['median_s']:9.3f} s ({r['commands']:3d}) x{r['x_triton_aot']:<6}"
+                         if r else "")
+        print(f"{phase:12s}" + "".join(f"{c:>26s}" for c in cells))
+    print("(median seconds, (commands run), x the triton-aot time of the same phase)")
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    new = not os.path.exists(csv_path)
+    with open(csv_path, "a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+    print(f"build_bench: wrote {csv_path}")
+
+
+if __name__ == "__main__":
+    main()
