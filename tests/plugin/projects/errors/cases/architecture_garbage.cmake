@@ -1,0 +1,5 @@
+# expect: triton_add_library\(lib\): ARCHITECTURES: unknown architecture 'sm_80': expected a CUDA
+# expect: compute capability
+triton_add_kernel(add SOURCE ${KERNELS}/add.py FUNCTION add_kernel
+  SIGNATURE "*fp32, *fp32, *fp32, i32, 1024" GRID "cdiv(n_elements, 1024)")
+triton_add_library(lib KERNELS add ARCHITECTURES 80 sm_80)  # <- error

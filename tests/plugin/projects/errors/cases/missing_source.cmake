@@ -1,0 +1,5 @@
+# expect: triton_add_kernel\(add\): SOURCE is missing
+triton_add_kernel(add  # <- error
+  FUNCTION add_kernel
+  SIGNATURE "*fp32, *fp32, *fp32, i32, 1024"
+  GRID "cdiv(n_elements, 1024)")

@@ -1,0 +1,6 @@
+# Neither ARCHITECTURES nor CMAKE_TRITON_ARCHITECTURES.
+# expect: triton_add_library\(lib\): no architectures: pass ARCHITECTURES or set
+# expect: CMAKE_TRITON_ARCHITECTURES
+triton_add_kernel(add SOURCE ${KERNELS}/add.py FUNCTION add_kernel
+  SIGNATURE "*fp32, *fp32, *fp32, i32, 1024" GRID "cdiv(n_elements, 1024)")
+triton_add_library(lib KERNELS add)  # <- error

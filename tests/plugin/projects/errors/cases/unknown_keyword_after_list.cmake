@@ -1,0 +1,9 @@
+# A misspelt keyword after a list keyword (GRID) must not pass as one more grid expression.
+# expect: triton_add_kernel\(add\): unknown keyword 'CONFIGS'
+# expect: SOURCE, FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS
+triton_add_kernel(add  # <- error
+  SOURCE ${KERNELS}/add.py
+  FUNCTION add_kernel
+  SIGNATURE "*fp32, *fp32, *fp32, i32, BLOCK"
+  GRID "cdiv(n_elements, BLOCK)"
+  CONFIGS "BLOCK=1024")
