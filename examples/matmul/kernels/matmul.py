@@ -11,14 +11,20 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    # Rows and columns past M and N wrap around instead of being masked, so the loads mask
+    # only K and Triton pipelines them (num_stages buffers in shared memory); what the wrapped
+    # rows and columns compute is never stored. The hints keep B's rows contiguous for vector
+    # loads: N is a multiple of 16 (stride_bk:16), so no 16-byte vector straddles the wrap.
+    ra = rm % M
+    rb = tl.max_contiguous(tl.multiple_of(rn % N, BLOCK_N), BLOCK_N)
+    a_ptrs = a_ptr + ra[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rb[None, :]
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         k_left = K - k * BLOCK_K
-        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0.0)
-        b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
+        a = tl.load(a_ptrs, mask=rk[None, :] < k_left, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < k_left, other=0.0)
+        acc = tl.dot(a, b, acc)
         a_ptrs += BLOCK_K
         b_ptrs += BLOCK_K * stride_bk
     c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :]
