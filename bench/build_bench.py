@@ -77,8 +77,7 @@ def aot_configure(args, scratch, build, cache):
 
 
 def aot_env(cache):
-    env = dict(os.environ, NINJA_STATUS="[%f/%t] ", TRITON_AOT_CACHE_DIR=cache)
-    return env
+    return dict(os.environ, NINJA_STATUS="[%f/%t] ", TRITON_AOT_CACHE_DIR=cache)
 
 
 def aot_build(args, build, cache):
