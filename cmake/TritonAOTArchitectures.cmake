@@ -4,10 +4,14 @@ include_guard(GLOBAL)
 
 # What Triton 3.6 builds (checked with triton-aot-cc; sm_110 is not in its ptxas). From 90 on,
 # Triton builds only arch-specific ("a") cubins, so 90, 100, 120 mean 90a, 100a, 120a.
-set(_TRITON_AOT_CUDA_ARCHS 75 80 86 87 89 90 100 103 120 121)
-set(_TRITON_AOT_CUDA_MAJOR_ARCHS 75 80 90 100 120)
-set(_TRITON_AOT_HIP_ARCHS gfx908 gfx90a gfx940 gfx941 gfx942 gfx950 gfx1030 gfx1100 gfx1101
-                          gfx1102 gfx1150 gfx1151 gfx1200 gfx1201)
+# A macro, called in each function that needs the lists: variables set at file scope would be
+# seen only in the directory that first included this file.
+macro(_triton_aot_known_architectures)
+  set(_TRITON_AOT_CUDA_ARCHS 75 80 86 87 89 90 100 103 120 121)
+  set(_TRITON_AOT_CUDA_MAJOR_ARCHS 75 80 90 100 120)
+  set(_TRITON_AOT_HIP_ARCHS gfx908 gfx90a gfx940 gfx941 gfx942 gfx950 gfx1030 gfx1100 gfx1101
+                            gfx1102 gfx1150 gfx1151 gfx1200 gfx1201)
+endmacro()
 
 # The GPUs of this machine as architecture values ("90", "gfx942"), or "" and why not.
 function(_triton_aot_native_architectures out_archs out_why)
@@ -63,6 +67,7 @@ endfunction()
 # <out>: one "<triton-aot-cc target>|<tag>|<ptx: ON/OFF>" per distinct target, in the order given.
 # <error var>: empty, or the message explaining the first bad value.
 function(_triton_aot_resolve_architectures out_var error_var)
+  _triton_aot_known_architectures()
   set(expanded "")
   foreach(arch IN LISTS ARGN)
     if(arch STREQUAL "native")

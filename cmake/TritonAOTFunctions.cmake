@@ -3,7 +3,8 @@
 #
 # Needs the targets TritonAOT::triton-aot-cc, TritonAOT::triton-aot-ld and
 # TritonAOT::runtime_objects (from find_package(TritonAOT) or add_subdirectory), and the global
-# properties TRITON_AOT_BUILT_WITH_PYTHON and TRITON_AOT_REQUIREMENTS_FILE.
+# properties TRITON_AOT_BUILT_WITH_PYTHON, TRITON_AOT_REQUIREMENTS_FILE and
+# TRITON_AOT_RUNTIME_HEADER.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTPython.cmake)
@@ -88,9 +89,19 @@ function(triton_add_library target)
   if(NOT arg_KERNELS)
     message(FATAL_ERROR "${context}: KERNELS is missing: name the triton_add_kernel() entry points")
   endif()
+  set(keywords "the keywords are STATIC, SHARED, KERNELS, ARCHITECTURES, PREFIX, COMPRESS, COMPRESS_LEVEL and NO_PTX")
+  # A misspelt keyword after a list keyword reads as one more value of that list.
+  foreach(value IN LISTS arg_ARCHITECTURES)
+    if(value MATCHES "^[A-Z][A-Z_]+$")
+      message(FATAL_ERROR "${context}: unknown keyword '${value}'; ${keywords}")
+    endif()
+  endforeach()
   get_property(known GLOBAL PROPERTY TRITON_AOT_KERNELS)
   foreach(kernel IN LISTS arg_KERNELS)
-    if(NOT kernel IN_LIST known)
+    if(NOT kernel IN_LIST known AND kernel MATCHES "^[A-Z][A-Z_]+$")
+      message(FATAL_ERROR "${context}: unknown keyword '${kernel}' (or a kernel that was not "
+                          "declared); ${keywords}")
+    elseif(NOT kernel IN_LIST known)
       list(JOIN known ", " known_text)
       message(FATAL_ERROR "${context}: no kernel '${kernel}' was declared with "
                           "triton_add_kernel() before this call (declared: ${known_text})")
@@ -133,13 +144,15 @@ function(triton_add_library target)
   endif()
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot")
   add_library(${target} ${kind})
+  # <triton_aot/runtime.h> goes with the header: the generated .c includes it, and users of the
+  # library get its fp16/bf16 helpers and full status API. The runtime's objects are compiled in.
+  get_property(runtime_header GLOBAL PROPERTY TRITON_AOT_RUNTIME_HEADER)
+  configure_file("${runtime_header}" "${dir}/triton_aot/runtime.h" COPYONLY)
   target_sources(${target}
     PRIVATE "${dir}/${target}.c" "${dir}/${target}.images.c"
             $<TARGET_OBJECTS:TritonAOT::runtime_objects>
-    PUBLIC FILE_SET HEADERS BASE_DIRS "${dir}" FILES "${dir}/${target}.h")
-  # The generated .c includes <triton_aot/runtime.h>; its objects come with the library.
-  target_include_directories(${target} PRIVATE
-    $<BUILD_INTERFACE:$<TARGET_PROPERTY:TritonAOT::runtime_objects,INTERFACE_INCLUDE_DIRECTORIES>>)
+    PUBLIC FILE_SET HEADERS BASE_DIRS "${dir}"
+           FILES "${dir}/${target}.h" "${dir}/triton_aot/runtime.h")
   if(NOT TARGET Threads::Threads)
     find_package(Threads REQUIRED)
   endif()

@@ -1,8 +1,6 @@
 # The Python interpreter with Triton that the compiles run, found or made at configure time.
 include_guard(GLOBAL)
 
-set(_TRITON_AOT_MIN_TRITON 3.5)
-
 # Triton's version in <python>, or "" and why not.
 function(_triton_aot_triton_version python out_version out_why)
   execute_process(
@@ -64,6 +62,7 @@ endfunction()
 # configure. TRITON_AOT_PYTHON (cache variable, then environment) wins; else the interpreter
 # triton-aot was built with; else a virtual environment made here.
 function(_triton_aot_python out_var)
+  set(minimum_triton 3.5)   # as triton-aot-cc
   get_property(checked GLOBAL PROPERTY _TRITON_AOT_CHECKED_PYTHON)
   if(checked)
     set(${out_var} "${checked}" PARENT_SCOPE)
@@ -92,15 +91,24 @@ function(_triton_aot_python out_var)
       endif()
     endif()
   endif()
+  # The compiles run in the build tree: a bare name is looked up on PATH now, a relative path is
+  # taken from the top of the source tree.
+  if(NOT python MATCHES "/")
+    find_program(_tta_python_found "${python}" NO_CACHE)
+    if(_tta_python_found)
+      set(python "${_tta_python_found}")
+    endif()
+  endif()
+  cmake_path(ABSOLUTE_PATH python BASE_DIRECTORY "${CMAKE_SOURCE_DIR}" NORMALIZE)
   if(NOT EXISTS "${python}")
     message(FATAL_ERROR "triton-aot: ${origin} is '${python}', which does not exist; ${fix}")
   endif()
   _triton_aot_triton_version("${python}" version why)
   if(NOT version)
     message(FATAL_ERROR "triton-aot: ${python} (${origin}) cannot import triton (${why}); ${fix}")
-  elseif(version VERSION_LESS _TRITON_AOT_MIN_TRITON)
+  elseif(version VERSION_LESS minimum_triton)
     message(FATAL_ERROR "triton-aot: ${python} (${origin}) has Triton ${version}; triton-aot "
-                        "needs ${_TRITON_AOT_MIN_TRITON} or newer (it is tested with ${pin}); ${fix}")
+                        "needs ${minimum_triton} or newer (it is tested with ${pin}); ${fix}")
   endif()
   message(STATUS "triton-aot: Triton ${version} at ${python}")
   set_property(GLOBAL PROPERTY _TRITON_AOT_CHECKED_PYTHON "${python}")
