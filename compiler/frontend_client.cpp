@@ -165,6 +165,7 @@ Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::str
   ExitCode code = kind == "kernel"        ? ExitCode::KernelError
                   : kind == "usage"       ? ExitCode::UsageError
                   : kind == "environment" ? ExitCode::EnvironmentError
+                  : kind == "output"      ? ExitCode::OutputError
                                           : ExitCode::InternalError;
   Diagnostic diag = makeError(code, stringOr(error, "message", "the frontend failed"));
   std::string file = stringOr(error, "file");

@@ -592,8 +592,12 @@ def _target_and_options(req):
 
 def _write(path, data):
     mode = "wb" if isinstance(data, bytes) else "w"
-    with open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
-        f.write(data)
+    try:
+        with open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+            f.write(data)
+    except OSError as exc:  # e.g. the output directory was removed while compiling
+        raise RequestError("output", f"cannot write {display(path)}: {exc.strerror}; check that "
+                           f"{display(os.path.dirname(path) or '.')} exists and is writable")
     return path
 
 

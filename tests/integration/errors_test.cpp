@@ -299,6 +299,25 @@ TEST_F(Errors, MalformedFrontendAnswersAreInternalErrorsThatLeaveNothing) {
   }
 }
 
+TEST_F(Errors, FrontendOutputErrorIsAnOutputErrorThatLeavesNothing) {
+  // What the worker answers when it cannot write an image (its directory was removed).
+  fs::path frontend = fakeFrontend(
+      dir / "output", "    if request['op'] == 'compile':\n"
+                      "        print(json.dumps({'ok': False, 'error': {'kind': 'output', 'message':"
+                      " 'cannot write out/x.cubin: No such file or directory; check that out exists"
+                      " and is writable'}}), flush=True)\n"
+                      "        continue\n"
+                      "    print(json.dumps({'ok': True, 'params': [{'name': n} for n in "
+                      "['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']]}), flush=True)\n");
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel", "-s",
+                     "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
+                    dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_NE(r.err.find("cannot write out/x.cubin"), std::string::npos) << r.err;
+  expectNoOutputs();
+}
+
 TEST_F(Errors, CrashInsideTritonIsAKernelErrorWithItsCause) {
   fs::path frontend = fakeFrontend(
       dir / "crash", "    if request['op'] == 'compile':\n"
