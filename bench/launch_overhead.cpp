@@ -4,9 +4,12 @@
 // the same run, on the same stream. Two more raw methods show where a difference comes from:
 // the same cubin launched as a CUkernel from cuLibraryLoadData (how the runtime loads it where
 // the driver can), and that plus the two driver calls the runtime makes per launch to find the
-// current device. See docs/benchmarks.md ("Launch overhead").
+// current device. With --upstream-lib, also upstream Triton's generated launcher for the same
+// kernel (compile.py + link.py, built by bench/upstream_launcher.py), through its dispatcher
+// vector_add_default(). See docs/benchmarks.md ("Launch overhead").
 //
 //   launch_overhead [--device N] [--elements N] [--repetitions N] [--launches N] [--csv FILE]
+//                   [--upstream-lib libupstream_vector_add.so]
 //
 // Each repetition times one batch of launches per method, back to back, rotating which goes
 // first, so drift (clocks, other load) affects all alike; the stream is synchronised between
@@ -25,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
+
 #include "cuda_driver.h"
 #include "launch_overhead_images.h"
 
@@ -41,12 +46,14 @@ struct Options {
   int repetitions = 30;
   int launches = 500;
   std::string csv;
+  std::string upstream_lib;
 };
 
 [[noreturn]] void usage(const char *message) {
   std::fprintf(stderr,
                "launch_overhead: %s\nusage: launch_overhead [--device N] [--elements N] "
-               "[--repetitions N] [--launches N] [--csv FILE]\n",
+               "[--repetitions N] [--launches N] [--csv FILE]\n"
+               "                       [--upstream-lib PATH.so]\n",
                message);
   std::exit(1);
 }
@@ -68,6 +75,7 @@ Options parseOptions(int argc, char **argv) {
     else if (flag == "--repetitions") options.repetitions = number();
     else if (flag == "--launches") options.launches = number();
     else if (flag == "--csv") options.csv = value;
+    else if (flag == "--upstream-lib") options.upstream_lib = value;
     else usage(("unknown option " + flag).c_str());
   }
   // The library then dispatches to the hinted variant, which is the cubin embedded here.
@@ -114,6 +122,30 @@ void check(CUresult result, const char *what) {
   if (result != CUDA_SUCCESS) fail(std::string(what) + ": " + cudaDriver().describe(result));
 }
 
+// upstream link.py's entry point for the default config: hint checks, then compile.py's
+// launcher (lazy load, grid, argument array, cuLaunchKernel).
+using UpstreamDispatcher = CUresult (*)(CUstream stream, CUdeviceptr x_ptr, CUdeviceptr y_ptr,
+                                        CUdeviceptr out_ptr, int32_t n_elements);
+constexpr const char *kUpstreamDispatcher = "vector_add_default";
+
+// Opens the library bench/upstream_launcher.py built; says whether it embeds the same cubin.
+UpstreamDispatcher openUpstream(const std::string &path, const BenchImage &image) {
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) fail(std::string("--upstream-lib: ") + dlerror());
+  auto dispatcher = reinterpret_cast<UpstreamDispatcher>(dlsym(handle, kUpstreamDispatcher));
+  if (!dispatcher) fail(path + " has no " + kUpstreamDispatcher + " (not link.py's output?)");
+  const auto *sha256 = static_cast<const char *>(dlsym(handle, "tta_upstream_cubin_sha256"));
+  if (!sha256)
+    std::printf("upstream: %s has no tta_upstream_cubin_sha256: cannot tell whether its cubin "
+                "is the library's\n", path.c_str());
+  else if (std::strcmp(sha256, image.sha256) != 0)
+    std::printf("upstream: WARNING: its hinted cubin (sha256 %s) is not the library's (%s): "
+                "not the same function\n", sha256, image.sha256);
+  else
+    std::printf("upstream: the same cubin as the library's (sha256 %s)\n", sha256);
+  return dispatcher;  // the handle stays open for the process's lifetime
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -158,6 +190,8 @@ int main(int argc, char **argv) {
           "cuLibraryLoadData");
     check(cu.cuLibraryGetKernel(&kernel, cu_library, image->entry), "cuLibraryGetKernel");
   }
+  UpstreamDispatcher upstream = nullptr;
+  if (!options.upstream_lib.empty()) upstream = openUpstream(options.upstream_lib, *image);
   CUstream stream = nullptr;
   check(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
 
@@ -213,6 +247,11 @@ int main(int argc, char **argv) {
                        },
                        {}});
   }
+  if (upstream)
+    methods.push_back({"upstream compile.py + link.py vector_add_default()", "upstream", [&] {
+      CUresult r = upstream(stream, x, y, out, n);
+      if (r != CUDA_SUCCESS) fail("upstream vector_add_default: " + cu.describe(r));
+    }, {}});
 
   // Warm up (the library loads its image on its first call) and check each computes x + y.
   for (Method &method : methods) {
@@ -251,6 +290,7 @@ int main(int argc, char **argv) {
   std::printf("kernel: %s in %s (entry %s), %d elements, %u threads x %d programs\n",
               image->variant, image->name, image->entry, n, image->block_x,
               (n + image->block - 1) / image->block);
+  std::printf("cubin sha256: %s\n", image->sha256);
   std::printf("method: host time per launch, median of %d repetitions x %d launches, methods "
               "interleaved\n", options.repetitions, options.launches);
   for (const Method &method : methods)

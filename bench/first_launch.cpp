@@ -1,0 +1,280 @@
+// first_launch: the cost of the first call of a generated entry point in a process, against
+// loading the same cubin with the driver directly and launching it once. Each figure comes from
+// a fresh process (the program re-executes itself), after the driver is initialised, the
+// device's primary context is current and the buffers are filled, so what is timed is only:
+//
+//   library     bench_kernels_vector_add(): the runtime's first call (reaching the driver's
+//               entry points, choosing the image for the device, loading it, launching)
+//   module      cuModuleLoadData + cuModuleGetFunction + cuLaunchKernel of the same cubin
+//   cu_library  cuLibraryLoadData + cuLibraryGetKernel + cuLaunchKernel of the same cubin
+//
+// each followed by a synchronisation (the launch has run when the clock stops). The cubin is the
+// one launch_overhead embeds: the variant the library dispatches to. See docs/benchmarks.md
+// ("First launch").
+//
+//   first_launch [--runs N] [--device N] [--elements N] [--csv FILE]
+//
+// Runs rotate which method goes first. Exit status: 0 measured, 1 error, 77 skipped (no CUDA
+// driver or GPU, or a GPU none of the embedded cubins runs on).
+#include <bench_kernels.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include "cuda_driver.h"
+#include "launch_overhead_images.h"
+
+namespace {
+
+using namespace tta::gpu;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSkipped = 77;
+constexpr const char *kMethods[] = {"library", "module", "cu_library"};
+constexpr size_t kMethodCount = std::size(kMethods);
+
+struct Options {
+  int runs = 20;
+  int device = 0;
+  int elements = 4096;
+  std::string csv;
+  std::string child_method;  // set in a re-executed child: time this method once
+};
+
+[[noreturn]] void fail(const std::string &what) {
+  std::fprintf(stderr, "first_launch: %s\n", what.c_str());
+  std::exit(1);
+}
+
+[[noreturn]] void usage(const char *message) {
+  std::fprintf(stderr, "first_launch: %s\nusage: first_launch [--runs N] [--device N] "
+                       "[--elements N] [--csv FILE]\n", message);
+  std::exit(1);
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
+    const char *value = argv[++i];
+    auto number = [&] {
+      char *end = nullptr;
+      long parsed = std::strtol(value, &end, 10);
+      if (*end || parsed < 0 || parsed > (1l << 30)) usage(("bad number for " + flag).c_str());
+      return static_cast<int>(parsed);
+    };
+    if (flag == "--runs") options.runs = number();
+    else if (flag == "--device") options.device = number();
+    else if (flag == "--elements") options.elements = number();
+    else if (flag == "--csv") options.csv = value;
+    else if (flag == "--child") options.child_method = value;
+    else usage(("unknown option " + flag).c_str());
+  }
+  // The library then dispatches to the hinted variant, which is the cubin embedded here.
+  if (options.elements <= 0 || options.elements % 16 != 0)
+    usage("--elements must be a positive multiple of 16");
+  if (options.runs <= 0) usage("--runs must be positive");
+  return options;
+}
+
+void check(CUresult result, const char *what) {
+  if (result != CUDA_SUCCESS) fail(std::string(what) + ": " + cudaDriver().describe(result));
+}
+
+// As launch_overhead: the cubin the library's runtime picks for a device.
+const BenchImage *imageFor(const DeviceInfo &device) {
+  const BenchImage *best = nullptr;
+  for (const BenchImage &image : kBenchImages) {
+    if (image.major == device.major && image.minor == device.minor) return &image;
+    if (!image.arch_specific && image.major == device.major && image.minor < device.minor &&
+        (!best || image.minor > best->minor))
+      best = &image;
+  }
+  return best;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The child: sets everything up untimed, then times one first launch. Prints "us <value>".
+int runChild(const Options &options) {
+  const CudaDriver &cu = cudaDriver();
+  if (!cu.available()) fail("child: " + cu.unavailable);
+  DeviceInfo device;
+  if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
+  const BenchImage *image = imageFor(device);
+  if (!image) fail("child: no embedded cubin for this device");
+  CUdevice cu_device = 0;
+  CUcontext context = nullptr;
+  check(cu.cuDeviceGet(&cu_device, options.device), "cuDeviceGet");
+  check(cu.cuDevicePrimaryCtxRetain(&context, cu_device), "cuDevicePrimaryCtxRetain");
+  check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+
+  const int32_t n = options.elements;
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  CUdeviceptr x = 0, y = 0, out = 0;
+  check(cu.cuMemAlloc(&x, bytes), "cuMemAlloc");
+  check(cu.cuMemAlloc(&y, bytes), "cuMemAlloc");
+  check(cu.cuMemAlloc(&out, bytes), "cuMemAlloc");
+  std::vector<float> hx(static_cast<size_t>(n)), hy(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    hx[static_cast<size_t>(i)] = static_cast<float>(i);
+    hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+  }
+  check(cu.cuMemcpyHtoD(x, hx.data(), bytes), "cuMemcpyHtoD");
+  check(cu.cuMemcpyHtoD(y, hy.data(), bytes), "cuMemcpyHtoD");
+  check(cu.cuMemsetD8(out, 0, bytes), "cuMemsetD8");
+  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+
+  auto rawLaunch = [&](CUfunction function) {
+    CUdeviceptr global_scratch = 0, profile_scratch = 0;  // Triton's trailing pointers: NULL
+    int32_t count = n;
+    void *params[] = {&x, &y, &out, &count, &global_scratch, &profile_scratch};
+    unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
+    check(cu.cuLaunchKernel(function, grid, 1, 1, image->block_x, 1, 1, image->shared, nullptr,
+                            params, nullptr),
+          "cuLaunchKernel");
+  };
+  const std::string &method = options.child_method;
+  auto start = Clock::now();
+  if (method == "library") {
+    const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(x));
+    const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(y));
+    const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(out));
+    if (bench_kernels_vector_add(nullptr, px, py, pout, n) != TRITON_AOT_SUCCESS)
+      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
+  } else if (method == "module") {
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
+    check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
+    rawLaunch(function);
+  } else if (method == "cu_library") {
+    if (!cu.cuLibraryLoadData) fail("the driver has no cuLibraryLoadData (CUDA 12.0+)");
+    CUlibrary library = nullptr;
+    CUkernel kernel = nullptr;
+    check(cu.cuLibraryLoadData(&library, image->begin, nullptr, nullptr, 0, nullptr, nullptr, 0),
+          "cuLibraryLoadData");
+    check(cu.cuLibraryGetKernel(&kernel, library, image->entry), "cuLibraryGetKernel");
+    rawLaunch(reinterpret_cast<CUfunction>(kernel));  // a CUkernel launches as a CUfunction
+  } else {
+    fail("unknown --child method " + method);
+  }
+  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  auto stop = Clock::now();
+
+  std::vector<float> result(static_cast<size_t>(n));
+  check(cu.cuMemcpyDtoH(result.data(), out, bytes), "cuMemcpyDtoH");
+  for (size_t i = 0; i < result.size(); ++i)
+    if (result[i] != hx[i] + hy[i])
+      fail(method + " computed a wrong sum at element " + std::to_string(i));
+  std::printf("us %.3f\n", std::chrono::duration<double, std::micro>(stop - start).count());
+  return 0;
+}
+
+std::string shellQuote(const std::string &text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// Runs this program again as a child timing `method`; returns its figure in microseconds.
+double timeInFreshProcess(const std::string &self, const Options &options, const char *method) {
+  std::string command = shellQuote(self) + " --child " + method + " --device " +
+                        std::to_string(options.device) + " --elements " +
+                        std::to_string(options.elements);
+  FILE *pipe = popen(command.c_str(), "r");
+  if (!pipe) fail("cannot start " + command + ": " + std::strerror(errno));
+  std::string output;
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  int status = pclose(pipe);
+  double us = 0;
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      std::sscanf(output.c_str(), "us %lf", &us) != 1)
+    fail(std::string("the child timing ") + method + " failed (status " +
+         std::to_string(status) + "); its output: " + output);
+  return us;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const Options options = parseOptions(argc, argv);
+  if (!options.child_method.empty()) return runChild(options);
+
+  // The parent only checks that a child can run here; it loads nothing on the GPU.
+  const CudaDriver &cu = cudaDriver();
+  if (!cu.available()) {
+    std::printf("first_launch: skipped: %s\n", cu.unavailable.c_str());
+    return kSkipped;
+  }
+  if (options.device >= cu.device_count)
+    fail("no device " + std::to_string(options.device) + " (the driver reports " +
+         std::to_string(cu.device_count) + ")");
+  DeviceInfo device;
+  if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
+  const BenchImage *image = imageFor(device);
+  if (!image) {
+    std::printf("first_launch: skipped: no embedded cubin runs on %s (sm_%d%d)\n",
+                device.name.c_str(), device.major, device.minor);
+    return kSkipped;
+  }
+  if (!std::strstr(bench_kernels_manifest(), image->sha256))
+    fail(std::string("the library's manifest does not list the cubin of ") + image->variant);
+  char self[4096];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
+  self[length] = '\0';
+
+  std::vector<std::vector<double>> us(kMethodCount);
+  for (int r = 0; r < options.runs; ++r)
+    for (size_t k = 0; k < kMethodCount; ++k) {
+      size_t m = (static_cast<size_t>(r) + k) % kMethodCount;
+      us[m].push_back(timeInFreshProcess(self, options, kMethods[m]));
+    }
+
+  std::printf("device: %s (sm_%d%d), CUDA driver %d.%d\n", device.name.c_str(), device.major,
+              device.minor, cu.driver_version / 1000, cu.driver_version % 1000 / 10);
+  std::printf("kernel: %s in %s (%zu bytes), %d elements\n", image->variant, image->name,
+              static_cast<size_t>(image->end - image->begin), options.elements);
+  std::printf("method: first launch + synchronise in a fresh process, median of %d runs\n",
+              options.runs);
+  const double module_median = median(us[1]);
+  for (size_t m = 0; m < kMethodCount; ++m)
+    std::printf("  %-12s %9.1f us  (min %.1f)  x module %.3f\n", kMethods[m], median(us[m]),
+                *std::min_element(us[m].begin(), us[m].end()), median(us[m]) / module_median);
+  std::printf("ratio library / cuModuleLoadData: %.3f; library / cuLibraryLoadData: %.3f\n",
+              median(us[0]) / module_median, median(us[0]) / median(us[2]));
+
+  if (!options.csv.empty()) {
+    FILE *csv = std::fopen(options.csv.c_str(), "w");
+    if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
+    std::fprintf(csv, "device,image,elements,run,first");
+    for (const char *method : kMethods) std::fprintf(csv, ",%s_us", method);
+    std::fprintf(csv, "\n");
+    for (int r = 0; r < options.runs; ++r) {
+      std::fprintf(csv, "\"%s\",%s,%d,%d,%s", device.name.c_str(), image->name,
+                   options.elements, r, kMethods[static_cast<size_t>(r) % kMethodCount]);
+      for (size_t m = 0; m < kMethodCount; ++m)
+        std::fprintf(csv, ",%.3f", us[m][static_cast<size_t>(r)]);
+      std::fprintf(csv, "\n");
+    }
+    if (std::fclose(csv) != 0) fail("cannot write " + options.csv);
+    std::printf("raw figures: %s\n", options.csv.c_str());
+  }
+  return 0;
+}
