@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Build time of the examples' kernel set (bench/build_set): triton-aot's CMake flow against the
-upstream flow (compile.py per specialization, link.py, compiling the generated C), clean build,
-no-op rebuild and one-file rebuild, on this machine, in one run. Results go to a CSV.
+"""Build time of a kernel set (bench/build_set): triton-aot's CMake flow against the upstream
+flow (compile.py per specialization, link.py, compiling the generated C), clean build, no-op
+rebuild and one-file rebuild, on this machine, in one run. Results go to a CSV.
+
+The sets (--set): `examples`, the examples' kernels.cmake files (the default, the figures of
+bench/results/build_h100.csv), and `proof`, those plus bench/proof's (issue 5's kernel set).
 
 The set is built first with triton-aot; the upstream flow's specializations are read from the
 metadata files that build wrote (docs/metadata.md), so the set has one source of truth. Both
@@ -35,6 +38,13 @@ from compile_bench import upstream_grid, upstream_target  # noqa: E402
 
 PROGRESS = re.compile(r"^\[\d+/\d+\]", re.MULTILINE)
 
+# kernels.cmake files relative to the repository; FILE@cuda: CUDA architectures only
+# (bench/build_set/CMakeLists.txt).
+EXAMPLES_SET = ["examples/vector_add/kernels.cmake", "examples/softmax/kernels.cmake",
+                "examples/matmul/kernels.cmake"]
+SETS = {"examples": EXAMPLES_SET,
+        "proof": EXAMPLES_SET + ["bench/proof/kernels.cmake"]}
+
 
 def timed(cmd, env):
     """Runs a build command; returns (seconds, commands it ran, output)."""
@@ -50,7 +60,7 @@ def timed(cmd, env):
 def edit_kernel(path, function, nonce):
     """Inserts a comment as the first line of the function's body: a real edit of the kernel
     (Triton's own cache key covers the function's text, comments included), so both flows
-    recompile it rather than serving it from a cache."""
+    recompile it rather than serving it from a cache. Returns the original text."""
     with open(path) as f:
         text = f.read()
     fn = next(n for n in ast.walk(ast.parse(text))
@@ -60,6 +70,25 @@ def edit_kernel(path, function, nonce):
     lines.insert(first.lineno - 1, " " * first.col_offset + f"# build_bench edit {nonce}\n")
     with open(path, "w") as f:
         f.write("".join(lines))
+    return text
+
+
+def copy_set(kernel_files, scratch):
+    """Copies the directory of each kernels.cmake file (its kernels and their local imports) to
+    the same place under scratch; returns the copies' entries for build_set (FILE[@cuda])."""
+    entries = []
+    for entry in kernel_files:
+        path, cuda_only = (entry[:-len("@cuda")], "@cuda") if entry.endswith("@cuda") else (entry, "")
+        source = os.path.realpath(os.path.join(REPO, path))
+        rel = os.path.relpath(source, REPO)
+        if not os.path.isfile(source) or rel.startswith(".."):
+            sys.exit(f"build_bench: {entry}: not a kernels.cmake file inside the repository")
+        target_dir = os.path.join(scratch, os.path.dirname(rel))
+        if not os.path.exists(target_dir):
+            shutil.copytree(os.path.dirname(source), target_dir,
+                            ignore=shutil.ignore_patterns("build*", "__pycache__", "*.pyc"))
+        entries.append(os.path.join(scratch, rel) + cuda_only)
+    return entries
 
 
 # ---- triton-aot: the CMake flow ----------------------------------------------------------
@@ -70,7 +99,7 @@ def aot_configure(args, scratch, build, cache):
              else f"-DCMAKE_PREFIX_PATH={package}")
     cmd = [args.cmake, "-S", os.path.join(scratch, "build_set"), "-B", build, "-G", "Ninja",
            "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_C_COMPILER={args.cc}", where,
-           f"-DTRITON_AOT_BENCH_EXAMPLES={os.path.join(scratch, 'examples')}",
+           f"-DTRITON_AOT_BENCH_KERNEL_FILES={';'.join(args.scratch_files)}",
            f"-DTRITON_AOT_BENCH_ARCHITECTURES={args.architectures}",
            f"-DTRITON_AOT_PYTHON={args.python}", f"-DTRITON_AOT_CACHE_DIR={cache}"]
     return timed(cmd, aot_env(cache))[0]
@@ -114,8 +143,33 @@ def load_specs(build):
             "num_warps": meta["variant"]["num_warps"], "num_stages": meta["variant"]["num_stages"],
             "options": meta["variant"]["options"], "grid": meta["grid"],
             "scratch": meta["launch"]["global_scratch"]["size"] + meta["launch"]["profile_scratch"]["size"],
+            # For bench/size_bench.py: the binary image and what compile.py's C template needs.
+            "params": meta["params"], "shared": meta["launch"]["shared"],
+            "warp_size": meta["launch"]["warp_size"],
+            "binary": os.path.join(os.path.dirname(path), meta["images"][0]["file"]),
         }
     return sorted(specs.values(), key=lambda s: s["id"])
+
+
+def upstream_signature(spec):
+    """The signature as compile.py takes it: a constexpr must be an int or float literal
+    (compile.py's constexpr() tries int() then float()), so True/False become 1/0, which a
+    user of compile.py writes (the kernel sees the same value in `if` and arithmetic). Raises
+    ValueError for any other constexpr (a dtype, a string, None)."""
+    entries = [s.strip() for s in spec["signature"].split(",")]
+    params = [p for p in spec["params"] if p["kind"] not in ("global_scratch", "profile_scratch")]
+    if len(entries) != len(params):
+        raise ValueError(f"signature {spec['signature']!r} does not match its {len(params)} parameters")
+    for i, param in enumerate(params):
+        if param["kind"] != "constexpr":
+            continue
+        value = param["value"]
+        if isinstance(value, bool):
+            entries[i] = str(int(value))
+        elif not isinstance(value, (int, float)):
+            raise ValueError(f"constexpr {param['name']}={param.get('value_text', value)} "
+                             "(compile.py takes only int and float constexprs)")
+    return ", ".join(entries)
 
 
 def upstream_grid_arg(grid, constexprs):
@@ -171,11 +225,16 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include):
         if s["scratch"]:
             excluded.append(f"{s['id']}: global/profile scratch (compile.py refuses such kernels)")
             continue
+        try:
+            signature = upstream_signature(s)
+        except ValueError as error:
+            excluded.append(f"{s['id']}: {error}")
+            continue
         out_name = f"{s['name']}_{s['tag']}"
         stem = os.path.join(out_dir, "compile", s["tag"], out_name)
-        base = upstream_outputs(stem, s["signature"], s["num_warps"], s["num_stages"])
+        base = upstream_outputs(stem, signature, s["num_warps"], s["num_stages"])
         source_ext = ".c" if s["backend"] == "cuda" else ".cpp"
-        cmd = [args.python, upstream_py, s["source"], "-n", s["function"], "-s", s["signature"],
+        cmd = [args.python, upstream_py, s["source"], "-n", s["function"], "-s", signature,
                "-g", upstream_grid_arg(s["grid"], s["constexprs"]), "-w", str(s["num_warps"]),
                "-ns", str(s["num_stages"]), "-t", upstream_target(s["target"]), "-on", out_name,
                "-o", stem]
@@ -229,15 +288,22 @@ def main():
     parser.add_argument("--triton-aot", required=True,
                         help="TritonAOT package: its build tree or install prefix")
     parser.add_argument("--python", default=sys.executable, help="interpreter with Triton (both flows)")
-    parser.add_argument("--examples", default=os.path.join(REPO, "examples"),
-                        help="directory with <example>/kernels.cmake (copied to a scratch dir)")
+    parser.add_argument("--set", choices=sorted(SETS), default="examples",
+                        help="the kernel set: examples (default) or proof (issue 5's set)")
+    parser.add_argument("--kernel-files", nargs="+", default=None, metavar="FILE[@cuda]",
+                        help="instead of --set: kernels.cmake files, relative to the repository; "
+                             "@cuda builds a file's kernels for the CUDA architectures only")
     parser.add_argument("--architectures", default="80;90a;gfx942")
     parser.add_argument("--edit-kernel", default="softmax",
                         help="kernel whose file the one-file rebuild edits")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="-j of both builds")
     parser.add_argument("--repeat", type=int, default=3, help="runs per phase; the median is reported")
+    parser.add_argument("--serial-repeat", type=int, default=None,
+                        help="runs of the serial upstream flow, in the first runs (default: --repeat)")
     parser.add_argument("--machine", default=platform.node(), help="names the CSV: build_<machine>.csv")
-    parser.add_argument("--csv", default=None, help="default: bench/results/build_<machine>.csv")
+    parser.add_argument("--csv", default=None,
+                        help="default: bench/results/build_<machine>.csv (set examples), "
+                             "build_<set>_<machine>.csv (another set)")
     parser.add_argument("--cmake", default="cmake", help="the cmake that configures and builds triton-aot's flow")
     parser.add_argument("--cc", default="cc", help="C compiler of both flows")
     parser.add_argument("--cflags", default="-O3 -DNDEBUG", help="upstream's C flags (CMake Release's)")
@@ -245,11 +311,20 @@ def main():
                         help="dry-run: write and print the upstream build.ninja without running it")
     parser.add_argument("--workdir", default=None, help="scratch parent (default: the system's temp)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument("--size", action="store_true",
+                        help="also run bench/size_bench.py on the set, with the C files of the first "
+                             "upstream clean build (exact sizes of upstream's C; not timed)")
+    parser.add_argument("--size-csv", default=None, help="default: bench/results/size_<machine>.csv")
     args = parser.parse_args()
+    args.set_name = "custom" if args.kernel_files else args.set
+    kernel_files = args.kernel_files or SETS[args.set]
+    serial_repeat = args.repeat if args.serial_repeat is None else args.serial_repeat
     # Absolute, as every build command runs in its own directory (a venv's python stays a link).
     args.python = (os.path.abspath(args.python) if os.sep in args.python
                    else shutil.which(args.python) or args.python)
-    csv_path = args.csv or os.path.join(BENCH, "results", f"build_{args.machine}.csv")
+    csv_path = args.csv or os.path.join(
+        BENCH, "results", f"build_{args.machine}.csv" if args.set_name == "examples"
+        else f"build_{args.set_name}_{args.machine}.csv")
 
     # Also a warm-up: Triton's files come into the page cache before either flow is timed.
     triton_dir = subprocess.run([args.python, "-c", "import os, triton, triton.tools.compile;"
@@ -257,10 +332,9 @@ def main():
                                 capture_output=True, text=True, check=True).stdout.split()
     # Triton ships the cuda.h its generated C includes: no CUDA toolkit needed.
     version, cuda_include = triton_dir[0], os.path.join(triton_dir[1], "backends", "nvidia", "include")
-    scratch = tempfile.mkdtemp(prefix="tta-build-bench-", dir=args.workdir)
+    scratch = tempfile.mkdtemp(prefix="tta-build-bench-", dir=args.workdir and os.path.abspath(args.workdir))
     print(f"build_bench: scratch {scratch}, -j {args.jobs}, Triton {version}", flush=True)
-    shutil.copytree(args.examples, os.path.join(scratch, "examples"),
-                    ignore=shutil.ignore_patterns("build*", "__pycache__", "*.pyc"))
+    args.scratch_files = copy_set(kernel_files, scratch)
     shutil.copytree(os.path.join(BENCH, "build_set"), os.path.join(scratch, "build_set"))
     times = {}  # (flow, phase) -> [seconds]
     commands = {}  # (flow, phase) -> commands the last run ran
@@ -275,8 +349,13 @@ def main():
     def one_file(flow, build):
         nonlocal nonce
         nonce += 1
-        edit_kernel(edited["source"], edited["function"], f"{flow} {nonce}")
-        record(flow, "one-file", build())
+        original = edit_kernel(edited["source"], edited["function"], f"{flow} {nonce}")
+        try:
+            record(flow, "one-file", build())
+        finally:
+            # Every later clean build (and the size measurement) sees the set as declared.
+            with open(edited["source"], "w") as f:
+                f.write(original)
 
     specs, edited, upstream_note = None, None, ""
     try:
@@ -304,6 +383,9 @@ def main():
             if run == 0:
                 upstream_note = (f"{compiles} compile.py, {links} link.py, "
                                  f"excluded: {'; '.join(excluded) or 'nothing'}")
+                booleans = sum(1 for s in specs if any(isinstance(v, bool) for v in s["constexprs"].values()))
+                if booleans:
+                    upstream_note += f"; {booleans} variants x targets pass bool constexprs as 1/0"
                 print(f"  upstream: {upstream_note}", flush=True)
             if args.upstream == "dry-run":
                 print(subprocess.run(["ninja", "-C", out, "-t", "commands"], capture_output=True,
@@ -311,8 +393,12 @@ def main():
                 break
             ninja = ["ninja", "-C", out, "-j", str(args.jobs)]
             record(f"upstream -j {args.jobs}", "clean", timed(ninja, upstream_env(ucache)))
+            if run == 0 and args.size:
+                measure_size(args, scratch, os.path.join(out, "compile"))
             record(f"upstream -j {args.jobs}", "no-op ninja", timed(ninja, upstream_env(ucache)))
             one_file(f"upstream -j {args.jobs}", lambda: timed(ninja, upstream_env(ucache)))
+            if run >= serial_repeat:
+                continue
             # The same commands one after another: how a build script runs them.
             out, ucache = fresh(os.path.join(scratch, "upstream")), fresh(os.path.join(scratch, "upstream-cache"))
             write_upstream_ninja(args, specs, out, cuda_include)
@@ -323,6 +409,18 @@ def main():
         else:
             shutil.rmtree(scratch, ignore_errors=True)
     report(args, times, commands, version, upstream_note, csv_path, len(specs or []))
+
+
+def measure_size(args, scratch, upstream_c):
+    """bench/size_bench.py on the scratch copy of the set, so that the images are compiled
+    from the same paths as upstream's (Triton's line info names the source file)."""
+    import size_bench
+    rows = size_bench.measure(
+        triton_aot=args.triton_aot, python=args.python, kernel_files=args.scratch_files,
+        architectures=args.architectures, workdir=os.path.join(scratch, "size"), jobs=args.jobs,
+        cmake=args.cmake, upstream=upstream_c, machine=args.machine, set_name=args.set_name,
+        cache=os.path.join(scratch, "aot-cache"))
+    size_bench.write_csv(rows, args.size_csv or size_bench.default_csv(args.machine))
 
 
 def report(args, times, commands, version, upstream_note, csv_path, variants):
@@ -337,7 +435,8 @@ def report(args, times, commands, version, upstream_note, csv_path, variants):
                      "x_triton_aot": round(median / ours, 2) if ours else "",
                      "variants_x_targets": variants, "cpus": os.cpu_count(), "triton": version,
                      "host": platform.node(), "date": time.strftime("%Y-%m-%d"),
-                     "upstream": upstream_note if flow.startswith("upstream") else ""})
+                     "upstream": upstream_note if flow.startswith("upstream") else "",
+                     "set": args.set_name})
     if not rows:
         return
     flows = list(dict.fromkeys(r["flow"] for r in rows))
@@ -352,8 +451,12 @@ def report(args, times, commands, version, upstream_note, csv_path, variants):
     print("(median seconds, (commands run), x the triton-aot time of the same phase)")
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     new = not os.path.exists(csv_path)
+    fields = list(rows[0].keys())
+    if not new:  # appended in the file's own columns (the examples' CSV predates `set`)
+        with open(csv_path, newline="") as f:
+            fields = next(csv.reader(f), fields)
     with open(csv_path, "a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         if new:
             writer.writeheader()
         writer.writerows(rows)
