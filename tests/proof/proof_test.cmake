@@ -1,5 +1,7 @@
 # Driver of Proof.equality (tests/proof/CMakeLists.txt): skips at once without a GPU or torch,
-# else builds bench/proof in ${PLUGIN_WORK} from scratch and runs its equality test.
+# else builds bench/proof in ${PLUGIN_WORK} from scratch, compiling with the Triton of
+# PROOF_PYTHON (the one equality.py launches with, so the images can be the same), and runs
+# its equality test.
 include(${PLUGIN_SOURCE_DIR}/tests/plugin/plugin_common.cmake)
 
 # The same question equality.py asks first, before a minute of building.
@@ -18,7 +20,8 @@ file(REMOVE_RECURSE "${PLUGIN_WORK}")
 file(WRITE "${PLUGIN_WORK}/architectures.cmake"
      "set(CMAKE_TRITON_ARCHITECTURES \"80;90a;gfx942\" CACHE STRING \"\")\n")
 plugin_configure("${PLUGIN_SOURCE_DIR}/bench/proof" "${build}" "-DTritonAOT_DIR=${PLUGIN_BUILD_DIR}"
-                 "-DPROOF_PYTHON=${PROOF_PYTHON}" -C "${PLUGIN_WORK}/architectures.cmake")
+                 "-DPROOF_PYTHON=${PROOF_PYTHON}" "-DTRITON_AOT_PYTHON=${PROOF_PYTHON}"
+                 -C "${PLUGIN_WORK}/architectures.cmake")
 plugin_run(COMMAND "${CMAKE_COMMAND}" --build "${build}" OUTPUT out)
 message(STATUS "bench/proof built:\n${out}")
 
