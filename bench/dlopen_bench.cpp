@@ -78,6 +78,8 @@ double timeInFreshProcess(const std::string &self, const Library &library) {
   return us;
 }
 
+std::string fileName(const std::string &path) { return path.substr(path.rfind('/') + 1); }
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t n = values.size();
@@ -135,10 +137,11 @@ int main(int argc, char **argv) {
   std::printf("method: dlopen(RTLD_NOW) + dlsym of one entry point in a fresh process, "
               "median of %d runs\n", runs);
   for (const Library &library : libraries)
-    std::printf("  %-40s %9.1f us  (min %.1f)\n", library.path.substr(library.path.rfind('/') + 1).c_str(),
+    std::printf("  %-40s %9.1f us  (min %.1f)\n", fileName(library.path).c_str(),
                 median(library.us), *std::min_element(library.us.begin(), library.us.end()));
   if (count > 1)
-    std::printf("ratio last / first: %.3f\n", median(libraries.back().us) / median(libraries[0].us));
+    std::printf("ratio last / first: %.3f\n",
+                median(libraries.back().us) / median(libraries[0].us));
 
   if (!csv_path.empty()) {
     FILE *csv = std::fopen(csv_path.c_str(), "w");
@@ -149,7 +152,7 @@ int main(int argc, char **argv) {
       long bytes = -1;
       if (file && std::fseek(file, 0, SEEK_END) == 0) bytes = std::ftell(file);
       if (file) std::fclose(file);
-      std::string name = library.path.substr(library.path.rfind('/') + 1);
+      std::string name = fileName(library.path);
       for (size_t r = 0; r < library.us.size(); ++r)
         std::fprintf(csv, "%s,%s,%ld,%zu,%.3f\n", name.c_str(), library.symbol.c_str(), bytes, r,
                      library.us[r]);

@@ -29,7 +29,8 @@ def write_csv(path, device, image, args, us):
     with open(path, "w") as f:
         f.write("device,image,elements,launches,repetition,first,triton_python_us_per_launch\n")
         for r, value in enumerate(us):
-            f.write(f'"{device}",{image},{args.elements},{args.launches},{r},triton_python,{value:.4f}\n')
+            f.write(f'"{device}",{image},{args.elements},{args.launches},{r},triton_python,'
+                    f'{value:.4f}\n')
 
 
 def time_batches(launch, synchronize, repetitions, launches):
@@ -95,7 +96,8 @@ def main():
     print(f"cubin sha256: {sha256}")
     if args.expect_sha256 and args.expect_sha256 != sha256:
         print(f"launch_triton: WARNING: Triton's cubin is not the library's ({args.expect_sha256})")
-    print(f"method: host time per launch, median of {args.repetitions} repetitions x {args.launches} launches")
+    print(f"method: host time per launch, median of {args.repetitions} repetitions x "
+          f"{args.launches} launches")
     print(f"  add_kernel[grid](...) (Triton {triton.__version__}) {statistics.median(us):7.3f} us  "
           f"(min {min(us):.3f})")
     if args.csv:

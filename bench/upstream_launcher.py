@@ -17,6 +17,7 @@ the hinted variant's cubin, so launch_overhead can say whether it times the very
 Prints the library's path on the last line. Exit status: 0 built, 1 error.
 """
 import argparse
+import ctypes
 import hashlib
 import json
 import os
@@ -70,21 +71,31 @@ def run(cmd, env=None):
 
 
 def find_libcuda():
-    """The driver to link: the installed libcuda.so.1 (as Triton's own driver finds it), else
-    the CUDA toolkit's stub; both give the library a DT_NEEDED of libcuda.so.1."""
+    """The driver to link: the installed libcuda.so.1 (from ldconfig's cache, as Triton's own
+    driver finds it, else wherever the dynamic loader finds it), else the CUDA toolkit's stub;
+    each gives the library a DT_NEEDED of libcuda.so.1."""
     try:
-        listing = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
+        listing = subprocess.run([shutil.which("ldconfig") or "/sbin/ldconfig", "-p"],
+                                 capture_output=True, text=True).stdout
     except OSError:
         listing = ""
     for line in listing.splitlines():
         if line.strip().startswith("libcuda.so.1 ") and "x86-64" in line:
             return line.split("=>")[-1].strip()
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                if "/libcuda.so" in line:
+                    return line.split()[-1]
+    except OSError:
+        pass
     cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
     for stubs in (f"{cuda_home}/lib64/stubs", f"{cuda_home}/targets/x86_64-linux/lib/stubs"):
         if os.path.exists(os.path.join(stubs, "libcuda.so")):
             return os.path.join(stubs, "libcuda.so")
-    sys.exit("upstream_launcher: no libcuda.so.1 (ldconfig -p) and no CUDA toolkit stub "
-             f"({cuda_home}/lib64/stubs/libcuda.so); set CUDA_HOME")
+    sys.exit("upstream_launcher: no libcuda.so.1 (ldconfig -p, the dynamic loader) and no CUDA "
+             f"toolkit stub ({cuda_home}/lib64/stubs/libcuda.so); set CUDA_HOME")
 
 
 def cubin_sha256(c_file):
@@ -101,7 +112,7 @@ def cubin_sha256(c_file):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, help="directory for the generated files and the library")
+    parser.add_argument("--out", required=True, help="for the generated files and the library")
     parser.add_argument("--python", default=sys.executable, help="interpreter with Triton")
     parser.add_argument("--cc", default="cc")
     parser.add_argument("--spec", default=os.path.join(BENCH, "launch_overhead.json"))
@@ -113,7 +124,8 @@ def main():
     kernel = next((k for k in spec["kernels"] if k["name"] == KERNEL), None)
     if kernel is None or args.target not in spec["targets"]:
         sys.exit(f"upstream_launcher: {args.spec} has no kernel {KERNEL} for {args.target}")
-    source = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(args.spec)), kernel["source"]))
+    spec_dir = os.path.dirname(os.path.abspath(args.spec))
+    source = os.path.normpath(os.path.join(spec_dir, kernel["source"]))
     constexprs, num_warps, num_stages = parse_config(kernel["configs"][0])
     grid = upstream_grid_arg(split_top_level(kernel["grid"]), constexprs)
 
@@ -127,9 +139,10 @@ def main():
         # Upstream takes constexprs as values in the signature.
         entries = [constexprs.get(e.strip(), e.strip()) for e in signature.split(",")]
         signature = ", ".join(entries)
-        run([args.python, os.path.join(BENCH, "upstream_compile.py"), source, "-n", kernel["function"],
-             "-s", signature, "-g", grid, "-w", str(num_warps), "-ns", str(num_stages),
-             "-t", upstream_target(args.target), "-on", KERNEL, "-o", stem], env)
+        run([args.python, os.path.join(BENCH, "upstream_compile.py"), source,
+             "-n", kernel["function"], "-s", signature, "-g", grid, "-w", str(num_warps),
+             "-ns", str(num_stages), "-t", upstream_target(args.target), "-on", KERNEL,
+             "-o", stem], env)
         base = upstream_outputs(stem, signature, num_warps, num_stages)
         headers.append(base + ".h")
         sources.append(base + ".c")
@@ -142,8 +155,9 @@ def main():
     with open(info, "w") as f:
         f.write(f'const char tta_upstream_cubin_sha256[] = "{cubin_sha256(hinted[1])}";\n')
     # Triton ships the cuda.h its generated C includes: no CUDA toolkit headers needed.
-    triton_dir = subprocess.run([args.python, "-c", "import os, triton; print(os.path.dirname(triton.__file__))"],
-                                capture_output=True, text=True, check=True).stdout.strip()
+    where = "import os, triton; print(os.path.dirname(triton.__file__))"
+    triton_dir = subprocess.run([args.python, "-c", where], capture_output=True, text=True,
+                                check=True).stdout.strip()
     cuda_include = os.path.join(triton_dir, "backends", "nvidia", "include")
     library = os.path.join(out, f"libupstream_{KERNEL}.so")
     # -include stdlib.h: upstream's compile.c calls exit() without declaring it (an error
