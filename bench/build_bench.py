@@ -38,12 +38,13 @@ from compile_bench import upstream_grid, upstream_target  # noqa: E402
 
 PROGRESS = re.compile(r"^\[\d+/\d+\]", re.MULTILINE)
 
-# kernels.cmake files relative to the repository; FILE@cuda: CUDA architectures only
-# (bench/build_set/CMakeLists.txt).
-EXAMPLES_SET = ["examples/vector_add/kernels.cmake", "examples/softmax/kernels.cmake",
-                "examples/matmul/kernels.cmake"]
-SETS = {"examples": EXAMPLES_SET,
-        "proof": EXAMPLES_SET + ["bench/proof/kernels.cmake"]}
+# kernels.cmake files relative to the repository, and the kernels that build for one vendor
+# only (bench/build_set/CMakeLists.txt; bench/proof/CMakeLists.txt says why the Gluon ones do).
+EXAMPLES_FILES = ["examples/vector_add/kernels.cmake", "examples/softmax/kernels.cmake",
+                  "examples/matmul/kernels.cmake"]
+SETS = {"examples": {"files": EXAMPLES_FILES, "cuda_only": [], "hip_only": []},
+        "proof": {"files": EXAMPLES_FILES + ["bench/proof/kernels.cmake", "bench/proof/gluon_kernels.cmake"],
+                  "cuda_only": ["gluon_add"], "hip_only": ["gluon_add_wave64"]}}
 
 
 def timed(cmd, env):
@@ -75,20 +76,26 @@ def edit_kernel(path, function, nonce):
 
 def copy_set(kernel_files, scratch):
     """Copies the directory of each kernels.cmake file (its kernels and their local imports) to
-    the same place under scratch; returns the copies' entries for build_set (FILE[@cuda])."""
-    entries = []
-    for entry in kernel_files:
-        path, cuda_only = (entry[:-len("@cuda")], "@cuda") if entry.endswith("@cuda") else (entry, "")
+    the same place under scratch; returns the copies' paths."""
+    copies = []
+    for path in kernel_files:
         source = os.path.realpath(os.path.join(REPO, path))
         rel = os.path.relpath(source, REPO)
         if not os.path.isfile(source) or rel.startswith(".."):
-            sys.exit(f"build_bench: {entry}: not a kernels.cmake file inside the repository")
+            sys.exit(f"build_bench: {path}: not a kernels.cmake file inside the repository")
         target_dir = os.path.join(scratch, os.path.dirname(rel))
         if not os.path.exists(target_dir):
             shutil.copytree(os.path.dirname(source), target_dir,
                             ignore=shutil.ignore_patterns("build*", "__pycache__", "*.pyc"))
-        entries.append(os.path.join(scratch, rel) + cuda_only)
-    return entries
+        copies.append(os.path.join(scratch, rel))
+    return copies
+
+
+def set_definitions(kernel_files, cuda_only, hip_only):
+    """build_set's cache variables for a set."""
+    return [f"-DTRITON_AOT_BENCH_KERNEL_FILES={';'.join(kernel_files)}",
+            f"-DTRITON_AOT_BENCH_CUDA_ONLY={';'.join(cuda_only)}",
+            f"-DTRITON_AOT_BENCH_HIP_ONLY={';'.join(hip_only)}"]
 
 
 # ---- triton-aot: the CMake flow ----------------------------------------------------------
@@ -99,7 +106,7 @@ def aot_configure(args, scratch, build, cache):
              else f"-DCMAKE_PREFIX_PATH={package}")
     cmd = [args.cmake, "-S", os.path.join(scratch, "build_set"), "-B", build, "-G", "Ninja",
            "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_C_COMPILER={args.cc}", where,
-           f"-DTRITON_AOT_BENCH_KERNEL_FILES={';'.join(args.scratch_files)}",
+           *set_definitions(args.scratch_files, args.cuda_only, args.hip_only),
            f"-DTRITON_AOT_BENCH_ARCHITECTURES={args.architectures}",
            f"-DTRITON_AOT_PYTHON={args.python}", f"-DTRITON_AOT_CACHE_DIR={cache}"]
     return timed(cmd, aot_env(cache))[0]
@@ -290,9 +297,12 @@ def main():
     parser.add_argument("--python", default=sys.executable, help="interpreter with Triton (both flows)")
     parser.add_argument("--set", choices=sorted(SETS), default="examples",
                         help="the kernel set: examples (default) or proof (issue 5's set)")
-    parser.add_argument("--kernel-files", nargs="+", default=None, metavar="FILE[@cuda]",
-                        help="instead of --set: kernels.cmake files, relative to the repository; "
-                             "@cuda builds a file's kernels for the CUDA architectures only")
+    parser.add_argument("--kernel-files", nargs="+", default=None, metavar="FILE",
+                        help="instead of --set: kernels.cmake files, relative to the repository")
+    parser.add_argument("--cuda-only", nargs="*", default=[], metavar="KERNEL",
+                        help="with --kernel-files: kernels built for the CUDA architectures only")
+    parser.add_argument("--hip-only", nargs="*", default=[], metavar="KERNEL",
+                        help="with --kernel-files: kernels built for the AMD architectures only")
     parser.add_argument("--architectures", default="80;90a;gfx942")
     parser.add_argument("--edit-kernel", default="softmax",
                         help="kernel whose file the one-file rebuild edits")
@@ -317,7 +327,9 @@ def main():
     parser.add_argument("--size-csv", default=None, help="default: bench/results/size_<machine>.csv")
     args = parser.parse_args()
     args.set_name = "custom" if args.kernel_files else args.set
-    kernel_files = args.kernel_files or SETS[args.set]
+    kernel_files = args.kernel_files or SETS[args.set]["files"]
+    if not args.kernel_files:
+        args.cuda_only, args.hip_only = SETS[args.set]["cuda_only"], SETS[args.set]["hip_only"]
     serial_repeat = args.repeat if args.serial_repeat is None else args.serial_repeat
     # Absolute, as every build command runs in its own directory (a venv's python stays a link).
     args.python = (os.path.abspath(args.python) if os.sep in args.python
@@ -349,13 +361,16 @@ def main():
     def one_file(flow, build):
         nonlocal nonce
         nonce += 1
+        stat = os.stat(edited["source"])
         original = edit_kernel(edited["source"], edited["function"], f"{flow} {nonce}")
         try:
             record(flow, "one-file", build())
         finally:
-            # Every later clean build (and the size measurement) sees the set as declared.
+            # Every later clean build (and the size measurement) sees the set as declared, with
+            # its time too: Triton's line info records the source file's mtime in the image.
             with open(edited["source"], "w") as f:
                 f.write(original)
+            os.utime(edited["source"], ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
     specs, edited, upstream_note = None, None, ""
     try:
@@ -417,6 +432,7 @@ def measure_size(args, scratch, upstream_c):
     import size_bench
     rows = size_bench.measure(
         triton_aot=args.triton_aot, python=args.python, kernel_files=args.scratch_files,
+        cuda_only=args.cuda_only, hip_only=args.hip_only,
         architectures=args.architectures, workdir=os.path.join(scratch, "size"), jobs=args.jobs,
         cmake=args.cmake, upstream=upstream_c, machine=args.machine, set_name=args.set_name,
         cache=os.path.join(scratch, "aot-cache"))

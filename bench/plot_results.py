@@ -195,9 +195,14 @@ def plot_size(paths, out):
     y = list(range(len(rows)))[::-1]
     colors = [REFERENCE if r["item"].startswith("raw") else OTHER if r["item"].startswith("upstream")
               else OURS for r in rows]
-    bars = ax.barh(y, [int(r["bytes"]) for r in rows], color=colors)
-    bar_labels(ax, bars, [f"{human(int(r['bytes']))}  ({float(r['x_raw_images']):.2f}×)" for r in rows],
-               horizontal=True)
+    bars = ax.barh(y, [int(r["bytes"]) / 2**20 for r in rows], color=colors)
+    texts = []
+    for r in rows:
+        text = f"{human(int(r['bytes']))}  ({float(r['x_raw_images']):.2f}×)"
+        if r["item"].startswith("upstream"):  # compile.py embeds the binaries only, no PTX
+            text += f"\n= {float(r['x_binaries']):.1f}× its cubin + hsaco"
+        texts.append(text)
+    bar_labels(ax, bars, texts, horizontal=True)
     labels = []
     for r in rows:
         label = r["item"]
@@ -206,14 +211,14 @@ def plot_size(paths, out):
                 else "\n(rendered from compile.py's templates)"
         labels.append(label)
     ax.set_yticks(y, labels, fontsize=8.5)
-    ax.set_xlim(right=max(int(r["bytes"]) for r in rows) * 1.3)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: human(v) if v else "0"))
-    ax.set_xlabel("bytes (× the raw images the library embeds: cubin + hsaco + PTX)")
+    ax.set_xlim(right=max(int(r["bytes"]) for r in rows) / 2**20 * 1.55)
+    ax.set_xlabel("MiB (× the raw images the library embeds: cubin + hsaco + PTX)")
     get = {r["item"]: int(r["bytes"]) for r in rows}
     raw = int(reference["bytes"])
-    title = (f"{key[3]} set for {reference['architectures']} ({reference['variants_x_targets']} images): "
-             f"compressed shared library {get.get('shared library (.so), COMPRESS', 0) / raw:.2f}× its raw images,\n"
-             f"upstream's C source {get.get('upstream compile.py C (.c/.cpp + .h)', 0) / raw:.1f}×")
+    title = (f"{key[3]} set, {reference['architectures']}, {reference['variants_x_targets']} images: "
+             f"the compressed shared library\nis {get.get('shared library (.so), COMPRESS', 0) / raw:.2f}× "
+             f"its raw images; upstream's C source is "
+             f"{get.get('upstream compile.py C (.c/.cpp + .h)', 0) / raw:.1f}×")
     ax.set_title(title, fontsize=10)
     ax.text(1.0, -0.1, f"{key[2]}, {key[0]}", transform=ax.transAxes, ha="right", fontsize=7, color="#555555")
     fig.tight_layout()

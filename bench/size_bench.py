@@ -35,14 +35,15 @@ import build_bench  # noqa: E402
 LIBRARIES = [  # (suffix of the build_set target, file name ending, what it is)
     ("", ".a", "static library (.a)"), ("_z", ".a", "static library (.a), COMPRESS"),
     ("_shared", ".so", "shared library (.so)"), ("_shared_z", ".so", "shared library (.so), COMPRESS")]
-GROUPS = ["build_set", "build_set_cuda"]  # the set's libraries (bench/build_set/CMakeLists.txt)
+GROUPS = ["build_set", "build_set_cuda", "build_set_hip"]  # bench/build_set/CMakeLists.txt
 
 
 def default_csv(machine):
     return os.path.join(BENCH, "results", f"size_{machine}.csv")
 
 
-def build(triton_aot, python, kernel_files, architectures, build_dir, jobs, cmake, cache):
+def build(triton_aot, python, kernel_files, cuda_only, hip_only, architectures, build_dir, jobs, cmake,
+          cache):
     package = os.path.abspath(triton_aot)
     where = (f"-DTritonAOT_DIR={package}" if os.path.exists(os.path.join(package, "TritonAOTConfig.cmake"))
              else f"-DCMAKE_PREFIX_PATH={package}")
@@ -50,7 +51,7 @@ def build(triton_aot, python, kernel_files, architectures, build_dir, jobs, cmak
     for cmd in ([cmake, "-S", os.path.join(BENCH, "build_set"), "-B", build_dir, "-G", "Ninja",
                  "-DCMAKE_BUILD_TYPE=Release", where, f"-DTRITON_AOT_PYTHON={python}",
                  f"-DTRITON_AOT_CACHE_DIR={cache}", "-DTRITON_AOT_BENCH_SIZE_VARIANTS=ON",
-                 f"-DTRITON_AOT_BENCH_KERNEL_FILES={';'.join(kernel_files)}",
+                 *build_bench.set_definitions(kernel_files, cuda_only, hip_only),
                  f"-DTRITON_AOT_BENCH_ARCHITECTURES={architectures}"],
                 [cmake, "--build", build_dir, "-j", str(jobs)]):
         proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -220,10 +221,10 @@ def upstream_sizes(specs, upstream, work):
 
 # ---- the measurement -----------------------------------------------------------------------
 
-def measure(triton_aot, python, kernel_files, architectures, workdir, jobs, cmake, upstream,
-            machine, set_name, cache=None):
+def measure(triton_aot, python, kernel_files, cuda_only, hip_only, architectures, workdir, jobs,
+            cmake, upstream, machine, set_name, cache=None):
     build_dir = os.path.join(workdir, "build")
-    build(triton_aot, python, kernel_files, architectures, build_dir, jobs, cmake,
+    build(triton_aot, python, kernel_files, cuda_only, hip_only, architectures, build_dir, jobs, cmake,
           cache or os.path.join(workdir, "cache"))
     groups = [g for g in GROUPS if os.path.exists(os.path.join(build_dir, f"{g}.triton-aot", f"{g}.json"))]
     images = {}
@@ -289,8 +290,10 @@ def main():
     parser.add_argument("--triton-aot", required=True, help="TritonAOT package: its build tree or install prefix")
     parser.add_argument("--python", default=sys.executable, help="interpreter with Triton for the compiles")
     parser.add_argument("--set", choices=sorted(build_bench.SETS), default="proof")
-    parser.add_argument("--kernel-files", nargs="+", default=None, metavar="FILE[@cuda]",
+    parser.add_argument("--kernel-files", nargs="+", default=None, metavar="FILE",
                         help="instead of --set: kernels.cmake files, relative to the repository")
+    parser.add_argument("--cuda-only", nargs="*", default=[], metavar="KERNEL")
+    parser.add_argument("--hip-only", nargs="*", default=[], metavar="KERNEL")
     parser.add_argument("--architectures", default="80;90a;gfx942")
     parser.add_argument("--upstream", default="render",
                         help="render (default), run (compile.py; needs a GPU driver), or a directory "
@@ -303,12 +306,15 @@ def main():
     args = parser.parse_args()
     python = (os.path.abspath(args.python) if os.sep in args.python
               else shutil.which(args.python) or args.python)
-    files = [os.path.join(REPO, f) for f in (args.kernel_files or build_bench.SETS[args.set])]
+    chosen = ({"files": args.kernel_files, "cuda_only": args.cuda_only, "hip_only": args.hip_only}
+              if args.kernel_files else build_bench.SETS[args.set])
+    files = [os.path.join(REPO, f) for f in chosen["files"]]
     upstream = args.upstream if args.upstream in ("render", "run") else os.path.abspath(args.upstream)
     workdir = os.path.abspath(args.workdir) if args.workdir else tempfile.mkdtemp(prefix="tta-size-bench-")
     try:
-        rows = measure(args.triton_aot, python, files, args.architectures, workdir, args.jobs,
-                       args.cmake, upstream, args.machine, "custom" if args.kernel_files else args.set)
+        rows = measure(args.triton_aot, python, files, chosen["cuda_only"], chosen["hip_only"],
+                       args.architectures, workdir, args.jobs, args.cmake, upstream, args.machine,
+                       "custom" if args.kernel_files else args.set)
     finally:
         if not args.workdir:
             shutil.rmtree(workdir, ignore_errors=True)
