@@ -21,7 +21,7 @@ triton_add_kernel(layer_norm
 triton_add_kernel(matmul_bf16
   SOURCE "${CMAKE_CURRENT_LIST_DIR}/kernels/matmul.py"
   FUNCTION matmul_kernel
-  SIGNATURE "*bf16:16, *bf16:16, *bf16:16, i32, i32, i32, i32:16, i32:16, i32:16, BLOCK_M, BLOCK_N, BLOCK_K, 8"
+  SIGNATURE "*bf16:16, *bf16:16, *bf16:16, i32, i32:16, i32, i32:16, i32:16, i32:16, BLOCK_M, BLOCK_N, BLOCK_K, 8"
   GRID "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
   # Triton's tutorial configs for Hopper. 128x256x64 in 3 stages needs 112 KiB of shared memory
   # on sm_90a, 128x128x64 in 4 stages 80 KiB: both beyond the 48 KiB a launch gets without

@@ -2,8 +2,9 @@
 triton_add_kernel(matmul
   SOURCE "${CMAKE_CURRENT_LIST_DIR}/kernels/matmul.py"
   FUNCTION matmul_kernel
-  # Row strides (K for A, N for B and C) are multiples of 16 elements.
-  SIGNATURE "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16, BLOCK_M, BLOCK_N, BLOCK_K"
+  # N and the row strides (K for A, N for B and C) are multiples of 16 elements: the kernel
+  # wraps columns past N in 16-element-aligned steps (see kernels/matmul.py).
+  SIGNATURE "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32, i32:16, i32:16, i32:16, BLOCK_M, BLOCK_N, BLOCK_K"
   GRID "cdiv(M, BLOCK_M)" "cdiv(N, BLOCK_N)" 1
   CONFIG "name=64x64x32 BLOCK_M=64 BLOCK_N=64 BLOCK_K=32 num_warps=4 num_stages=3"
   CONFIG "name=128x64x32 BLOCK_M=128 BLOCK_N=64 BLOCK_K=32 num_warps=4 num_stages=4"
