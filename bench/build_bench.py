@@ -310,6 +310,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs per phase; the median is reported")
     parser.add_argument("--serial-repeat", type=int, default=None,
                         help="runs of the serial upstream flow, in the first runs (default: --repeat)")
+    parser.add_argument("--upstream-flows", default="parallel,serial",
+                        help="which upstream flows run: parallel (ninja -j N), serial (ninja -j 1), "
+                             "comma-separated; triton-aot's always runs, as the reference")
     parser.add_argument("--machine", default=platform.node(), help="names the CSV: build_<machine>.csv")
     parser.add_argument("--csv", default=None,
                         help="default: bench/results/build_<machine>.csv (set examples), "
@@ -331,6 +334,13 @@ def main():
     if not args.kernel_files:
         args.cuda_only, args.hip_only = SETS[args.set]["cuda_only"], SETS[args.set]["hip_only"]
     serial_repeat = args.repeat if args.serial_repeat is None else args.serial_repeat
+    flows = set(args.upstream_flows.split(","))
+    if not flows <= {"parallel", "serial"}:
+        parser.error(f"--upstream-flows: {args.upstream_flows} (parallel, serial)")
+    if "serial" not in flows:
+        serial_repeat = 0
+    if args.size and "parallel" not in flows:
+        parser.error("--size reads the parallel upstream flow's C files: keep it in --upstream-flows")
     # Absolute, as every build command runs in its own directory (a venv's python stays a link).
     args.python = (os.path.abspath(args.python) if os.sep in args.python
                    else shutil.which(args.python) or args.python)
@@ -407,11 +417,12 @@ def main():
                                      text=True, check=True).stdout)
                 break
             ninja = ["ninja", "-C", out, "-j", str(args.jobs)]
-            record(f"upstream -j {args.jobs}", "clean", timed(ninja, upstream_env(ucache)))
-            if run == 0 and args.size:
-                measure_size(args, scratch, os.path.join(out, "compile"))
-            record(f"upstream -j {args.jobs}", "no-op ninja", timed(ninja, upstream_env(ucache)))
-            one_file(f"upstream -j {args.jobs}", lambda: timed(ninja, upstream_env(ucache)))
+            if "parallel" in flows:
+                record(f"upstream -j {args.jobs}", "clean", timed(ninja, upstream_env(ucache)))
+                if run == 0 and args.size:
+                    measure_size(args, scratch, os.path.join(out, "compile"))
+                record(f"upstream -j {args.jobs}", "no-op ninja", timed(ninja, upstream_env(ucache)))
+                one_file(f"upstream -j {args.jobs}", lambda: timed(ninja, upstream_env(ucache)))
             if run >= serial_repeat:
                 continue
             # The same commands one after another: how a build script runs them.
