@@ -83,9 +83,11 @@ def plot_launch(path, out):
     ax.set_xlim(right=max(medians.values()) * 1.35)
     ax.set_xlabel("host time per launch, µs (median of %d repetitions × %s launches)"
                   % (len(rows), rows[0].get("launches", "?")))
-    title = f"triton-aot's entry point costs {medians.get('library', float('nan')) / reference:.2f}× a raw cuLaunchKernel"
+    ours = medians.get("library", float("nan")) / reference
+    title = f"triton-aot's entry point costs {ours:.2f}× a raw cuLaunchKernel"
     others = [f"{name} {medians[m] / reference:.1f}×" for m, name in
-              (("upstream", "upstream's launcher"), ("triton_python", "Triton's Python launch")) if m in medians]
+              (("upstream", "upstream's launcher"), ("triton_python", "Triton's Python launch"))
+              if m in medians]
     if others:
         title += "\n(" + ", ".join(others) + ")"
     ax.set_title(title, fontsize=11)
@@ -155,9 +157,11 @@ def plot_build(paths, out):
         parallel = next((f for f in flows if f.startswith("upstream -j")), None)
         title = f"{set_name} set ({any_row.get('variants_x_targets', '?')} images): "
         if parallel and clean.get(parallel):
-            title += f"clean build {float(clean[parallel]['x_triton_aot']):.1f}× faster than upstream {parallel[len('upstream '):]}"
+            title += (f"clean build {float(clean[parallel]['x_triton_aot']):.1f}× faster than "
+                      f"upstream {parallel[len('upstream '):]}")
         if clean.get("upstream serial"):
-            title += f",\n{float(clean['upstream serial']['x_triton_aot']):.0f}× faster than upstream one at a time"
+            title += (f",\n{float(clean['upstream serial']['x_triton_aot']):.0f}× faster than "
+                      "upstream one at a time")
         if runs.get(("triton-aot", "no-op")):
             title += f"; no-op {float(runs[('triton-aot', 'no-op')]['median_s']):.2f} s"
         ax.set_title(title, fontsize=10)
@@ -177,7 +181,8 @@ def pick_size_run(paths):
     runs = {}
     for path in paths:
         for row in read(path):
-            runs.setdefault((row["date"], row["set"] == "proof", row["machine"], row["set"]), {})[row["item"]] = row
+            key = (row["date"], row["set"] == "proof", row["machine"], row["set"])
+            runs.setdefault(key, {})[row["item"]] = row
     if not runs:
         return None, None
     key = max(runs, key=lambda k: (k[1], k[0]))
@@ -233,7 +238,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default=os.path.join(BENCH, "results"))
     parser.add_argument("--out", default=os.path.join(REPO, "docs"))
-    parser.add_argument("--launch", default=None, help="a launch_overhead CSV (default: the one with the most methods)")
+    parser.add_argument("--launch", default=None,
+                        help="a launch_overhead CSV (default: the one with the most methods)")
     parser.add_argument("--build", nargs="+", default=None, help="build CSVs (default: every build_*.csv)")
     parser.add_argument("--size", nargs="+", default=None, help="size CSVs (default: every size_*.csv)")
     args = parser.parse_args()

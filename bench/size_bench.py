@@ -92,8 +92,8 @@ def render_upstream(spec, image, ty_to_cpp, template_dir):
                      if p["kind"] not in ("global_scratch", "profile_scratch")]
     signature = [s.strip(" ") for s in build_bench.upstream_signature(spec).split(",")]
     grid = build_bench.upstream_grid_arg(spec["grid"], spec["constexprs"]).split(",")
-    sig_hash = hashlib.sha256(" ".join(signature + [f"warps{spec['num_warps']}xstages{spec['num_stages']}"])
-                              .encode()).hexdigest()[:8]
+    meta_sig = f"warps{spec['num_warps']}xstages{spec['num_stages']}"
+    sig_hash = hashlib.sha256(" ".join(signature + [meta_sig]).encode()).hexdigest()[:8]
     hints = {(i, ): _constexpr(s.split(":")[1]) for i, s in enumerate(signature) if ":" in s}
     hints = {k: v for k, v in hints.items() if v is not None}
     constants = {arg_names_all[i]: _constexpr(s) for i, s in enumerate(signature)}
@@ -127,9 +127,10 @@ def render_upstream(spec, image, ty_to_cpp, template_dir):
         "bin_data": ", ".join([f"0x{x}{y}" for x, y in zip(hex_[::2], hex_[1::2])]),
         "signature": ", ".join(f"{ty_to_cpp(t)} {n}" for n, t in zip(names_not_1, types_not_1)),
         "full_signature": ", ".join(f"{ty_to_cpp(t)} {n}" for n, t in zip(arg_names, arg_types)),
-        "arg_pointers": ", ".join([f"&{a}" for a in names_not_1] + ["&global_scratch"] + ["&profile_scratch"]),
+        "arg_pointers": ", ".join([f"&{a}" for a in names_not_1]
+                                  + ["&global_scratch"] + ["&profile_scratch"]),
         "num_args": len(names_not_1) + 2, "kernel_docstring": doc_string, "shared": spec["shared"],
-        "num_warps": spec["num_warps"], "algo_info": "_".join([const_sig, f"warps{spec['num_warps']}xstages{spec['num_stages']}"]),
+        "num_warps": spec["num_warps"], "algo_info": "_".join([const_sig, meta_sig]),
         "gridX": grid[0], "gridY": grid[1], "gridZ": grid[2], "_placeholder": "",
         "warp_size": spec["warp_size"],
     }
@@ -287,7 +288,8 @@ def write_csv(rows, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--triton-aot", required=True, help="TritonAOT package: its build tree or install prefix")
+    parser.add_argument("--triton-aot", required=True,
+                        help="TritonAOT package: its build tree or install prefix")
     parser.add_argument("--python", default=sys.executable, help="interpreter with Triton for the compiles")
     parser.add_argument("--set", choices=sorted(build_bench.SETS), default="proof")
     parser.add_argument("--kernel-files", nargs="+", default=None, metavar="FILE",
