@@ -173,7 +173,7 @@ def run_upstream(python, specs, out_dir, jobs):
     return os.path.join(out_dir, "compile")
 
 
-def upstream_sizes(specs, upstream, work):
+def upstream_sizes(specs, upstream, work, python):
     """(bytes of upstream's C for every binary image, binaries covered, how it was obtained)."""
     try:
         import triton
@@ -183,7 +183,7 @@ def upstream_sizes(specs, upstream, work):
     # compile.py types every entry point from the active driver: CUDA's on the GPU machine.
     template_dir = os.path.join(os.path.dirname(triton.__file__), "tools", "extra")
     if upstream == "run":
-        upstream = run_upstream(sys.executable, specs, os.path.join(work, "upstream"), os.cpu_count())
+        upstream = run_upstream(python, specs, os.path.join(work, "upstream"), os.cpu_count())
     total, exact, rendered, same, differ, skipped = 0, 0, 0, 0, [], []
     for spec in specs:
         with open(spec["binary"], "rb") as f:
@@ -252,7 +252,7 @@ def measure(triton_aot, python, kernel_files, cuda_only, hip_only, architectures
     for suffix, ending, what in LIBRARIES:
         library = sum(os.path.getsize(os.path.join(build_dir, f"lib{g}{suffix}{ending}")) for g in groups)
         rows.append((what, library, len(groups), "as built (Release, not stripped), runtime shim included"))
-    c_bytes, covered, how, differ = upstream_sizes(specs, upstream, workdir)
+    c_bytes, covered, how, differ = upstream_sizes(specs, upstream, workdir, python)
     rows.append(("upstream compile.py C (.c/.cpp + .h)", c_bytes, covered, how))
     out = []
     date = time.strftime("%Y-%m-%d")
