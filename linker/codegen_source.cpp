@@ -5,6 +5,8 @@
 #include "linker/grid_codegen.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <sstream>
 
 namespace tta::link {
@@ -119,6 +121,41 @@ bool gridUsesConstexprs(const Kernel &kernel) {
         }
   return false;
 }
+
+/// tta_strings: every name the tables and the API return, each once, NUL-terminated, by offset.
+/// Offsets rather than pointers keep the tables free of relocations (see runtime.h).
+class StringTable {
+public:
+  std::uint32_t add(const std::string &text) {
+    const auto [at, inserted] = offsets_.emplace(text, size_);
+    if (inserted) {
+      order_.push_back(text);
+      size_ += static_cast<std::uint32_t>(text.size() + 1);
+    }
+    return at->second;
+  }
+  bool empty() const { return order_.empty(); }
+  void write(std::ostream &out) const {
+    if (empty())
+      return;
+    // ISO C promises string literals of 4,095 bytes only (-Wpedantic says so); GCC and clang
+    // take any length, and __extension__ keeps them quiet about it.
+    out << "/* entry and config names, NUL-terminated, at the offsets the tables use */\n"
+        << "#if defined(__GNUC__)\n__extension__\n#endif\n"
+        << "static const char tta_strings[] =\n";
+    for (const std::string &text : order_) {
+      std::string literal = cStringLiteral(text);
+      literal.insert(literal.size() - 1, "\\0"); // an escape cannot swallow the quote after it
+      out << "  " << literal << " /* " << offsets_.at(text) << " */\n";
+    }
+    out << "  ;\n\n";
+  }
+
+private:
+  std::map<std::string, std::uint32_t, std::less<>> offsets_;
+  std::vector<std::string> order_;
+  std::uint32_t size_ = 0;
+};
 
 struct Used {
   GridHelpers grid;
@@ -287,7 +324,7 @@ private:
 };
 
 void writeTables(std::ostream &out, const Library &library, const CodegenPlan &plan,
-                 const ImageBlob &blob) {
+                 const ImageBlob &blob, StringTable &strings) {
   const std::string blobName = blobSymbol(library);
   out << "/* backend, capability, arch-specific (exact capability only), name, HIP processor,\n"
          " * xnack and sramecc (-1 any, 0 off, 1 on) */\n";
@@ -303,14 +340,14 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
     out << "};\n\n";
   }
 
-  out << "/* data, stored bytes, bytes after decompression, kind, compression */\n";
+  out << "/* offset in the blob, stored bytes, bytes after decompression, kind, compression */\n";
   if (!library.images.empty()) {
     out << "static const triton_aot_image tta_images[] = {\n";
     for (std::size_t i = 0; i < library.images.size(); ++i) {
       const StoredImage stored = i < blob.images.size() ? blob.images[i] : StoredImage{};
       const std::string file = library.images[i].sourceFile;
       out << "  /* " << i << ": " << commentText(file.substr(file.find_last_of('/') + 1)) << " */\n"
-          << "  {" << blobName << " + " << stored.offset << ", " << stored.storedSize << ", "
+          << "  {" << stored.offset << ", " << stored.storedSize << ", "
           << stored.rawSize << ", " << imageKind(library.images[i].kind) << ", "
           << (stored.compressed ? "TRITON_AOT_COMPRESSION_ZSTD" : "TRITON_AOT_COMPRESSION_NONE")
           << "},\n";
@@ -322,7 +359,8 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
     const Kernel &kernel = library.kernels[k];
     const KernelPlan &kp = plan.kernels[k];
     out << "/* " << kernel.name
-        << ": one row per variant and target; entry, binary image, PTX image,\n"
+        << ": one row per variant and target; entry (in tta_strings), binary image,\n"
+        << " * PTX image,\n"
         << " * {block_x, shared bytes, cluster, num_ctas, flags, global scratch size, align,\n"
         << " *  profile scratch size, align} */\n";
     if (!kp.targets.empty()) {
@@ -349,7 +387,7 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
         const std::vector<Function> &functions = config.variants[v].functions;
         for (std::size_t t = 0; t < functions.size(); ++t) {
           const Function &f = functions[t];
-          out << "  {" << cStringLiteral(f.entry) << ", " << f.binary << ", "
+          out << "  {" << strings.add(f.entry) << ", " << f.binary << ", "
               << (f.ptx ? std::to_string(*f.ptx) : "TRITON_AOT_NO_IMAGE") << ", "
               << launchInfo(f.launch) << "}, /* "
               << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
@@ -399,6 +437,8 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
       << "static const triton_aot_library tta_library = {\n"
       << "  .name = " << cStringLiteral(library.name) << ",\n"
       << "  .prefix = " << cStringLiteral(library.prefix) << ",\n"
+      << "  .blob = " << (library.images.empty() ? "NULL" : blobName) << ",\n"
+      << "  .strings = " << (strings.empty() ? "NULL" : "tta_strings") << ",\n"
       << "  .target_count = " << plan.targets.size() << ",\n"
       << "  .targets = " << (plan.targets.empty() ? "NULL" : "tta_targets") << ",\n"
       << "  .image_count = " << library.images.size() << ",\n"
@@ -446,7 +486,7 @@ void writeHelpers(std::ostream &out, const Used &used) {
 }
 
 void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan,
-              const ImageBlob &blob) {
+              const ImageBlob &blob, StringTable &strings) {
   for (std::size_t k = 0; k < library.kernels.size(); ++k) {
     const Kernel &kernel = library.kernels[k];
     const KernelPlan &kp = plan.kernels[k];
@@ -466,11 +506,12 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
       out << "  (void)config;\n  return NULL;\n}\n\n";
       continue;
     }
-    out << "  static const char *const names[] = {";
-    for (std::size_t c = 0; c < kernel.configs.size(); ++c)
-      out << (c ? ", " : "") << cStringLiteral(kernel.configs[c].name);
-    out << "};\n  return config >= 0 && config < " << kernel.configs.size()
-        << " ? names[config] : NULL;\n}\n\n";
+    std::vector<std::string> offsets;
+    for (const KernelConfig &config : kernel.configs)
+      offsets.push_back(std::to_string(strings.add(config.name)));
+    out << wrapList("  static const uint32_t names[] = ", "{", offsets, "}", ";\n")
+        << "  return config >= 0 && config < " << kernel.configs.size()
+        << " ? tta_strings + names[config] : NULL;\n}\n\n";
   }
 
   const std::string &p = library.prefix;
@@ -520,10 +561,15 @@ std::string generateSource(const Library &library, const CodegenPlan &plan, cons
   out << "/* " << commentText(library.name) << ".images, by " << commentText(library.name)
       << ".images.S: the images at the offsets below, then the manifest. */\n"
       << "TRITON_AOT_HIDDEN extern const unsigned char " << blobSymbol(library) << "[];\n\n";
-  writeTables(out, library, plan, blob);
+  // The tables and the API add to the string table, which must come before both.
+  StringTable strings;
+  std::ostringstream tables, api;
+  writeTables(tables, library, plan, blob, strings);
+  writeApi(api, library, plan, blob, strings);
+  strings.write(out);
+  out << tables.str();
   writeHelpers(out, used);
-  out << dispatchers.str();
-  writeApi(out, library, plan, blob);
+  out << dispatchers.str() << api.str();
   return out.str();
 }
 

@@ -209,7 +209,7 @@ static triton_aot_status tta_cuda_lookup_failed(const tta_cuda *cuda, CUresult r
 
 triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tta_device *device,
                                         void *handle, const triton_aot_function *descriptor,
-                                        const char *what, void **function) {
+                                        const char *entry, const char *what, void **function) {
   const tta_cuda *cuda = state->cuda;
   triton_aot_status status;
   CUfunction found = NULL;
@@ -217,9 +217,9 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
   *function = NULL;
   if (state->library_mode) {
     CUkernel kernel = NULL;
-    result = cuda->cuLibraryGetKernel(&kernel, (CUlibrary)handle, descriptor->entry);
+    result = cuda->cuLibraryGetKernel(&kernel, (CUlibrary)handle, entry);
     if (result != CUDA_SUCCESS || kernel == NULL)
-      return tta_cuda_lookup_failed(cuda, result, "cuLibraryGetKernel", descriptor->entry, what);
+      return tta_cuda_lookup_failed(cuda, result, "cuLibraryGetKernel", entry, what);
     /* The per-device attributes, set again for each context: they are idempotent. */
     status = tta_cuda_configure(cuda, device, kernel, 1, descriptor, what);
     if (status != TRITON_AOT_SUCCESS)
@@ -232,11 +232,11 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
      * current context launches as fast as a module's. */
     result = cuda->cuKernelGetFunction(&found, kernel);
     if (result != CUDA_SUCCESS || found == NULL)
-      return tta_cuda_lookup_failed(cuda, result, "cuKernelGetFunction", descriptor->entry, what);
+      return tta_cuda_lookup_failed(cuda, result, "cuKernelGetFunction", entry, what);
   } else {
-    result = cuda->cuModuleGetFunction(&found, (CUmodule)handle, descriptor->entry);
+    result = cuda->cuModuleGetFunction(&found, (CUmodule)handle, entry);
     if (result != CUDA_SUCCESS || found == NULL)
-      return tta_cuda_lookup_failed(cuda, result, "cuModuleGetFunction", descriptor->entry, what);
+      return tta_cuda_lookup_failed(cuda, result, "cuModuleGetFunction", entry, what);
   }
   status = tta_cuda_configure(cuda, device, found, 0, descriptor, what);
   if (status == TRITON_AOT_SUCCESS)

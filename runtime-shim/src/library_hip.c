@@ -69,8 +69,8 @@ triton_aot_status tta_hip_load(const tta_hip *hip, const void *image, const char
 }
 
 triton_aot_status tta_hip_get_function(const tta_hip *hip, const tta_device *device, void *handle,
-                                       const triton_aot_function *descriptor, const char *what,
-                                       void **function) {
+                                       const triton_aot_function *descriptor, const char *entry,
+                                       const char *what, void **function) {
   hipFunction_t found = NULL;
   hipError_t result;
   *function = NULL;
@@ -80,10 +80,10 @@ triton_aot_status tta_hip_get_function(const tta_hip *hip, const tta_device *dev
                            "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
                            what, descriptor->launch.shared, device->ordinal, device->name,
                            device->shared_limit);
-  result = hip->hipModuleGetFunction(&found, (hipModule_t)handle, descriptor->entry);
+  result = hip->hipModuleGetFunction(&found, (hipModule_t)handle, entry);
   if (result != hipSuccess || found == NULL) {
     char call[320];
-    tta_format(call, sizeof call, "hipModuleGetFunction(\"%s\")", descriptor->entry);
+    tta_format(call, sizeof call, "hipModuleGetFunction(\"%s\")", entry);
     return tta_hip_fail(hip, TRITON_AOT_ERROR_LOAD_FAILED,
                         result != hipSuccess ? result : hipErrorNotFound, what, call);
   }

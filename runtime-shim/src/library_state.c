@@ -285,7 +285,7 @@ static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_li
   const triton_aot_image *image = &library->images[index];
   triton_aot_status status;
   if (image->compression == TRITON_AOT_COMPRESSION_NONE) {
-    *data = image->data;
+    *data = library->blob + image->offset;
     return TRITON_AOT_SUCCESS;
   }
   if (image->compression != TRITON_AOT_COMPRESSION_ZSTD)
@@ -294,7 +294,7 @@ static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_li
   if (state->raw_images[index] == NULL) {
     if (image->raw_size > SIZE_MAX || image->size > SIZE_MAX)
       return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: image too large", what);
-    status = tta_zstd_decompress(image->data, (size_t)image->size, (size_t)image->raw_size, what,
+    status = tta_zstd_decompress(library->blob + image->offset, (size_t)image->size, (size_t)image->raw_size, what,
                                  &state->raw_images[index]);
     if (status != TRITON_AOT_SUCCESS)
       return status;
@@ -369,6 +369,7 @@ static TTA_COLD triton_aot_status tta_slot_load(const triton_aot_library *librar
   const tta_image_choice *choice = &device->choices[kernel_index];
   uint32_t image = choice->kind == TRITON_AOT_IMAGE_PTX ? descriptor->ptx : descriptor->binary;
   char slot_name[256], what[512];
+  const char *entry = library->strings + descriptor->entry;
   triton_aot_status status = TRITON_AOT_SUCCESS;
   void *handle = NULL;
   pthread_mutex_lock(&state->mutex);
@@ -380,8 +381,10 @@ static TTA_COLD triton_aot_status tta_slot_load(const triton_aot_library *librar
     status = tta_loaded_handle(library, state, current, image, what, &handle);
     if (status == TRITON_AOT_SUCCESS)
       status = state->backend == TRITON_AOT_BACKEND_CUDA
-                   ? tta_cuda_get_function(state, device, handle, descriptor, what, function)
-                   : tta_hip_get_function(state->hip, device, handle, descriptor, what, function);
+                   ? tta_cuda_get_function(state, device, handle, descriptor, entry, what,
+                                            function)
+                   : tta_hip_get_function(state->hip, device, handle, descriptor, entry, what,
+                                           function);
     if (status == TRITON_AOT_SUCCESS)
       status = tta_publish(state, current, slot, *function);
     if (status != TRITON_AOT_SUCCESS) {

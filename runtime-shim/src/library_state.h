@@ -142,7 +142,8 @@ TRITON_AOT_HIDDEN triton_aot_status tta_cuda_load(const tta_library_state *state
 TRITON_AOT_HIDDEN triton_aot_status tta_cuda_get_function(const tta_library_state *state,
                                                           const tta_device *device, void *handle,
                                                           const triton_aot_function *descriptor,
-                                                          const char *what, void **function);
+                                                          const char *entry, const char *what,
+                                                          void **function);
 TRITON_AOT_HIDDEN void tta_cuda_unload(const tta_library_state *state,
                                        const tta_loaded_image *loaded);
 
@@ -154,7 +155,8 @@ TRITON_AOT_HIDDEN triton_aot_status tta_hip_load(const tta_hip *hip, const void 
 TRITON_AOT_HIDDEN triton_aot_status tta_hip_get_function(const tta_hip *hip,
                                                          const tta_device *device, void *handle,
                                                          const triton_aot_function *descriptor,
-                                                         const char *what, void **function);
+                                                         const char *entry, const char *what,
+                                                         void **function);
 TRITON_AOT_HIDDEN void tta_hip_unload(const tta_hip *hip, const tta_loaded_image *loaded);
 
 /* "<kernel> variant <v> (sm_90a cubin)" for messages. */

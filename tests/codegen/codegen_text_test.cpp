@@ -194,8 +194,11 @@ TEST(CodegenText, ConfigBoundsAreCheckedByCountInTheSwitch) {
                "configs\", config);\n");
   EXPECT_EQ(dispatch.find("sizeof"), std::string::npos);
   at(c, "const char *mk_add_config_name(int config) {\n"
-        "  static const char *const names[] = {\"large\", \"small\"};\n"
-        "  return config >= 0 && config < 2 ? names[config] : NULL;\n}\n");
+        "  static const uint32_t names[] = {7, 13};\n"
+        "  return config >= 0 && config < 2 ? tta_strings + names[config] : NULL;\n}\n");
+  // Each name once, after the entry names of the tables.
+  at(c, "#if defined(__GNUC__)\n__extension__\n#endif\nstatic const char tta_strings[] =\n  \"add_fn\\0\" /* 0 */\n  \"large\\0\" /* 7 */\n"
+        "  \"small\\0\" /* 13 */\n  ;\n");
   at(c, "int mk_add_config_count(void) { return 2; }\n");
   at(c, "triton_aot_status mk_add(void *stream, const void *x_ptr, const void *y_ptr, const void "
         "*out_ptr,\n"
@@ -239,19 +242,23 @@ TEST(CodegenText, TablesFollowTheRuntimeAbi) {
   at(c, "  {TRITON_AOT_BACKEND_CUDA, 80, 0, \"sm_80\", NULL, -1, -1},\n"
         "  {TRITON_AOT_BACKEND_HIP, 0, 0, \"gfx90a:xnack-\", \"gfx90a\", 0, -1},\n");
   // Compressed images say so, with both sizes; 64-byte aligned offsets.
-  at(c, "  {mk_tta_blob + 0, ");
-  at(c, "  /* 0: add.sm80.c0v0.cubin */\n  {mk_tta_blob + 0, ");
+  at(c, "  /* 0: add.sm80.c0v0.cubin */\n  {0, ");
   at(c, ", 1856, TRITON_AOT_IMAGE_CUBIN, TRITON_AOT_COMPRESSION_ZSTD},\n");
   at(c, "static const uint32_t tta_add_targets[] = {0, 1};\n");
   at(c, "  /* variant 2: config 1 \"small\", x_ptr:16 y_ptr:16 n_elements:16 */\n"
-        "  {\"add_fn\", 6, 7, {128, 2048, {2, 1, 1}, 2, TRITON_AOT_LAUNCH_COOPERATIVE | "
+        "  {0, 6, 7, {128, 2048, {2, 1, 1}, 2, TRITON_AOT_LAUNCH_COOPERATIVE | "
         "TRITON_AOT_LAUNCH_PDL, "
         "256, 128, 0, 1}}, /* sm_80 */\n"
-        "  {\"add_fn\", 8, TRITON_AOT_NO_IMAGE, {256, 2048, {1, 1, 1}, 1, 0, 0, 1, 0, 1}}, /* "
+        "  {0, 8, TRITON_AOT_NO_IMAGE, {256, 2048, {1, 1, 1}, 1, 0, 0, 1, 0, 1}}, /* "
         "gfx90a:xnack- */\n");
   at(c, "  {\"mk_add\", 2, tta_add_targets, 4, tta_add_functions, 0, 4,\n"
         "   TRITON_AOT_ARG_GLOBAL_SCRATCH | TRITON_AOT_ARG_PROFILE_SCRATCH}, /* 0 */\n");
   at(c, "static void *tta_state;");
+  at(c, "  .prefix = \"mk\",\n  .blob = mk_tta_blob,\n  .strings = tta_strings,\n");
+  // Offsets, not pointers, in the rows: a shared library applies no relocation per image.
+  const std::size_t images = at(c, "tta_images[] = {");
+  EXPECT_EQ(c.substr(images, at(c, "tta_add_targets[]") - images).find("mk_tta_blob"),
+            std::string::npos);
   at(c, "  .kernel_count = 1,\n  .kernels = tta_kernels,\n  .slot_count = 4,\n  .state = "
         "&tta_state,\n");
   // Never the image bytes in C.

@@ -77,7 +77,7 @@ public:
     for (uint32_t v = 0; v < variantCount_; ++v) {
       for (size_t t = 0; t < targets_.size(); ++t) {
         triton_aot_function function{};
-        function.entry = "kernel";
+        function.entry = 0; // "kernel" in library_.strings
         function.binary = kinds_[t].binary ? addImage(kinds_[t].binaryKind) : kNone;
         function.ptx = kinds_[t].ptx ? addImage(TRITON_AOT_IMAGE_PTX) : kNone;
         for (const auto &m : missingPtx_)
@@ -98,6 +98,7 @@ public:
     library_ = {};
     library_.name = "mylib";
     library_.prefix = "mylib";
+    library_.strings = "kernel";
     library_.target_count = static_cast<uint32_t>(targets_.size());
     library_.targets = targets_.data();
     library_.image_count = static_cast<uint32_t>(images_.size());

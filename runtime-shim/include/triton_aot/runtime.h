@@ -118,7 +118,11 @@ static inline uint16_t triton_aot_bf16(float value) {
 
 /* ------------------------------------------------------------------------------------------ */
 /* The ABI between generated code and the runtime. Everything is emitted by triton-aot-ld as
- * static const tables; the only mutable storage is the library's `state` pointer.             */
+ * static const tables; the only mutable storage is the library's `state` pointer.
+ * The per-image and per-variant rows hold offsets and indices, never pointers: a pointer in a
+ * table of a shared library is a relocation the loader applies, and a page it copies, at
+ * dlopen, so a library of 1,000 images would open slower than one of 10. The few pointers
+ * (the blob, the string table, the tables themselves) sit in triton_aot_library.             */
 
 enum {
   TRITON_AOT_BACKEND_CUDA = 1,
@@ -151,7 +155,8 @@ enum {
 };
 
 typedef struct triton_aot_image {
-  const unsigned char *data;  /* embedded bytes, 64-byte aligned (compressed when compression != 0) */
+  uint64_t offset;            /* of its bytes in triton_aot_library.blob, a multiple of 64
+                               * (compressed when compression != 0) */
   uint64_t size;              /* stored bytes */
   uint64_t raw_size;          /* bytes after decompression; == size when not compressed */
   uint32_t kind;              /* TRITON_AOT_IMAGE_* */
@@ -182,7 +187,7 @@ typedef struct triton_aot_launch_info {
 
 /* One loadable function: a variant of a kernel built for one target. */
 typedef struct triton_aot_function {
-  const char *entry;          /* symbol in the image */
+  uint32_t entry;             /* symbol in the image: offset in triton_aot_library.strings */
   uint32_t binary;            /* index into triton_aot_library.images: the cubin / hsaco */
   uint32_t ptx;               /* index of its PTX, or TRITON_AOT_NO_IMAGE */
   triton_aot_launch_info launch;
@@ -202,6 +207,8 @@ typedef struct triton_aot_kernel {
 typedef struct triton_aot_library {
   const char *name;           /* library name (for messages and logs) */
   const char *prefix;         /* C prefix */
+  const unsigned char *blob;  /* the embedded images (triton_aot_image.offset), 64-byte aligned */
+  const char *strings;        /* NUL-terminated names, back to back (triton_aot_function.entry) */
   uint32_t target_count;
   const triton_aot_target *targets;
   uint32_t image_count;
