@@ -177,15 +177,19 @@ def plot_build(paths, out):
 # ---- size ------------------------------------------------------------------------------------
 
 def pick_size_run(paths):
-    """The rows of the newest run (machine, set, date) among the size CSVs, the proof set first."""
-    runs = {}
+    """The rows of the newest run (machine, set, date) among the size CSVs: the proof set first,
+    then a run whose upstream C is compile.py's own files (exact) over a rendered one."""
+    runs, exact_runs = {}, {}
     for path in paths:
         for row in read(path):
+            exact = "rendered" not in row.get("note", "") if "upstream" in row["item"] else None
             key = (row["date"], row["set"] == "proof", row["machine"], row["set"])
+            if exact is not None:
+                exact_runs[key] = exact
             runs.setdefault(key, {})[row["item"]] = row
     if not runs:
         return None, None
-    key = max(runs, key=lambda k: (k[1], k[0]))
+    key = max(runs, key=lambda k: (k[1], k[0], exact_runs.get(k, False)))
     return key, list(runs[key].values())
 
 
