@@ -1,0 +1,53 @@
+# Plugin.venv_made_at_configure: with neither TRITON_AOT_PYTHON nor the interpreter triton-aot
+# was built with, configure makes <build>/triton-aot-venv with the pinned Triton, and the
+# compiles use it; when that fails, configure stops with the fix. A fake base python (a shell
+# script) stands in for `python3 -m venv` and the venv's pip, so nothing is downloaded.
+include("${CMAKE_CURRENT_LIST_DIR}/plugin_common.cmake")
+
+file(REMOVE_RECURSE "${PLUGIN_WORK}")
+set(fake "${PLUGIN_WORK}/fake-python3")
+file(WRITE "${fake}" [=[#!/bin/sh
+# python3 -m venv DIR: a venv whose pip records its arguments and whose Triton is 3.6.0.
+[ "$1" = "-m" ] && [ "$2" = "venv" ] || exit 2
+[ -n "$FAKE_VENV_FAILS" ] && { echo "Error: ensurepip is not available" >&2; exit 1; }
+mkdir -p "$3/bin"
+cat > "$3/bin/python" <<'EOS'
+#!/bin/sh
+case "$*" in
+  "-m pip install"*) echo "$*" > "$(dirname "$0")/../pip-args"; exit 0;;
+  *"import triton"*) echo 3.6.0; exit 0;;
+esac
+exit 2
+EOS
+chmod +x "$3/bin/python"
+]=])
+file(CHMOD "${fake}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+
+set(build "${PLUGIN_WORK}/build")
+plugin_run(COMMAND "${CMAKE_COMMAND}" -S "${PLUGIN_PROJECTS}/venv" -B "${build}" -G Ninja
+                   "-DCMAKE_MAKE_PROGRAM=${PLUGIN_NINJA}" "-DCMAKE_C_COMPILER=${PLUGIN_C_COMPILER}"
+                   "-DCMAKE_PREFIX_PATH=${PLUGIN_TOOLCHAIN}" "-DTRITON_AOT_BASE_PYTHON=${fake}"
+           OUTPUT out)
+string(REGEX REPLACE "[ \n]+" " " out "${out}")   # CMake wraps long messages
+set(venv "${build}/triton-aot-venv")
+plugin_expect("${out}" "creating ${venv} with triton==3\\.6\\.0" "the configure output")
+plugin_expect("${out}" "Triton 3\\.6\\.0 at ${venv}/bin/python" "the configure output")
+file(READ "${venv}/pip-args" pip_args)
+plugin_expect("${pip_args}" "^-m pip install .*triton==3\\.6\\.0" "what the venv's pip was asked")
+file(READ "${build}/build.ninja" rules)
+plugin_expect("${rules}" "--python ${venv}/bin/python" "the compile rule")
+
+# When the venv cannot be made: an error that says how to point at a Python with Triton.
+file(REMOVE_RECURSE "${build}")
+set(ENV{FAKE_VENV_FAILS} 1)
+plugin_run(COMMAND "${CMAKE_COMMAND}" -S "${PLUGIN_PROJECTS}/venv" -B "${build}" -G Ninja
+                   "-DCMAKE_MAKE_PROGRAM=${PLUGIN_NINJA}" "-DCMAKE_C_COMPILER=${PLUGIN_C_COMPILER}"
+                   "-DCMAKE_PREFIX_PATH=${PLUGIN_TOOLCHAIN}" "-DTRITON_AOT_BASE_PYTHON=${fake}"
+           OUTPUT out RESULT rc)
+string(REGEX REPLACE "[ \n]+" " " out "${out}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "configure succeeded although no venv could be made:\n${out}")
+endif()
+plugin_expect("${out}" "could not make ${venv}" "the configure output")
+plugin_expect("${out}" "no Python with Triton: set TRITON_AOT_PYTHON" "the configure error")
+plugin_expect("${out}" "CMakeLists\\.txt:[0-9]+ \\(triton_add_library\\)" "the call stack")
