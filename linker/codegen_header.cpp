@@ -1,6 +1,7 @@
 // <lib>.h: self-contained (only <stddef.h>, <stdint.h>, <stdbool.h>), C and C++.
 #include "linker/c_text.h"
 #include "linker/codegen_parts.h"
+#include "linker/link_group.h"
 
 #include <algorithm>
 #include <sstream>
@@ -39,18 +40,10 @@ typedef struct triton_aot_allocator {
 #endif
 )";
 
-std::string hintsText(const Kernel &kernel, const std::vector<int> &hints) {
-  std::string out;
-  for (std::size_t p = 0; p < hints.size() && p < kernel.cParams.size(); ++p)
-    if (hints[p] != 0)
-      out += (out.empty() ? "" : " ") + kernel.cParams[p].name + ":" + std::to_string(hints[p]);
-  return out.empty() ? "generic" : out;
-}
-
 std::vector<std::string> variantsText(const Kernel &kernel, const KernelConfig &config) {
   std::vector<std::string> out;
   for (const HintVariant &variant : config.variants)
-    out.push_back(hintsText(kernel, variant.hints));
+    out.push_back(hintsText(kernel.cParams, variant.hints, " ", "generic"));
   return out;
 }
 

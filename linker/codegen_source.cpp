@@ -2,6 +2,7 @@
 // one dispatcher per kernel: config -> hint variant -> grid -> triton_aot_launch().
 #include "linker/c_text.h"
 #include "linker/codegen_parts.h"
+#include "linker/link_group.h"
 #include "linker/grid_codegen.h"
 
 #include <algorithm>
@@ -28,14 +29,6 @@ std::string brokenPromise(const CParam &param, int hint) {
   if (hint == 1)
     return param.name + " is not 1";
   return param.name + (isPointer(param) ? " is not 16-byte aligned" : " is not a multiple of 16");
-}
-
-std::string hintsText(const Kernel &kernel, const std::vector<int> &hints) {
-  std::string out;
-  for (std::size_t p = 0; p < hints.size() && p < kernel.cParams.size(); ++p)
-    if (hints[p] != 0)
-      out += (out.empty() ? "" : " ") + kernel.cParams[p].name + ":" + std::to_string(hints[p]);
-  return out.empty() ? "generic" : out;
 }
 
 std::size_t hintCount(const std::vector<int> &hints) {
@@ -381,7 +374,7 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
         const std::string comment =
             "  /* variant " + std::to_string(row) + ": config " + std::to_string(c) + " " +
             commentText(cStringLiteral(config.name)) + ", " +
-            commentText(hintsText(kernel, config.variants[v].hints)) + " */";
+            commentText(hintsText(kernel.cParams, config.variants[v].hints, " ", "generic")) + " */";
         for (const std::string &line : wrapWords(comment, 100, 3))
           out << line << "\n";
         const std::vector<Function> &functions = config.variants[v].functions;

@@ -13,12 +13,6 @@ namespace tta::link {
 
 namespace {
 
-Diagnostic errorIn(const std::string &file, std::string message) {
-  Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
-  diag.file = file;
-  return diag;
-}
-
 std::string quoted(const std::string &text) { return "'" + text + "'"; }
 
 // ---------------------------------------------------------------------------------------------
@@ -514,12 +508,19 @@ Status checkGeneratedNames(const Library &library,
 
 } // namespace
 
-std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints) {
+std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints,
+                      const std::string &separator, const std::string &none) {
   std::string out;
   for (std::size_t i = 0; i < params.size() && i < hints.size(); ++i)
     if (hints[i] != 0)
-      out += (out.empty() ? "" : ", ") + params[i].name + ":" + std::to_string(hints[i]);
-  return out.empty() ? "no hints" : out;
+      out += (out.empty() ? "" : separator) + params[i].name + ":" + std::to_string(hints[i]);
+  return out.empty() ? none : out;
+}
+
+Diagnostic errorIn(const std::string &file, std::string message) {
+  Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
+  diag.file = file;
+  return diag;
 }
 
 bool isOutputName(const std::string &name) {

@@ -34,7 +34,12 @@ Status checkLibraryNames(const Library &library);
 /// metadata file that caused them.
 Status groupVariants(const std::vector<ReadVariant> &variants, Library &library);
 
-/// "x_ptr:16, n:1", or "no hints" (the generic variant): for messages and --inspect.
-std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints);
+/// "x_ptr:16, n:1", or \p none for the generic variant: for messages, --inspect and the
+/// comments of generated code (which separate with " " and say "generic").
+std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints,
+                      const std::string &separator = ", ", const std::string &none = "no hints");
+
+/// A usage error located in \p file (the metadata or index file that caused it).
+Diagnostic errorIn(const std::string &file, std::string message);
 
 } // namespace tta::link

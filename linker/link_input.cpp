@@ -22,12 +22,6 @@ namespace tta::link {
 
 namespace {
 
-Diagnostic errorIn(const std::string &file, std::string message) {
-  Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
-  diag.file = file;
-  return diag;
-}
-
 Expected<std::string> readBytes(const std::string &path, const std::string &blame) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
