@@ -5,6 +5,7 @@
 #include "host_data.h"
 
 #include <matmul_kernels.h>
+#include <triton_aot/runtime.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +29,7 @@ std::vector<std::uint16_t> randomHalves(std::size_t count, std::uint32_t seed) {
   std::vector<std::uint16_t> halves;
   halves.reserve(count);
   for (float value : examples::randomFloats(count, seed))
-    halves.push_back(examples::toHalf(value));
+    halves.push_back(triton_aot_fp16(value));
   return halves;
 }
 
@@ -36,11 +37,11 @@ std::vector<std::uint16_t> randomHalves(std::size_t count, std::uint32_t seed) {
 std::vector<double> reference(const std::vector<std::uint16_t> &a,
                               const std::vector<std::uint16_t> &b, const Shape &s) {
   std::vector<double> bValues(b.size());
-  std::transform(b.begin(), b.end(), bValues.begin(), examples::fromHalf);
+  std::transform(b.begin(), b.end(), bValues.begin(), triton_aot_fp16_to_float);
   std::vector<double> c(s.m * s.n, 0.0);
   for (std::size_t i = 0; i < s.m; ++i)
     for (std::size_t p = 0; p < s.k; ++p) {
-      const double x = examples::fromHalf(a[i * s.k + p]);
+      const double x = triton_aot_fp16_to_float(a[i * s.k + p]);
       for (std::size_t j = 0; j < s.n; ++j)
         c[i * s.n + j] += x * bValues[p * s.n + j];
     }
@@ -59,7 +60,7 @@ bool run(const Device &device, const Shape &s, std::uint32_t seed) {
 
   bool allMatch = true;
   for (int config = 0; config < matmul_kernels_matmul_config_count(); ++config) {
-    dc.upload(std::vector<std::uint16_t>(expected.size(), examples::toHalf(NAN)));
+    dc.upload(std::vector<std::uint16_t>(expected.size(), triton_aot_fp16(NAN)));
     const auto m = static_cast<std::int32_t>(s.m), n = static_cast<std::int32_t>(s.n),
                k = static_cast<std::int32_t>(s.k);
     // Row-major: the row strides of A, B and C are k, n and n.
@@ -73,13 +74,13 @@ bool run(const Device &device, const Shape &s, std::uint32_t seed) {
     double worst = 0;
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < c.size(); ++i) {
-      const double error = std::fabs(examples::fromHalf(c[i]) - expected[i]);
+      const double error = std::fabs(triton_aot_fp16_to_float(c[i]) - expected[i]);
       worst = std::max(worst, error);
       // fp16 output: half a unit in the last place is 2^-11 relative; the GPU sums in fp32 in
       // another order. NaN (an element never written) fails the test.
       if (!(error <= 2e-2 + 4e-3 * std::fabs(expected[i])) && ++wrong <= 3)
         std::printf("  c[%zu] = %g, expected %g\n", i,
-                    static_cast<double>(examples::fromHalf(c[i])), expected[i]);
+                    static_cast<double>(triton_aot_fp16_to_float(c[i])), expected[i]);
     }
     std::printf("%4zu x %4zu x %4zu config %-11s seed %u: max error %.2e: %s\n", s.m, s.n, s.k,
                 matmul_kernels_matmul_config_name(config), seed, worst, wrong ? "MISMATCH" : "ok");

@@ -134,19 +134,7 @@ std::vector<float> uniformFloats(std::mt19937_64 &random, size_t count, float lo
   return values;
 }
 
-float halfToFloat(uint16_t half) {
-  uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  uint32_t exponent = (half >> 10) & 0x1fu;
-  uint32_t mantissa = half & 0x3ffu;
-  float magnitude;
-  if (exponent == 0)
-    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-  else if (exponent == 31)
-    magnitude = mantissa ? NAN : INFINITY;
-  else
-    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
-  return sign ? -magnitude : magnitude;
-}
+float halfToFloat(uint16_t half) { return triton_aot_fp16_to_float(half); }
 
 uint16_t floatToHalf(float value) { return triton_aot_fp16(value); }
 

@@ -146,6 +146,23 @@ TEST(RuntimeScalarTest, Fp16MatchesTheReferenceAcrossTheFloatRange) {
 #endif
 }
 
+TEST(RuntimeScalarTest, Fp16ToFloatIsExactForEveryPattern) {
+  for (uint32_t h = 0; h <= 0xffffu; ++h) {
+    const uint16_t half = static_cast<uint16_t>(h);
+    const float value = triton_aot_fp16_to_float(half);
+    if (isHalfNan(half)) {
+      EXPECT_TRUE(std::isnan(value)) << std::hex << h;
+      continue;
+    }
+    if ((half & 0x7fffu) == 0x7c00u)   // halfValue() knows finite patterns only
+      ASSERT_TRUE(std::isinf(value)) << std::hex << h;
+    else
+      ASSERT_EQ(static_cast<double>(value), halfValue(half)) << std::hex << h;
+    ASSERT_EQ(std::signbit(value), (half & 0x8000u) != 0) << std::hex << h;   // -0 too
+    ASSERT_EQ(triton_aot_fp16(value), half) << std::hex << h;                   // round trip
+  }
+}
+
 TEST(RuntimeScalarTest, Bf16KnownPatterns) {
   EXPECT_EQ(triton_aot_bf16(0.0f), 0x0000);
   EXPECT_EQ(triton_aot_bf16(-0.0f), 0x8000);

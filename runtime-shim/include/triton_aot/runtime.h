@@ -109,6 +109,30 @@ static inline uint16_t triton_aot_fp16(float value) {
   }
 }
 
+/* The float value of an fp16 bit pattern (exact: every half is a float), for reading fp16
+ * results back on the host. */
+static inline float triton_aot_fp16_to_float(uint16_t half) {
+  union { uint32_t u; float f; } out;
+  uint32_t sign = (uint32_t)(half & 0x8000u) << 16;
+  uint32_t exponent = (half >> 10) & 0x1fu;
+  uint32_t mantissa = half & 0x3ffu;
+  if (exponent == 0x1fu) /* inf, nan */
+    out.u = sign | 0x7f800000u | (mantissa << 13);
+  else if (exponent != 0)
+    out.u = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  else if (mantissa == 0)
+    out.u = sign;
+  else { /* a subnormal half is a normal float: shift its leading one into place */
+    exponent = 113u;
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      exponent--;
+    }
+    out.u = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  return out.f;
+}
+
 static inline uint16_t triton_aot_bf16(float value) {
   union { float f; uint32_t u; } in;
   in.f = value;
