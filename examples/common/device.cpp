@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace examples {
@@ -217,6 +219,18 @@ private:
 };
 
 } // namespace
+
+Device Device::openOrShowInventory(const char *inventory) {
+  setenv("TRITON_AOT_LOG", "1", 0);
+  Device device = open();
+  if (device.available()) {
+    std::printf("device: %s\n", device.description().c_str());
+  } else {
+    std::printf("no GPU: %s\n", device.why().c_str());
+    std::fputs(inventory, stdout);
+  }
+  return device;
+}
 
 Device Device::open() {
   Device device;

@@ -16,6 +16,10 @@ class Device {
 public:
   /// Device 0 of the first backend that has one (CUDA, then HIP), current on this thread.
   static Device open();
+  /// How every example starts: turns on the runtime's load log (stderr: which image it chose
+  /// for this device, and why), opens the device and prints "device: ..."; without a GPU it
+  /// prints why and the library's \p inventory instead, and available() is false.
+  static Device openOrShowInventory(const char *inventory);
 
   /// False without a usable GPU; why() then says what is missing.
   bool available() const { return backend_ != nullptr; }

@@ -6,18 +6,13 @@
 #include <vector_add_kernels.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 
 int main() {
-  setenv("TRITON_AOT_LOG", "1", 0); // the runtime says which image it loads (stderr)
-  const examples::Device device = examples::Device::open();
-  if (!device.available()) {
-    std::printf("no GPU: %s\n", device.why().c_str());
-    std::fputs(vector_add_kernels_inventory(), stdout);
+  const examples::Device device =
+      examples::Device::openOrShowInventory(vector_add_kernels_inventory());
+  if (!device.available())
     return 0;
-  }
-  std::printf("device: %s\n", device.description().c_str());
   try {
     const std::size_t n = 100000;
     const std::vector<float> x = examples::randomFloats(n, 7), y = examples::randomFloats(n, 8);

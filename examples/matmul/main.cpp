@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -92,15 +91,9 @@ bool run(const Device &device, const Shape &s, std::uint32_t seed) {
 } // namespace
 
 int main() {
-  // The runtime's load log (stderr): which image it chose for this device, and why.
-  setenv("TRITON_AOT_LOG", "1", 0);
-  const Device device = Device::open();
-  if (!device.available()) {
-    std::printf("no GPU: %s\n", device.why().c_str());
-    std::fputs(matmul_kernels_inventory(), stdout);
+  const Device device = Device::openOrShowInventory(matmul_kernels_inventory());
+  if (!device.available())
     return 0;
-  }
-  std::printf("device: %s\n", device.description().c_str());
 
   const Shape shapes[] = {{256, 256, 256}, {333, 240, 176}, {512, 384, 1024}};
   bool allMatch = true;

@@ -99,15 +99,9 @@ bool run(const Device &device, std::size_t rows, std::size_t cols, std::uint32_t
 } // namespace
 
 int main() {
-  // The runtime's load log (stderr): which image it chose for this device, and why.
-  setenv("TRITON_AOT_LOG", "1", 0);
-  const Device device = Device::open();
-  if (!device.available()) {
-    std::printf("no GPU: %s\n", device.why().c_str());
-    std::fputs(softmax_kernels_inventory(), stdout);
+  const Device device = Device::openOrShowInventory(softmax_kernels_inventory());
+  if (!device.available())
     return 0;
-  }
-  std::printf("device: %s\n", device.description().c_str());
 
   const std::size_t shapes[][2] = {{256, 100}, {256, 1024}, {128, 3000},
                                    {64, 4096}, {64, 10000}, {32, 16384}};

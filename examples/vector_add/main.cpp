@@ -8,7 +8,6 @@
 #include <vector_add_kernels.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -62,15 +61,9 @@ bool run(const Device &device, int config, const Case &c, std::uint32_t seed) {
 } // namespace
 
 int main() {
-  // The runtime's load log (stderr): which image it chose for this device, and why.
-  setenv("TRITON_AOT_LOG", "1", 0);
-  const Device device = Device::open();
-  if (!device.available()) {
-    std::printf("no GPU: %s\n", device.why().c_str());
-    std::fputs(vector_add_kernels_inventory(), stdout);
+  const Device device = Device::openOrShowInventory(vector_add_kernels_inventory());
+  if (!device.available())
     return 0;
-  }
-  std::printf("device: %s\n", device.description().c_str());
 
   const Case cases[] = {
       {"aligned, n % 16 == 0 (hint variant :16)", 1u << 20, 0},
