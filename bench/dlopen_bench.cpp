@@ -22,7 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
+
 namespace {
+
+using namespace tta::bench;
 
 using Clock = std::chrono::steady_clock;
 
@@ -31,11 +35,6 @@ struct Library {
   std::string symbol;
   std::vector<double> us;  // one figure per run
 };
-
-[[noreturn]] void fail(const std::string &what) {
-  std::fprintf(stderr, "dlopen_bench: %s\n", what.c_str());
-  std::exit(1);
-}
 
 std::string selfPath() {
   char self[4096];
@@ -56,35 +55,13 @@ int openOnce(const char *path, const char *symbol) {
   return 0;
 }
 
-std::string shellQuote(const std::string &text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 double timeInFreshProcess(const std::string &self, const Library &library) {
   std::string command = shellQuote(self) + " --child " + shellQuote(library.path) + " " +
                         shellQuote(library.symbol);
-  FILE *pipe = popen(command.c_str(), "r");
-  if (!pipe) fail("cannot start " + command + ": " + std::strerror(errno));
-  std::string output;
-  char buffer[256];
-  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  int status = pclose(pipe);
-  double us = 0;
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(output.c_str(), "us %lf", &us) != 1)
-    fail("the child opening " + library.path + " failed; its output: " + output);
-  return us;
+  return childMicroseconds(command, "the child opening " + library.path);
 }
 
 std::string fileName(const std::string &path) { return path.substr(path.rfind('/') + 1); }
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 [[noreturn]] void usage(const char *message) {
   std::fprintf(stderr, "dlopen_bench: %s\nusage: dlopen_bench [--runs N] [--csv FILE] "

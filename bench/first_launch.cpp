@@ -30,12 +30,12 @@
 #include <sys/wait.h>
 #include <vector>
 
-#include "cuda_driver.h"
-#include "launch_overhead_images.h"
+#include "cuda_bench_support.h"
 
 namespace {
 
 using namespace tta::gpu;
+using namespace tta::bench;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kSkipped = 77;
@@ -50,11 +50,6 @@ struct Options {
   std::string child_method;  // set in a re-executed child: time this method once
 };
 
-[[noreturn]] void fail(const std::string &what) {
-  std::fprintf(stderr, "first_launch: %s\n", what.c_str());
-  std::exit(1);
-}
-
 [[noreturn]] void usage(const char *message) {
   std::fprintf(stderr, "first_launch: %s\nusage: first_launch [--runs N] [--device N] "
                        "[--elements N] [--csv FILE]\n", message);
@@ -67,12 +62,7 @@ Options parseOptions(int argc, char **argv) {
     std::string flag = argv[i];
     if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
     const char *value = argv[++i];
-    auto number = [&] {
-      char *end = nullptr;
-      long parsed = std::strtol(value, &end, 10);
-      if (*end || parsed < 0 || parsed > (1l << 30)) usage(("bad number for " + flag).c_str());
-      return static_cast<int>(parsed);
-    };
+    auto number = [&] { return parseCount(flag, value, usage); };
     if (flag == "--runs") options.runs = number();
     else if (flag == "--device") options.device = number();
     else if (flag == "--elements") options.elements = number();
@@ -85,28 +75,6 @@ Options parseOptions(int argc, char **argv) {
     usage("--elements must be a positive multiple of 16");
   if (options.runs <= 0) usage("--runs must be positive");
   return options;
-}
-
-void check(CUresult result, const char *what) {
-  if (result != CUDA_SUCCESS) fail(std::string(what) + ": " + cudaDriver().describe(result));
-}
-
-// As launch_overhead: the cubin the library's runtime picks for a device.
-const BenchImage *imageFor(const DeviceInfo &device) {
-  const BenchImage *best = nullptr;
-  for (const BenchImage &image : kBenchImages) {
-    if (image.major == device.major && image.minor == device.minor) return &image;
-    if (!image.arch_specific && image.major == device.major && image.minor < device.minor &&
-        (!best || image.minor > best->minor))
-      best = &image;
-  }
-  return best;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // The child: sets everything up untimed, then times one first launch. Prints "us <value>".
@@ -185,29 +153,12 @@ int runChild(const Options &options) {
   return 0;
 }
 
-std::string shellQuote(const std::string &text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 // Runs this program again as a child timing `method`; returns its figure in microseconds.
 double timeInFreshProcess(const std::string &self, const Options &options, const char *method) {
   std::string command = shellQuote(self) + " --child " + method + " --device " +
                         std::to_string(options.device) + " --elements " +
                         std::to_string(options.elements);
-  FILE *pipe = popen(command.c_str(), "r");
-  if (!pipe) fail("cannot start " + command + ": " + std::strerror(errno));
-  std::string output;
-  char buffer[256];
-  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  int status = pclose(pipe);
-  double us = 0;
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(output.c_str(), "us %lf", &us) != 1)
-    fail(std::string("the child timing ") + method + " failed (status " +
-         std::to_string(status) + "); its output: " + output);
-  return us;
+  return childMicroseconds(command, std::string("the child timing ") + method);
 }
 
 }  // namespace

@@ -30,12 +30,12 @@
 
 #include <dlfcn.h>
 
-#include "cuda_driver.h"
-#include "launch_overhead_images.h"
+#include "cuda_bench_support.h"
 
 namespace {
 
 using namespace tta::gpu;
+using namespace tta::bench;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kSkipped = 77;
@@ -64,12 +64,7 @@ Options parseOptions(int argc, char **argv) {
     std::string flag = argv[i];
     if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
     const char *value = argv[++i];
-    auto number = [&] {
-      char *end = nullptr;
-      long parsed = std::strtol(value, &end, 10);
-      if (*end || parsed < 0 || parsed > (1l << 30)) usage(("bad number for " + flag).c_str());
-      return static_cast<int>(parsed);
-    };
+    auto number = [&] { return parseCount(flag, value, usage); };
     if (flag == "--device") options.device = number();
     else if (flag == "--elements") options.elements = number();
     else if (flag == "--repetitions") options.repetitions = number();
@@ -86,19 +81,6 @@ Options parseOptions(int argc, char **argv) {
   return options;
 }
 
-// The cubin the library's runtime picks for a device: exact, else same major and lower minor
-// (never an arch-specific one on another chip).
-const BenchImage *imageFor(const DeviceInfo &device) {
-  const BenchImage *best = nullptr;
-  for (const BenchImage &image : kBenchImages) {
-    if (image.major == device.major && image.minor == device.minor) return &image;
-    if (!image.arch_specific && image.major == device.major && image.minor < device.minor &&
-        (!best || image.minor > best->minor))
-      best = &image;
-  }
-  return best;
-}
-
 // One way of launching the kernel, and its per-repetition figures.
 struct Method {
   const char *label;
@@ -106,21 +88,6 @@ struct Method {
   std::function<void()> launch;
   std::vector<double> us;  // host microseconds per launch, one per repetition
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-[[noreturn]] void fail(const std::string &what) {
-  std::fprintf(stderr, "launch_overhead: %s\n", what.c_str());
-  std::exit(1);
-}
-
-void check(CUresult result, const char *what) {
-  if (result != CUDA_SUCCESS) fail(std::string(what) + ": " + cudaDriver().describe(result));
-}
 
 // upstream link.py's entry point for the default config: hint checks, then compile.py's
 // launcher (lazy load, grid, argument array, cuLaunchKernel).
