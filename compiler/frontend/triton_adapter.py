@@ -1,23 +1,32 @@
-"""Every difference between the Triton versions triton-aot supports (3.5 to 3.8) lives here.
+"""Every difference between the Triton versions triton-aot supports (3.5 to 3.9) lives here.
 
 The worker speaks the protocol; this module knows how the installed Triton spells things:
 how to build a source object, which parameters the kernel ABI appends, which metadata fields
-exist, how the IR text names module attributes. Only 3.6.0 is tested; the other versions'
-differences come from the upstream history (research/triton-aot.md, section 4):
+exist and which of them change a launch, which targets its bundled ptxas builds, how the IR
+text names module attributes. 3.5.1, 3.6.0, 3.7.0, 3.7.1, 3.8.0 and 3.9.0 are tested (the
+`versions` test preset); their differences, as seen in the wheels:
 
 - ASTSource: signature keyed by name with "constexpr" entries, constexprs by name, hints as a
   plain attrs dict (3.2+, so every supported version); Gluon kernels need GluonASTSource.
 - Kernel ABI: global_scratch (3.2+) and profile_scratch (3.5+) pointers are appended on both
-  backends; main (3.8 development) appends three more under GSan instrumentation (rejected).
-- Metadata: cluster_dims up to 3.5, gone in 3.6 (launch (num_ctas, 1, 1)); HIP has no
-  global_scratch_* up to 3.6 (3.7+ has them, possibly None) and never tmem_size/launch_pdl.
+  backends; GSan instrumentation (3.8+) inserts three more before them (rejected).
+- Metadata: cluster_dims up to 3.5, gone in 3.6 (launch (num_ctas, 1, 1)); HIP has
+  global_scratch_* from 3.8 (possibly None before). New option fields (3.8 HIP llvm_fn_attrs;
+  3.9 CUDA clc, sched4reg, min_shared_mem, fpsan_homomorphic_casts; 3.9 HIP base_arch,
+  wgp_cu_mode) only change code generation; LAUNCH_FIELDS and COMPILE_FIELDS name every
+  field seen, and an unknown one that is set refuses the compile (check_launch_fields).
+- Targets: each version's ptxas knows other GPUs (3.6: up to sm_121a with sm_101a; 3.7 and
+  3.8: sm_110a, no sm_101a; 3.9: sm_107a); buildable_cuda_capabilities asks the ptxas Triton
+  would run, so a target is refused before compiling, with the version that builds it.
 """
 
 import dataclasses
 import enum
+import functools
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 import triton
@@ -52,6 +61,10 @@ class UsageError(Exception):
     def __init__(self, message, notes=()):
         super().__init__(message)
         self.notes = list(notes)
+
+
+class UnsupportedTriton(UsageError):
+    """This Triton produced something triton-aot does not know (an environment problem)."""
 
 
 # Errors raised by a backend after the front end succeeded: the kernel itself does not compile.
@@ -230,6 +243,99 @@ def target_name(target):
     return f"{target.backend}:{target.arch}"
 
 
+# CUDA capabilities a Triton may build, oldest first: Turing and later (Triton's minimum).
+CUDA_CAPABILITIES = (75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 107, 110, 120, 121)
+# The first Triton release whose bundled ptxas builds a capability that older ones lack, and
+# the last one for a capability CUDA 13 renamed (sm_101 became sm_110). For messages only:
+# what a version builds is asked of its ptxas.
+_CUDA_FIRST_VERSION = {103: "3.6.0", 121: "3.6.0", 110: "3.7.0", 107: "3.9.0"}
+_CUDA_LAST_VERSION = {101: "3.6.0"}
+# AMD processors newer than some supported Triton (its LLVM fails deep in a pass otherwise).
+_HIP_FIRST_VERSION = {"gfx1250": (3, 6)}
+
+
+def _sm_name(capability):
+    return f"sm_{capability}{'a' if capability >= 90 else ''}"  # as sm_arch_from_capability
+
+
+def _ptxas_for(capability):
+    """The ptxas Triton runs for `capability` (3.6+ has two), or None if it cannot be found."""
+    try:
+        from triton.backends.nvidia.compiler import get_ptxas
+        return get_ptxas(capability).path
+    except Exception:
+        try:
+            from triton import knobs
+            return knobs.nvidia.ptxas.path
+        except Exception:
+            return None
+
+
+@functools.lru_cache(maxsize=None)
+def _ptxas_gpu_names(path):
+    """The sm_* values `ptxas --help` allows for --gpu-name, or None when it cannot tell."""
+    try:
+        text = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"--gpu-name.*?Allowed values for this option:(.*?)\.\s*\n", text, re.DOTALL)
+    names = set(re.findall(r"'(sm_\w+)'", match.group(1))) if match else set()
+    return frozenset(names) or None
+
+
+def cuda_target_refusal(capability):
+    """None if this Triton builds `capability`, else why not and what builds it."""
+    path = _ptxas_for(capability)
+    names = _ptxas_gpu_names(path) if path else None
+    sm = _sm_name(capability)
+    if names is None or sm in names:
+        return None
+    reason = (f"Triton {VERSION_TEXT} cannot build cuda:{capability}{'a' if capability >= 90 else ''}: "
+              f"its ptxas ({os.path.basename(path)}) does not know {sm}")
+    if capability in _CUDA_FIRST_VERSION:
+        fix = f"use Triton {_CUDA_FIRST_VERSION[capability]} or newer (pip install 'triton>={_CUDA_FIRST_VERSION[capability]}')"
+    elif capability in _CUDA_LAST_VERSION:
+        fix = (f"CUDA 13 renamed it: build cuda:110a with this Triton, or use Triton "
+               f"{_CUDA_LAST_VERSION[capability]} for {sm}")
+    else:
+        fix = "pick another target"
+    return reason, fix
+
+
+def hip_target_refusal(arch):
+    first = _HIP_FIRST_VERSION.get(arch.split(":")[0])
+    if first is None or at_least(*first):
+        return None
+    version = f"{first[0]}.{first[1]}.0"
+    return (f"Triton {VERSION_TEXT} cannot build hip:{arch}",
+            f"use Triton {version} or newer (pip install 'triton>={version}')")
+
+
+def check_target(target):
+    """Refuse, before compiling, a target this Triton cannot build (the failure would come from
+    deep in ptxas or an LLVM pass, after the whole pipeline ran)."""
+    if target.backend == "cuda":
+        refusal = cuda_target_refusal(target.arch)
+    else:
+        refusal = hip_target_refusal(target.arch)
+    if refusal:
+        reason, fix = refusal
+        raise UsageError(reason, [fix, "targets it builds: " + " ".join(buildable_targets())])
+
+
+def buildable_targets():
+    """Every target of CUDA_CAPABILITIES this Triton builds ("cuda:90a", ...), then the AMD ones
+    it knows ("hip:gfx942", ...). `python triton_adapter.py --targets` prints them, one per
+    line: the CMake plugin's `all` and `all-major` are made of them."""
+    cuda = [f"cuda:{c}{'a' if c >= 90 else ''}" for c in CUDA_CAPABILITIES if cuda_target_refusal(c) is None]
+    hip = [f"hip:{arch}" for arch in HIP_ARCHS if hip_target_refusal(arch) is None]
+    return cuda + hip
+
+
+HIP_ARCHS = ("gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1150",
+             "gfx1151", "gfx1200", "gfx1201", "gfx1250")
+
+
 _option_fields = {}
 
 
@@ -402,6 +508,47 @@ _METADATA_DEFAULTS = {
 
 _DROP = object()
 
+# Metadata fields the runtime launches by (block, shared memory, cluster, scratch, attributes).
+LAUNCH_FIELDS = frozenset({
+    "name", "num_warps", "warp_size", "shared", "num_ctas", "cluster_dims", "global_scratch_size",
+    "global_scratch_align", "profile_scratch_size", "profile_scratch_align", "launch_pdl",
+    "launch_cooperative_grid", "tmem_size"})
+# Fields of 3.5 to 3.9 that only shape code generation or describe the build: compile options
+# of either backend, and facts about the compilation.
+COMPILE_FIELDS = frozenset({
+    "hash", "target", "triton_version", "backend_name", "arch", "base_arch", "debug", "num_stages",
+    "enable_fp_fusion", "enable_reflect_ftz", "extern_libs", "allowed_dot_input_precisions",
+    "default_dot_input_precision", "deprecated_fp8_dot_operand_dtypes", "supported_fp8_dtypes",
+    "max_num_imprecise_acc_default", "maxnreg", "ptx_version", "ptx_options", "ir_override",
+    "sanitize_overflow", "instrumentation_mode", "clc", "fpsan_homomorphic_casts", "min_shared_mem",
+    "sched4reg", "allow_flush_denorm", "kpack", "matrix_instr_nonkdim", "schedule_hint", "waves_per_eu",
+    "llvm_fn_attrs", "wgp_cu_mode"})
+# Known fields whose set value needs launch support triton-aot does not have.
+_UNSUPPORTED_WHEN_SET = {
+    "tensordesc_meta": "host tensor descriptors (TMA maps the launcher must encode)",
+}
+
+
+def _is_unset(value):
+    return value in (None, False, 0, "", [], {}, ())
+
+
+def check_launch_fields(raw):
+    """Refuse metadata that could need a launch this runtime cannot do: a known field it does
+    not support, or a field no supported Triton has that is set (a newer Triton's launch
+    attribute would otherwise be dropped silently, and the library would launch wrongly)."""
+    for key, value in sorted(raw.items()):
+        if key in LAUNCH_FIELDS or key in COMPILE_FIELDS or _is_unset(value):
+            continue
+        if key in _UNSUPPORTED_WHEN_SET:
+            raise UsageError(f"the kernel needs {_UNSUPPORTED_WHEN_SET[key]}, which triton-aot cannot "
+                             f"launch yet (Triton metadata field '{key}')")
+        shown = repr(value)
+        raise UnsupportedTriton(
+            f"Triton {VERSION_TEXT}'s metadata field '{key}' = {shown[:80]} is unknown to this triton-aot, "
+            "and it may change how the kernel must be launched; no library is built from it",
+            ["use a Triton triton-aot supports (3.5 to 3.9) or a triton-aot that knows the field"])
+
 
 def _jsonable(value):
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -546,3 +693,9 @@ def parse_ir(text):
         "num_warps": _module_attr(attrs, "num-warps"),
         "num_ctas": _module_attr(attrs, "num-ctas"),
     }
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--targets"]:
+        sys.exit("usage: triton_adapter.py --targets   (the targets the installed Triton builds)")
+    print("\n".join(buildable_targets()))

@@ -578,6 +578,7 @@ def _target_and_options(req):
     target = None
     try:
         target = A.make_target(req.get("target") or {})
+        A.check_target(target)
         backend = A.make_backend(target)
         options = dict(req.get("options") or {})
         A.check_options(backend, options)
@@ -667,11 +668,13 @@ def compile_request(req, tap):
     if failure is not None:
         raise backend_error(failure, path, captured) from None
 
-    meta = A.metadata_dict(compiled)
     try:
+        A.check_launch_fields(compiled.metadata._asdict())
+        meta = A.metadata_dict(compiled)
         trailing = A.trailing_params(meta)
     except A.UsageError as exc:
-        raise RequestError("usage", str(exc), path) from None
+        kind = "environment" if isinstance(exc, A.UnsupportedTriton) else "usage"
+        raise RequestError(kind, str(exc), path, notes=exc.notes) from None
     deps = entry.deps if entry else [path]
     override = options.get("ir_override")  # an IR file that replaces one of the stages
     if isinstance(override, str) and os.path.isfile(override) and os.path.abspath(override) not in deps:
