@@ -2,16 +2,34 @@
 # all) plus AMD target IDs (gfx942, gfx90a:xnack-), turned into triton-aot-cc targets.
 include_guard(GLOBAL)
 
-# What Triton 3.6 builds (checked with triton-aot-cc; sm_110 is not in its ptxas). From 90 on,
-# Triton builds only arch-specific ("a") cubins, so 90, 100, 120 mean 90a, 100a, 120a.
+# What some supported Triton (3.5 to 3.9) builds. Which of them the configured Triton builds is
+# asked of it (_TRITON_AOT_BUILDABLE_TARGETS: its ptxas decides; 101 was renamed 110 by CUDA 13,
+# 107 needs 3.9), and `all` and `all-major` are made of those. From 90 on, Triton builds only
+# arch-specific ("a") cubins, so 90, 100, 120 mean 90a, 100a, 120a.
 # A macro, called in each function that needs the lists: variables set at file scope would be
 # seen only in the directory that first included this file.
 macro(_triton_aot_known_architectures)
-  set(_TRITON_AOT_CUDA_ARCHS 75 80 86 87 89 90 100 103 120 121)
-  set(_TRITON_AOT_CUDA_MAJOR_ARCHS 75 80 90 100 120)
+  set(_TRITON_AOT_CUDA_ARCHS 75 80 86 87 89 90 100 101 103 107 110 120 121)
   set(_TRITON_AOT_HIP_ARCHS gfx908 gfx90a gfx940 gfx941 gfx942 gfx950 gfx1030 gfx1100 gfx1101
-                            gfx1102 gfx1150 gfx1151 gfx1200 gfx1201)
+                            gfx1102 gfx1150 gfx1151 gfx1200 gfx1201 gfx1250)
 endmacro()
+
+# The CUDA capabilities of _TRITON_AOT_BUILDABLE_TARGETS ("75;80;...;121"); with MAJOR only the
+# oldest and the x0 ones (75, 80, 90, 100, 110, 120), as CMake's CUDA all-major.
+function(_triton_aot_buildable_cuda out_var)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "MAJOR" "" "")
+  get_property(targets GLOBAL PROPERTY _TRITON_AOT_BUILDABLE_TARGETS)
+  set(numbers "")
+  foreach(target IN LISTS targets)
+    if(target MATCHES "^cuda:([0-9]+)a?$")
+      math(EXPR minor "${CMAKE_MATCH_1} % 10")
+      if(NOT arg_MAJOR OR minor EQUAL 0 OR NOT numbers)
+        list(APPEND numbers "${CMAKE_MATCH_1}")
+      endif()
+    endif()
+  endforeach()
+  set(${out_var} "${numbers}" PARENT_SCOPE)
+endfunction()
 
 # The GPUs of this machine as architecture values ("90", "gfx942"), or "" and why not.
 function(_triton_aot_native_architectures out_archs out_why)
@@ -68,6 +86,9 @@ endfunction()
 # <error var>: empty, or the message explaining the first bad value.
 function(_triton_aot_resolve_architectures out_var error_var)
   _triton_aot_known_architectures()
+  _triton_aot_python(python)  # its Triton decides what builds
+  get_property(buildable GLOBAL PROPERTY _TRITON_AOT_BUILDABLE_TARGETS)
+  get_property(version GLOBAL PROPERTY _TRITON_AOT_TRITON_VERSION)
   set(expanded "")
   foreach(arch IN LISTS ARGN)
     if(arch STREQUAL "native")
@@ -80,9 +101,11 @@ function(_triton_aot_resolve_architectures out_var error_var)
       endif()
       list(APPEND expanded ${native})
     elseif(arch STREQUAL "all-major")
-      list(APPEND expanded ${_TRITON_AOT_CUDA_MAJOR_ARCHS})
+      _triton_aot_buildable_cuda(numbers MAJOR)
+      list(APPEND expanded ${numbers})
     elseif(arch STREQUAL "all")
-      list(APPEND expanded ${_TRITON_AOT_CUDA_ARCHS})
+      _triton_aot_buildable_cuda(numbers)
+      list(APPEND expanded ${numbers})
     else()
       list(APPEND expanded "${arch}")
     endif()
@@ -141,6 +164,15 @@ function(_triton_aot_resolve_architectures out_var error_var)
       string(CONCAT msg "unknown architecture '${arch}': expected a CUDA compute capability "
                         "(80, 90a, 80-real), an AMD target ID (gfx942, gfx90a:xnack-), native, "
                         "all-major or all")
+      set(${error_var} "${msg}" PARENT_SCOPE)
+      return()
+    endif()
+    if(buildable AND NOT target IN_LIST buildable)
+      list(JOIN buildable " " all_buildable)
+      string(CONCAT msg "'${arch}': Triton ${version} (${python}) cannot build ${target}; set "
+                        "TRITON_AOT_PYTHON to an interpreter whose Triton builds it (101: 3.6 at "
+                        "most; 103, 121, gfx1250: 3.6 or newer; 110: 3.7 or newer; 107: 3.9 or "
+                        "newer). Triton ${version} builds: ${all_buildable}")
       set(${error_var} "${msg}" PARENT_SCOPE)
       return()
     endif()

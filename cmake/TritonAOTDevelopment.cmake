@@ -36,5 +36,5 @@ if(_tta_rc EQUAL 0)
 else()
   message(WARNING "triton-aot: ${TRITON_AOT_PYTHON} cannot import triton; the integration "
                   "tests will fail. Run tools/bootstrap.sh, or set TRITON_AOT_PYTHON to an "
-                  "interpreter that has triton==3.6.0.")
+                  "interpreter that has Triton 3.5 or newer.")
 endif()

@@ -21,6 +21,20 @@ function(_triton_aot_triton_version python out_version out_why)
   set(${out_why} "" PARENT_SCOPE)
 endfunction()
 
+# The targets <python>'s Triton builds ("cuda:75;...;cuda:90a;...;hip:gfx942;..."), as the
+# frontend's adapter finds them (each version's ptxas knows other GPUs); "" if it cannot tell.
+function(_triton_aot_buildable_targets python out_var)
+  get_property(frontend GLOBAL PROPERTY TRITON_AOT_FRONTEND_DIR)
+  execute_process(COMMAND "${python}" "${frontend}/triton_adapter.py" --targets
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 120)
+  if(NOT rc EQUAL 0)
+    message(WARNING "triton-aot: cannot list the targets of ${python}'s Triton: ${err}")
+    set(out "")
+  endif()
+  string(REGEX MATCHALL "(cuda|hip):[0-9a-z]+" targets "${out}")
+  set(${out_var} "${targets}" PARENT_SCOPE)
+endfunction()
+
 # The pinned requirement ("triton==3.6.0") from the requirements file triton-aot was built with.
 function(_triton_aot_pinned_triton out_var)
   get_property(requirements GLOBAL PROPERTY TRITON_AOT_REQUIREMENTS_FILE)
@@ -111,6 +125,9 @@ function(_triton_aot_python out_var)
                         "needs ${minimum_triton} or newer (it is tested with ${pin}); ${fix}")
   endif()
   message(STATUS "triton-aot: Triton ${version} at ${python}")
+  _triton_aot_buildable_targets("${python}" targets)
+  set_property(GLOBAL PROPERTY _TRITON_AOT_TRITON_VERSION "${version}")
+  set_property(GLOBAL PROPERTY _TRITON_AOT_BUILDABLE_TARGETS "${targets}")
   set_property(GLOBAL PROPERTY _TRITON_AOT_CHECKED_PYTHON "${python}")
   set(${out_var} "${python}" PARENT_SCOPE)
 endfunction()

@@ -338,8 +338,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   if (version) {
     CommandLine out;
     out.earlyExitText = std::string("triton-aot-cc ") + TRITON_AOT_VERSION +
-                        " (frontend needs Triton >= " + kMinTritonVersion + ", tested with " +
-                        kTestedTritonVersion + ")\n";
+                        " (frontend: Triton " + kMinTritonVersion + " to " + kTestedTritonVersion +
+                        ")\n";
     return out;
   }
 

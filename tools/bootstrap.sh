@@ -3,10 +3,14 @@
 #   - Debian packages: compilers, CMake, Ninja, LLVM 19 (Object library), nlohmann/json, CLI11,
 #     GoogleTest, zstd;
 #   - a Python virtual environment (.venv by default) with the pinned Triton from requirements.txt
-#     (and requirements-dev.txt for the tests).
+#     (and requirements-dev.txt for the tests);
+#   - with --dev, .venv-triton-3.6.0 too, and with --versions one .venv-triton-<version> for each
+#     release of tools/triton-versions.txt: the integration tests run in them as well.
 # Idempotent: a second run only checks, in about a second.
 #
-# Usage: tools/bootstrap.sh [--dev]     (--dev: also the test-only Python packages)
+# Usage: tools/bootstrap.sh [--dev | --versions]
+#   --dev       also the test-only Python packages, and Triton 3.6.0 beside the default
+#   --versions  as --dev, and every supported Triton (the `versions` test preset)
 # Environment: TRITON_AOT_VENV (default: <repo>/.venv), TRITON_AOT_BASE_PYTHON (default: python3).
 set -euo pipefail
 
@@ -14,7 +18,13 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${TRITON_AOT_VENV:-$repo/.venv}
 base_python=${TRITON_AOT_BASE_PYTHON:-python3}
 dev=0
-[[ "${1:-}" == "--dev" ]] && dev=1
+other_versions=()
+case "${1:-}" in
+  --dev) dev=1; other_versions=(3.6.0) ;;
+  --versions) dev=1; mapfile -t other_versions < <(grep -E '^[0-9]' "$repo/tools/triton-versions.txt") ;;
+  "") ;;
+  *) echo "usage: tools/bootstrap.sh [--dev | --versions]" >&2; exit 2 ;;
+esac
 
 say() { printf 'bootstrap: %s\n' "$*"; }
 
@@ -33,20 +43,33 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# --- Python environment with the pinned Triton -----------------------------------------------
+# --- Python environments ---------------------------------------------------------------------
+# make_venv <dir> <requirement files...>: creates <dir> once, (re)installs when the files change.
+make_venv() {
+  local dir=$1; shift
+  local stamp_want stamp_file
+  stamp_want=$(cat "$@" | sha256sum | cut -c1-16)
+  stamp_file=$dir/.triton-aot-requirements
+  if [[ ! -x "$dir/bin/python" ]]; then
+    say "creating Python environment $dir"
+    "$base_python" -m venv "$dir"
+  fi
+  if [[ ! -f "$stamp_file" ]] || [[ "$(cat "$stamp_file")" != "$stamp_want" ]]; then
+    say "installing $(cat "$@" | grep -v '^#' | xargs) into $dir"
+    local args=() r
+    for r in "$@"; do args+=(-r "$r"); done
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check "${args[@]}"
+    echo "$stamp_want" > "$stamp_file"
+  fi
+  "$dir/bin/python" -c 'import triton; print("bootstrap: Triton", triton.__version__, "in", end=" ")' && echo "$dir"
+}
+
 reqs=("$repo/requirements.txt")
 ((dev)) && reqs+=("$repo/requirements-dev.txt")
-stamp_want=$(cat "${reqs[@]}" | sha256sum | cut -c1-16)
-stamp_file=$venv/.triton-aot-requirements
-if [[ ! -x "$venv/bin/python" ]]; then
-  say "creating Python environment $venv"
-  "$base_python" -m venv "$venv"
-fi
-if [[ ! -f "$stamp_file" ]] || [[ "$(cat "$stamp_file")" != "$stamp_want" ]]; then
-  say "installing $(cat "${reqs[@]}" | grep -v '^#' | xargs) into $venv"
-  args=()
-  for r in "${reqs[@]}"; do args+=(-r "$r"); done
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${args[@]}"
-  echo "$stamp_want" > "$stamp_file"
-fi
-"$venv/bin/python" -c 'import triton; print("bootstrap: Triton", triton.__version__, "in", end=" ")' && echo "$venv"
+make_venv "$venv" "${reqs[@]}"
+for version in "${other_versions[@]}"; do
+  pin=$(mktemp)
+  echo "triton==$version" > "$pin"
+  make_venv "$(dirname "$venv")/.venv-triton-$version" "$pin"
+  rm -f "$pin"
+done

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -85,6 +86,32 @@ RunResult runAndSignal(const std::string &program, const std::vector<std::string
   if (pid > 0)
     kill(pid, signal);
   return finish(pid, out, err);
+}
+
+const std::string &testPython() {
+  static const std::string python = [] {
+    const char *env = std::getenv("TTA_TEST_PYTHON");
+    return std::string(env && *env ? env : TTA_PYTHON);
+  }();
+  return python;
+}
+
+const std::string &testTritonVersion() {
+  static const std::string version = [] {
+    fs::path dir = testWorkDir();
+    fs::create_directories(dir);
+    RunResult r = run(testPython(), {"-c", "import triton; print(triton.__version__)"}, dir);
+    std::string text = r.out;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+      text.pop_back();
+    return r.status == 0 ? text : std::string("(unknown: ") + r.err + ")";
+  }();
+  return version;
+}
+
+fs::path testWorkDir() {
+  const char *env = std::getenv("TTA_TEST_WORK_DIR");
+  return env && *env ? fs::path(env) : fs::path(TTA_WORK_DIR);
 }
 
 std::string readText(const fs::path &path) {

@@ -24,6 +24,14 @@ RunResult runAndSignal(const std::string &program, const std::vector<std::string
                        const std::filesystem::path &dir, int signal,
                        const std::function<bool()> &ready);
 
+/// The interpreter the integration tests compile with: TTA_TEST_PYTHON when set (the suite runs
+/// once per supported Triton that way), else the one the build was configured with.
+const std::string &testPython();
+/// Triton's version in testPython() ("3.9.0"), asked once.
+const std::string &testTritonVersion();
+/// Where the tests write: TTA_TEST_WORK_DIR when set (one per interpreter), else TTA_WORK_DIR.
+std::filesystem::path testWorkDir();
+
 std::string readText(const std::filesystem::path &path);
 /// Every regular file under \p dir (recursively), relative to it, skipping \p skipDir.
 std::vector<std::string> listFiles(const std::filesystem::path &dir, const std::string &skipDir = "");

@@ -1,5 +1,6 @@
 // Every bad input gets its message and exit status, and leaves no output behind.
 #include "cli_runner.h"
+#include "compiler/compiler.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,9 @@ namespace fs = std::filesystem;
 using tta::testing::listFiles;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::testPython;
+using tta::testing::testTritonVersion;
+using tta::testing::testWorkDir;
 using tta::testing::RunResult;
 
 namespace tta {
@@ -19,7 +23,7 @@ namespace {
 class Errors : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir = fs::path(TTA_WORK_DIR) / ("errors_" + std::string(::testing::UnitTest::GetInstance()
+    dir = testWorkDir() / ("errors_" + std::string(::testing::UnitTest::GetInstance()
                                                                 ->current_test_info()
                                                                 ->name()));
     fs::remove_all(dir);
@@ -29,7 +33,7 @@ protected:
   }
 
   RunResult compile(std::vector<std::string> args, const std::vector<std::string> &env = {}) {
-    args.insert(args.begin(), {"--python", TTA_PYTHON});
+    args.insert(args.begin(), {"--python", testPython()});
     return run(TTA_COMPILER, args, dir, env);
   }
 
@@ -139,7 +143,7 @@ TEST_F(Errors, NotAKernelAndAutotunedKernel) {
 TEST_F(Errors, TritonMissing) {
   // An interpreter without Triton: a venv-less Python with site packages switched off.
   fs::path fake = dir / "python-without-triton";
-  std::ofstream(fake) << "#!/bin/sh\nexec " << TTA_PYTHON << " -S \"$@\"\n";
+  std::ofstream(fake) << "#!/bin/sh\nexec " << testPython() << " -S \"$@\"\n";
   fs::permissions(fake, fs::perms::owner_all);
   RunResult r = run(TTA_COMPILER,
                     {"--python", fake.string(), "vector_add.py", "-n", "add_kernel", "-s",
@@ -147,7 +151,8 @@ TEST_F(Errors, TritonMissing) {
                     dir);
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.err.find("cannot import triton with " + fake.string()), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("pip install triton==3.6.0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::string("pip install triton==") + tta::kTestedTritonVersion), std::string::npos)
+      << r.err;
   expectNoOutputs();
 }
 
@@ -157,7 +162,7 @@ TEST_F(Errors, TritonTooOld) {
   RunResult r = compile(addArgs("*fp32, *fp32, *fp32, i32, 1024"),
                         {"PYTHONPATH=" + (dir / "old").string()});
   EXPECT_EQ(r.status, 3);
-  EXPECT_NE(r.err.find("Triton 3.2.0 at " + std::string(TTA_PYTHON) +
+  EXPECT_NE(r.err.find("Triton 3.2.0 at " + testPython() +
                        " is older than 3.5.0, the oldest triton-aot-cc supports"),
             std::string::npos)
       << r.err;
@@ -210,7 +215,7 @@ TEST_F(Errors, OutputPathIsAFile) {
 }
 
 TEST_F(Errors, InterruptLeavesNothingBehind) {
-  std::vector<std::string> args = {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel",
+  std::vector<std::string> args = {"--python", testPython(), "vector_add.py", "-n", "add_kernel",
                                    "-s", "*fp32, *fp32, *fp32, i32, 1024", "-g", "1",
                                    "-t", "cuda:80", "-t", "cuda:90a", "-t", "hip:gfx942",
                                    "-o", "out/", "--no-cache"};
@@ -287,7 +292,7 @@ TEST_F(Errors, MalformedFrontendAnswersAreInternalErrorsThatLeaveNothing) {
         std::string("    print(json.dumps({'ok': 'yes', 'error': 'boom'}), flush=True)\n")}) {
     fs::path frontend = fakeFrontend(dir / "fake", answer);
     RunResult r = run(TTA_COMPILER,
-                      {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel", "-s",
+                      {"--python", testPython(), "vector_add.py", "-n", "add_kernel", "-s",
                        "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
                       dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
     EXPECT_TRUE(r.status == 5 || r.status == 1) << r.status << r.err;
@@ -310,7 +315,7 @@ TEST_F(Errors, FrontendOutputErrorIsAnOutputErrorThatLeavesNothing) {
                       "    print(json.dumps({'ok': True, 'params': [{'name': n} for n in "
                       "['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']]}), flush=True)\n");
   RunResult r = run(TTA_COMPILER,
-                    {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel", "-s",
+                    {"--python", testPython(), "vector_add.py", "-n", "add_kernel", "-s",
                      "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
                     dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
   EXPECT_EQ(r.status, 4) << r.err;
@@ -327,7 +332,7 @@ TEST_F(Errors, CrashInsideTritonIsAKernelErrorWithItsCause) {
                      "    print(json.dumps({'ok': True, 'params': [{'name': n} for n in "
                      "['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']]}), flush=True)\n");
   RunResult r = run(TTA_COMPILER,
-                    {"--python", TTA_PYTHON, "vector_add.py", "-n", "add_kernel", "-s",
+                    {"--python", testPython(), "vector_add.py", "-n", "add_kernel", "-s",
                      "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
                     dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
   EXPECT_EQ(r.status, 1) << r.err;

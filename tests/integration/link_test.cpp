@@ -23,6 +23,9 @@ using ::testing::HasSubstr;
 using tta::testing::listFiles;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::testPython;
+using tta::testing::testTritonVersion;
+using tta::testing::testWorkDir;
 using tta::testing::RunResult;
 
 namespace tta::link {
@@ -30,7 +33,7 @@ namespace {
 
 // CTest runs each test in its own process, several at once: every process gets its own
 // directories, and only the compile cache (safe to share) is common to them.
-fs::path processDir() { return fs::path(TTA_WORK_DIR) / "link" / std::to_string(::getpid()); }
+fs::path processDir() { return testWorkDir() / "link" / std::to_string(::getpid()); }
 
 fs::path workDir(const std::string &name) {
   fs::path dir = processDir() / name;
@@ -106,9 +109,9 @@ protected:
            {"grid", {"cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", "1"}}}}}};
     writeText(cc_ / "spec.json", spec.dump(2));
     RunResult r = run(TTA_COMPILER,
-                      {"--python", TTA_PYTHON, "--spec", "spec.json", "-o", "./", "--index",
+                      {"--python", testPython(), "--spec", "spec.json", "-o", "./", "--index",
                        "index.json", "--cache-dir",
-                       (fs::path(TTA_WORK_DIR) / "link" / "cache").string()},
+                       (testWorkDir() / "link" / "cache").string()},
                       cc_);
     compileError_ = r.status == 0 ? "" : "triton-aot-cc failed (" + std::to_string(r.status) + "):\n" + r.err;
   }
@@ -332,7 +335,7 @@ TEST_F(Link, InspectTablesTheLibraryAndImages) {
     rows.push_back(line);
   ASSERT_GE(rows.size(), 2u);
   EXPECT_EQ(rows[0], "library kern (prefix kern): 4 kernels, 6 configs, 33 functions, 3 targets; "
-                     "Triton 3.6.0");
+                     "Triton " + testTritonVersion());
   EXPECT_THAT(rows[1], ::testing::MatchesRegex(
                            "kernel +config +variant +target +regs +spills +shared +static +bytes"));
   EXPECT_EQ(rows.size(), 2u + 33u);
