@@ -15,10 +15,15 @@ macro(_triton_aot_known_architectures)
 endmacro()
 
 # The CUDA capabilities of _TRITON_AOT_BUILDABLE_TARGETS ("75;80;...;121"); with MAJOR only the
-# oldest and the x0 ones (75, 80, 90, 100, 110, 120), as CMake's CUDA all-major.
+# oldest and the x0 ones (75, 80, 90, 100, 110, 120), as CMake's CUDA all-major. Where the
+# interpreter could not list them, every capability some supported Triton builds.
 function(_triton_aot_buildable_cuda out_var)
   cmake_parse_arguments(PARSE_ARGV 1 arg "MAJOR" "" "")
   get_property(targets GLOBAL PROPERTY _TRITON_AOT_BUILDABLE_TARGETS)
+  if(NOT targets)  # the interpreter could not tell: every capability, the compiles will refuse
+    _triton_aot_known_architectures()
+    list(TRANSFORM _TRITON_AOT_CUDA_ARCHS PREPEND "cuda:" OUTPUT_VARIABLE targets)
+  endif()
   set(numbers "")
   foreach(target IN LISTS targets)
     if(target MATCHES "^cuda:([0-9]+)a?$")
@@ -144,6 +149,7 @@ function(_triton_aot_resolve_architectures out_var error_var)
         set(suffix "a")
       endif()
       set(target "cuda:${number}${suffix}")
+      set(processor "${target}")
       set(tag "sm${number}${suffix}")
       set(ptx ON)
       if(kind STREQUAL "-real")
@@ -158,6 +164,7 @@ function(_triton_aot_resolve_architectures out_var error_var)
         return()
       endif()
       set(target "hip:${arch}")
+      set(processor "hip:${CMAKE_MATCH_1}")  # what builds does not depend on the features
       string(REPLACE ":" "_" tag "${arch}")
       set(ptx OFF)
     else()
@@ -167,9 +174,9 @@ function(_triton_aot_resolve_architectures out_var error_var)
       set(${error_var} "${msg}" PARENT_SCOPE)
       return()
     endif()
-    if(buildable AND NOT target IN_LIST buildable)
+    if(buildable AND NOT processor IN_LIST buildable)
       list(JOIN buildable " " all_buildable)
-      string(CONCAT msg "'${arch}': Triton ${version} (${python}) cannot build ${target}; set "
+      string(CONCAT msg "'${arch}': Triton ${version} (${python}) cannot build ${processor}; set "
                         "TRITON_AOT_PYTHON to an interpreter whose Triton builds it (101: 3.6 at "
                         "most; 103, 121, gfx1250: 3.6 or newer; 110: 3.7 or newer; 107: 3.9 or "
                         "newer). Triton ${version} builds: ${all_buildable}")

@@ -7,7 +7,8 @@ include("${CMAKE_CURRENT_LIST_DIR}/plugin_common.cmake")
 file(REMOVE_RECURSE "${PLUGIN_WORK}")
 set(fake "${PLUGIN_WORK}/fake-python3")
 file(WRITE "${fake}" [=[#!/bin/sh
-# python3 -m venv DIR: a venv whose pip records its arguments and whose Triton is 3.6.0.
+# python3 -m venv DIR: a venv whose pip records its arguments and whose Triton is 3.9.0 and builds
+# cuda:80 and cuda:90a.
 [ "$1" = "-m" ] && [ "$2" = "venv" ] || exit 2
 [ -n "$FAKE_VENV_FAILS" ] && { echo "Error: ensurepip is not available" >&2; exit 1; }
 mkdir -p "$3/bin"
@@ -15,7 +16,8 @@ cat > "$3/bin/python" <<'EOS'
 #!/bin/sh
 case "$*" in
   "-m pip install"*) echo "$*" > "$(dirname "$0")/../pip-args"; exit 0;;
-  *"import triton"*) echo 3.6.0; exit 0;;
+  *"import triton"*) echo 3.9.0; exit 0;;
+  *"triton_adapter.py --targets") printf 'cuda:80\ncuda:90a\n'; exit 0;;
 esac
 exit 2
 EOS
@@ -30,10 +32,10 @@ plugin_run(COMMAND "${CMAKE_COMMAND}" -S "${PLUGIN_PROJECTS}/venv" -B "${build}"
            OUTPUT out)
 string(REGEX REPLACE "[ \n]+" " " out "${out}")   # CMake wraps long messages
 set(venv "${build}/triton-aot-venv")
-plugin_expect("${out}" "creating ${venv} with triton==3\\.6\\.0" "the configure output")
-plugin_expect("${out}" "Triton 3\\.6\\.0 at ${venv}/bin/python" "the configure output")
+plugin_expect("${out}" "creating ${venv} with triton==3\\.9\\.0" "the configure output")
+plugin_expect("${out}" "Triton 3\\.9\\.0 at ${venv}/bin/python" "the configure output")
 file(READ "${venv}/pip-args" pip_args)
-plugin_expect("${pip_args}" "^-m pip install .*triton==3\\.6\\.0" "what the venv's pip was asked")
+plugin_expect("${pip_args}" "^-m pip install .*triton==3\\.9\\.0" "what the venv's pip was asked")
 file(READ "${build}/build.ninja" rules)
 plugin_expect("${rules}" "--python ${venv}/bin/python" "the compile rule")
 
