@@ -264,6 +264,64 @@ TEST(Compile, FrontendNeverImportsTorch) {
   EXPECT_EQ(checkOutputs(dir / "out").size(), 3u);
 }
 
+/// Whether the Triton under test builds \p target, by release (what each wheel's ptxas knows),
+/// written out here to check the frontend's own probing of ptxas against it.
+bool tritonBuilds(const std::string &target) {
+  const std::string &v = testTritonVersion();
+  auto atLeast = [&](int minor) { return v.rfind("3.", 0) == 0 && std::stoi(v.substr(2)) >= minor; };
+  if (target == "cuda:103a" || target == "cuda:121a" || target == "hip:gfx1250")
+    return atLeast(6);
+  if (target == "cuda:110a")
+    return atLeast(7);
+  if (target == "cuda:101a")
+    return !atLeast(7);  // CUDA 13's ptxas calls it sm_110a
+  if (target == "cuda:107a")
+    return atLeast(9);
+  return true;
+}
+
+TEST(Compile, NewestTargetsAsTheVersionAllows) {
+  const std::vector<std::string> targets = {"cuda:100a", "cuda:101a", "cuda:103a", "cuda:107a",
+                                            "cuda:110a", "cuda:120a", "cuda:121a", "hip:gfx950",
+                                            "hip:gfx1200", "hip:gfx1201", "hip:gfx1250"};
+  for (const std::string &target : targets) {
+    SCOPED_TRACE(target + " with Triton " + testTritonVersion());
+    fs::path dir = freshDir("newest/" + target.substr(target.find(':') + 1));
+    RunResult r = compile({kernel("vector_add.py"), "-n", "add_kernel", "-s",
+                           "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-g",
+                           "cdiv(n_elements, 1024), 1, 1", "-t", target, "-o", dir.string() + "/"},
+                          dir);
+    if (!tritonBuilds(target)) {
+      EXPECT_EQ(r.status, 2) << r.err;
+      EXPECT_NE(r.err.find("Triton " + testTritonVersion() + " cannot build " + target), std::string::npos)
+          << r.err;
+      EXPECT_NE(r.err.find("note: "), std::string::npos) << r.err;
+      EXPECT_TRUE(listFiles(dir).empty());
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto metas = checkOutputs(dir);
+    ASSERT_EQ(metas.size(), 1u);
+    // The image, read with LLVM's Object library: machine, arch and features of the target.
+    auto bytes = readText(dir / metas[0].images[0].file);
+    auto info = inspectImage({reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size()});
+    ASSERT_TRUE(info) << info.error().message;
+    EXPECT_TRUE(checkImageMatchesTarget(*info, metas[0].target));
+    if (target.rfind("cuda:", 0) == 0) {
+      EXPECT_EQ(info->backend, Backend::Cuda);
+      EXPECT_EQ(info->arch, "sm_" + target.substr(5));
+      EXPECT_EQ(info->smVersion, std::stoi(target.substr(5)));
+      EXPECT_TRUE(info->archSpecific);
+      EXPECT_EQ(metas[0].imageArch, info->arch);
+    } else {
+      EXPECT_EQ(info->backend, Backend::Hip);
+      EXPECT_EQ(info->arch, target.substr(4));
+      EXPECT_EQ(info->xnack, 0);  // built for "any": runs with either setting
+      EXPECT_EQ(metas[0].launch.warpSize, target.rfind("hip:gfx9", 0) == 0 ? 64 : 32);  // CDNA / RDNA
+    }
+  }
+}
+
 TEST(Compile, GluonKernel) {
   fs::path dir = freshDir("gluon");
   RunResult cuda = compile({kernel("gluon_add.py"), "-n", "gluon_add_kernel", "-s",
