@@ -50,6 +50,49 @@ protected:
   fs::path dir;
 };
 
+/// A sitecustomize that makes triton.compile's metadata carry one more field, as a newer Triton
+/// might (a launch attribute triton-aot would not know to honour).
+void writeMetadataFieldPatch(const fs::path &dir, const std::string &field, const std::string &value) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "sitecustomize.py")
+      << "import collections, triton\n"
+         "_compile = triton.compile\n"
+         "def compile(*args, **kwargs):\n"
+         "    kernel = _compile(*args, **kwargs)\n"
+         "    fields = dict(kernel.metadata._asdict(), " << field << "=" << value << ")\n"
+         "    kernel.metadata = collections.namedtuple('KernelMetadata', fields)(**fields)\n"
+         "    return kernel\n"
+         "triton.compile = compile\n";
+}
+
+TEST_F(Errors, UnknownLaunchFieldOfANewerTritonRefusesTheCompile) {
+  writeMetadataFieldPatch(dir / "newer", "launch_preferred_cluster", "[2, 1, 1]");
+  RunResult r = compile(addArgs("*fp32, *fp32, *fp32, i32, 1024"),
+                        {"PYTHONPATH=" + (dir / "newer").string()});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("metadata field 'launch_preferred_cluster' = [2, 1, 1] is unknown to this "
+                       "triton-aot, and it may change how the kernel must be launched"),
+            std::string::npos)
+      << r.err;
+  expectNoOutputs();
+}
+
+TEST_F(Errors, UnknownFieldLeftUnsetIsHarmless) {
+  writeMetadataFieldPatch(dir / "newer", "launch_preferred_cluster", "None");
+  RunResult r = compile(addArgs("*fp32, *fp32, *fp32, i32, 1024"),
+                        {"PYTHONPATH=" + (dir / "newer").string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(Errors, HostTensorDescriptorMetadataRefusesTheCompile) {
+  writeMetadataFieldPatch(dir / "tma", "tensordesc_meta", "[{'swizzle': 3}]");
+  RunResult r = compile(addArgs("*fp32, *fp32, *fp32, i32, 1024"),
+                        {"PYTHONPATH=" + (dir / "tma").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("host tensor descriptors"), std::string::npos) << r.err;
+  expectNoOutputs();
+}
+
 TEST_F(Errors, SignatureSyntax) {
   RunResult r = compile(addArgs("*fp32:16, *fp33, *fp32, i32, 1024"));
   EXPECT_EQ(r.status, 2);
