@@ -7,8 +7,17 @@ compiled the very image the library dispatched to, and each one's device time.
     python3 bench/proof/equality.py build/proof/libproof_kernels.so build/proof/libproof_gluon.so \
         --csv out/equality.csv
 
-Exit status: 0 all equal, 1 a mismatch or an error (each printed), 77 skipped (no torch, Triton
-or GPU), 2 bad usage.
+With --numeric the libraries come from another Triton (built elsewhere, carried here), so
+equal bits are not expected: each output is checked against a torch reference within the
+kernel's tolerance (references.py), and its distance from this machine's JIT is reported
+(elements that differ, max absolute and relative error). --source-root finds the kernel
+sources the manifest names under this checkout.
+
+    python3 bench/proof/equality.py --numeric --source-root . build/proof-3.9/libproof_kernels.so \
+        build/proof-3.9/libproof_gluon.so --csv out/numeric.csv
+
+Exit status: 0 all equal (--numeric: all within tolerance), 1 a mismatch or an error (each
+printed), 77 skipped (no torch, Triton or GPU), 2 bad usage.
 """
 import argparse
 import csv
@@ -22,6 +31,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import proof_lib  # noqa: E402
+import references  # noqa: E402
 
 SKIP = 77
 # Bit patterns for comparison: each element type as the integer type of its width.
@@ -119,12 +129,15 @@ def poison(torch, case):
         case.args[name].view(torch.uint8).fill_(POISON_BYTE)
 
 
-def load_function(kernel):
-    """The @triton.jit / @gluon.jit function of a manifest kernel, imported from its source."""
+def load_function(kernel, source_root=None):
+    """The @triton.jit / @gluon.jit function of a manifest kernel, imported from its source
+    (found under `source_root` when the library was built in another directory)."""
     source = kernel["source"]
+    if not os.path.isfile(source) and source_root:
+        source = references.rebase_source(source, os.path.abspath(source_root), os.path.isfile) or source
     if not os.path.isfile(source):
         raise FileNotFoundError(f"the kernel source {source} named by the manifest is not here "
-                                "(build the library on this machine)")
+                                "(build the library on this machine, or give --source-root)")
     name = "proof_src_" + hashlib.sha1(source.encode()).hexdigest()[:12]
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, source)
@@ -194,7 +207,13 @@ def run_case(torch, lib, kernel, config, fn, case, target, args_ns):
     torch.cuda.synchronize()
 
     mismatches, notes = 0, []
+    if args_ns.numeric:
+        numbers = compare_numeric(torch, kernel, config, case, lib_out)
+        mismatches = 0 if numbers["within_tolerance"] == "yes" else 1
+        notes += numbers.pop("notes")
     for name, region in case.outputs.items():
+        if args_ns.numeric:
+            break
         a, b = bits(torch, lib_out[name]), bits(torch, case.args[name])
         diff = int((a != b).sum().item())
         mismatches += diff
@@ -226,12 +245,49 @@ def run_case(torch, lib, kernel, config, fn, case, target, args_ns):
 
     lib_us, triton_us = time_pair(torch, [lib_launch, triton_launch], args_ns.repetitions,
                                   args_ns.sleep_cycles)
-    return dict(kernel=kernel["name"], config=config["name"], shape=case.shape,
+    row = dict(kernel=kernel["name"], config=config["name"], shape=case.shape,
                 equal="yes" if mismatches == 0 else "no", mismatches=mismatches,
                 same_image=same_image, lib_us=f"{lib_us:.2f}", triton_us=f"{triton_us:.2f}",
                 ratio=f"{lib_us / triton_us:.3f}",
                 variant=proof_lib.hints_text(variant["hints"]) if variant else "",
                 note="; ".join(notes))
+    if args_ns.numeric:
+        row.update(numbers)
+    return row
+
+
+def compare_numeric(torch, kernel, config, case, lib_out):
+    """The library's outputs against the torch reference (within tolerance?) and against this
+    machine's JIT, whose outputs are in case.args: the worst figures over all outputs."""
+    want = references.reference(torch, kernel["name"], case.args, config["constexprs"])
+    if want is None:
+        raise ValueError(f"references.py has no reference for {kernel['name']}")
+    out = dict(jit_differing=0, jit_elements=0, jit_max_abs=0.0, jit_max_rel=0.0, ref_max_abs=0.0,
+               ref_max_rel=0.0, within_tolerance="yes", notes=[])
+    for name, region in case.outputs.items():
+        got = region(lib_out[name])
+        count, abs_err, rel_err = references.differences(torch, got, region(case.args[name]))
+        out["jit_differing"] += count
+        out["jit_elements"] += got.numel()
+        out["jit_max_abs"] = max(out["jit_max_abs"], abs_err)
+        out["jit_max_rel"] = max(out["jit_max_rel"], rel_err)
+        _, abs_ref, rel_ref = references.differences(torch, got, want[name])
+        out["ref_max_abs"] = max(out["ref_max_abs"], abs_ref)
+        out["ref_max_rel"] = max(out["ref_max_rel"], rel_ref)
+        if not references.within(torch, kernel["name"], got, want[name]):
+            out["within_tolerance"] = "no"
+            out["notes"].append(f"{name}: beyond tolerance {references.TOLERANCES[kernel['name']]} "
+                                f"of the reference (max abs {abs_ref:.3g})")
+    for key in ("jit_max_abs", "jit_max_rel", "ref_max_abs", "ref_max_rel"):
+        out[key] = f"{out[key]:.3g}"
+    return out
+
+
+def numeric_summary(row):
+    return (f"{'within tolerance' if row['within_tolerance'] == 'yes' else 'BEYOND TOLERANCE'} of "
+            f"the reference (max abs {row['ref_max_abs']}, rel {row['ref_max_rel']}); vs the JIT: "
+            f"{row['jit_differing']} of {row['jit_elements']} elements differ (max abs "
+            f"{row['jit_max_abs']}, rel {row['jit_max_rel']})")
 
 
 def main():
@@ -245,6 +301,10 @@ def main():
     ap.add_argument("--sleep-cycles", type=int, default=1_000_000,
                     help="GPU cycles of the _sleep before each timed launch (keeps the queue busy)")
     ap.add_argument("--kernel", action="append", default=[], help="only these kernels")
+    ap.add_argument("--numeric", action="store_true",
+                    help="libraries of another Triton: check against torch references, report "
+                         "the distance from this Triton's JIT instead of requiring equal bits")
+    ap.add_argument("--source-root", help="find the manifest's kernel sources under this directory")
     args_ns = ap.parse_args()
 
     try:
@@ -268,8 +328,10 @@ def main():
 
     seed = args_ns.seed if args_ns.seed is not None else random.SystemRandom().randrange(2**31)
     target = device_target(torch)
+    lib_versions = " ".join(sorted({v for lib in libs for v in lib.manifest.get("triton_versions", [])}))
     print(f"equality: seed {seed} (--seed {seed} repeats this run); {torch.cuda.get_device_name()} "
-          f"({target}); torch {torch.__version__}, triton {triton.__version__}")
+          f"({target}); torch {torch.__version__}, triton {triton.__version__}; the libraries' "
+          f"Triton: {lib_versions}" + (" (--numeric: against torch references)" if args_ns.numeric else ""))
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
@@ -285,7 +347,7 @@ def main():
                       f"(targets {', '.join(kernel['targets'])})")
                 continue
             try:
-                fn = load_function(kernel)
+                fn = load_function(kernel, args_ns.source_root)
             except Exception as e:  # noqa: BLE001: every failure is reported, the run goes on
                 print(f"  {kernel['name']}: ERROR importing {kernel['function']}: {e}")
                 failures += 1
@@ -308,15 +370,22 @@ def main():
                     rows.append(row)
                     if row["equal"] != "yes":
                         failures += 1
-                    print(f"  {what}: {'equal' if row['equal'] == 'yes' else 'MISMATCH'}"
-                          f" ({row['mismatches']} differing), same image: {row['same_image']}, "
-                          f"lib {row['lib_us']} us, triton {row['triton_us']} us, "
+                    print(f"  {what}: " + (numeric_summary(row) if args_ns.numeric else
+                          f"{'equal' if row['equal'] == 'yes' else 'MISMATCH'}"
+                          f" ({row['mismatches']} differing), same image: {row['same_image']}") +
+                          f", lib {row['lib_us']} us, triton {row['triton_us']} us, "
                           f"ratio {row['ratio']}" + (f"; {row['note']}" if row["note"] else ""))
     if args_ns.csv:
         os.makedirs(os.path.dirname(os.path.abspath(args_ns.csv)), exist_ok=True)
         with open(args_ns.csv, "w", newline="") as f:
             fields = ["kernel", "config", "shape", "equal", "mismatches", "same_image", "lib_us",
                       "triton_us", "ratio", "variant", "note"]
+            if args_ns.numeric:
+                fields[3:5] = ["library_triton", "jit_triton", "within_tolerance", "ref_max_abs",
+                               "ref_max_rel", "jit_differing", "jit_elements", "jit_max_abs",
+                               "jit_max_rel"]
+                for row in rows:
+                    row.update(library_triton=lib_versions, jit_triton=triton.__version__)
             w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
             w.writerows(rows)

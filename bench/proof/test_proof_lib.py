@@ -17,9 +17,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import proof_lib  # noqa: E402
 import equality  # noqa: E402
+import references  # noqa: E402
 
 LIBRARIES = []
 TARGET = os.environ.get("PROOF_TARGET", "cuda:90a")
+
+
+class ReferencesTest(unittest.TestCase):
+    def test_rebase_source_takes_the_longest_tail_that_exists_here(self):
+        here = {"/repo/bench/proof/kernels/matmul.py", "/repo/kernels/matmul.py"}
+        rebase = references.rebase_source
+        self.assertEqual(rebase("/work/main/bench/proof/kernels/matmul.py", "/repo/", here.__contains__),
+                         "/repo/bench/proof/kernels/matmul.py")
+        self.assertEqual(rebase("/elsewhere/kernels/matmul.py", "/repo", here.__contains__),
+                         "/repo/kernels/matmul.py")
+        self.assertIsNone(rebase("/work/main/other.py", "/repo", here.__contains__))
+
+    def test_every_proof_kernel_has_a_reference_and_a_tolerance(self):
+        for name in ("vector_add", "gluon_add", "gluon_add_wave64", "softmax", "matmul", "matmul_bf16",
+                     "layer_norm", "attention_fwd", "attention_fwd_causal", "scale_shift"):
+            self.assertIn(name, references.TOLERANCES)
+            atol, rtol = references.TOLERANCES[name]
+            self.assertTrue(0 < atol <= 0.5 and 0 < rtol <= 0.02, name)
 
 
 class GridTest(unittest.TestCase):
