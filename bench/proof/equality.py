@@ -386,7 +386,7 @@ def main():
                                "jit_max_rel"]
                 for row in rows:
                     row.update(library_triton=lib_versions, jit_triton=triton.__version__)
-            w = csv.DictWriter(f, fieldnames=fields)
+            w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
         print(f"equality: wrote {args_ns.csv}")

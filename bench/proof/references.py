@@ -61,13 +61,16 @@ TOLERANCES = {
 
 def differences(torch, got, want):
     """(elements that differ, max absolute error, max relative error) of two tensors of the same
-    shape, compared in fp64; the relative error's denominator is at least 1e-6, so zeros in the
-    reference do not make it infinite. NaN anywhere in `got` counts as an infinite error."""
+    shape, compared in fp64. The relative error divides by |want|, but by no less than 1e-3 of
+    the largest |want|: elements near zero (an attention output, a matmul sum that cancels)
+    would otherwise turn a rounding step into a huge ratio. NaN where `want` has none counts as
+    an infinite error."""
     g, w = got.double(), want.double()
     diff = (g - w).abs()
     diff = torch.where(torch.isnan(g) != torch.isnan(w), torch.full_like(diff, float("inf")), diff)
     diff = torch.nan_to_num(diff, nan=0.0)
-    rel = diff / w.abs().clamp_min(1e-6)
+    scale = float(torch.nan_to_num(w.abs(), nan=0.0).max().item()) if w.numel() else 0.0
+    rel = diff / w.abs().clamp_min(max(1e-3 * scale, 1e-30))
     count = int((g != w).logical_and(~(torch.isnan(g) & torch.isnan(w))).sum().item())
     return count, float(diff.max().item()) if diff.numel() else 0.0, float(rel.max().item()) if rel.numel() else 0.0
 
