@@ -62,16 +62,23 @@ const std::vector<Kernel> kKernels = {
 const std::vector<std::string> kTargets = {"cuda:80", "cuda:90a", "hip:gfx942"};
 
 /// Compiles \p kernel for \p target with \p python into a fresh directory; its one metadata.
+/// Without \p cacheDir nothing is cached; with it, the run is verbose and \p log gets its stderr.
 KernelMetadata compileOne(const Interpreter &in, const Kernel &kernel, const std::string &target,
-                          const fs::path &dir) {
+                          const fs::path &dir, const fs::path &cacheDir = {}, std::string *log = nullptr) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::vector<std::string> args = {"--python", in.python, std::string(TTA_KERNELS_DIR) + "/" + kernel.file,
                                    "-n", kernel.function, "-s", kernel.signature, "-g", kernel.grid,
-                                   "-t", target, "-o", dir.string() + "/", "--index", "index.json", "--no-cache"};
+                                   "-t", target, "-o", dir.string() + "/", "--index", "index.json"};
+  if (cacheDir.empty())
+    args.push_back("--no-cache");
+  else
+    args.insert(args.end(), {"--cache-dir", cacheDir.string(), "-v"});
   args.insert(args.end(), kernel.extra.begin(), kernel.extra.end());
   RunResult r = run(TTA_COMPILER, args, dir);
   EXPECT_EQ(r.status, 0) << in.version << ": " << r.err;
+  if (log)
+    *log = r.err;
   auto index = nlohmann::json::parse(readText(dir / "index.json"), nullptr, false);
   if (r.status != 0 || index.is_discarded() || index["metadata"].size() != 1u)
     return {};
@@ -139,6 +146,24 @@ TEST(Versions, OneLibraryFromTwoVersionsRecordsBoth) {
   std::string dump = manifest.dump();
   for (const Interpreter *in : {&older, &newer})
     EXPECT_NE(dump.find("\"triton_version\":\"" + in->version + "\""), std::string::npos) << dump;
+}
+
+TEST(Versions, OneCacheServesEachVersionItsOwnCompiles) {
+  if (interpreters().size() < 2)
+    GTEST_SKIP() << "fewer than two Triton versions here (tools/bootstrap.sh --dev makes 3.6.0)";
+  fs::path root = testWorkDir() / "versions-cache";
+  fs::remove_all(root);
+  // Each version twice over one cache, interleaved: the second round is served from the cache,
+  // and never with the other version's entry.
+  for (int round = 0; round < 2; ++round)
+    for (const Interpreter &in : {interpreters().front(), interpreters().back()}) {
+      SCOPED_TRACE("Triton " + in.version + ", round " + std::to_string(round));
+      std::string log;
+      KernelMetadata m = compileOne(in, kKernels[0], "cuda:90a",
+                                    root / (in.version + "-" + std::to_string(round)), root / "cache", &log);
+      EXPECT_EQ(m.tritonVersion, in.version);
+      EXPECT_EQ(log.find("cache hit: ") != std::string::npos, round == 1) << log;
+    }
 }
 
 } // namespace
