@@ -50,7 +50,9 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
                                          const triton_aot_launch_info *launch, void *function,
                                          const unsigned blocks[3], void *stream, void **args) {
   const tta_cuda *cuda = state->cuda;
-  CUlaunchAttribute attributes[4];
+  /* Room for every attribute at once: cluster, its scheduling policy, PDL, cooperative and
+   * oversized shared memory (upstream's launcher has 4 slots for these 5). */
+  CUlaunchAttribute attributes[5];
   unsigned count = 0;
   CUresult result;
   if (launch->cluster[0] > 1 || launch->cluster[1] > 1 || launch->cluster[2] > 1) {
@@ -77,6 +79,12 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
     attributes[count].value.cooperative = 1;
     ++count;
   }
+  if (launch->shared > TTA_OVERSIZED_SHARED_THRESHOLD) {
+    memset(&attributes[count], 0, sizeof attributes[count]);
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE;
+    attributes[count].value.sharedMemoryMode = CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY;
+    ++count;
+  }
   if (count == 0) {
     result =
         cuda->cuLaunchKernel((CUfunction)function, blocks[0], blocks[1], blocks[2], launch->block_x,
@@ -88,7 +96,8 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
   }
   if (cuda->cuLaunchKernelEx == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
-                           "%s needs a cluster, programmatic dependent or cooperative launch, and "
+                           "%s needs a cluster, programmatic dependent, cooperative or oversized "
+                           "shared memory launch, and "
                            "this CUDA driver has no cuLaunchKernelEx; update the NVIDIA driver",
                            kernel->name);
   {

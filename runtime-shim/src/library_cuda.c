@@ -88,9 +88,15 @@ triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_d
     return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, context,
                          "cuDeviceGetAttribute(COMPUTE_CAPABILITY)");
   }
-  if (cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                 ordinal) != CUDA_SUCCESS ||
-      optin < (int)TTA_DEFAULT_SHARED_LIMIT)
+  /* CC 10.7 reports its (larger) oversized maximum apart, as Triton 3.9 reads it; elsewhere
+   * the attribute may not exist. */
+  if ((major != 10 || minor != 7 ||
+       cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK,
+                                  ordinal) != CUDA_SUCCESS) &&
+      cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                 ordinal) != CUDA_SUCCESS)
+    optin = 0;
+  if (optin < (int)TTA_DEFAULT_SHARED_LIMIT)
     optin = (int)TTA_DEFAULT_SHARED_LIMIT;
   device->shared_limit = (uint32_t)optin;
   device->arch.backend = TRITON_AOT_BACKEND_CUDA;
@@ -155,7 +161,8 @@ static CUresult tta_cuda_set_attribute(const tta_cuda *cuda, const tta_device *d
 }
 
 /* Shared memory above 48 KiB needs the function's limit raised, up to the device's opt-in
- * maximum less the function's static shared memory (as Triton does); clusters above the
+ * maximum less the function's static shared memory (as Triton does); above 228 KiB (Rubin) the
+ * function's shared memory mode must allow oversized blocks instead; clusters above the
  * portable size 8 need the non-portable attribute. */
 static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_device *device,
                                             void *handle, int as_kernel,
@@ -180,12 +187,18 @@ static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_devi
       return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
                              "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
                              what, launch->shared, device->ordinal, device->name, limit);
-    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
-                                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)limit);
-    if (result != CUDA_SUCCESS) {
+    if (launch->shared > TTA_OVERSIZED_SHARED_THRESHOLD) {
+      result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
+                                      CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE,
+                                      CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+      tta_format(call, sizeof call, "%s(SHARED_MEMORY_MODE, ALLOW_OVERSIZED)", setter);
+    } else {
+      result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
+                                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)limit);
       tta_format(call, sizeof call, "%s(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", setter, limit);
-      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
     }
+    if (result != CUDA_SUCCESS)
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
   }
   if (cluster > 8) {
     result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,

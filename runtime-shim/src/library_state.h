@@ -28,6 +28,9 @@ extern "C" {
 
 /* Shared memory a launch gets without raising the function's limit. */
 #define TTA_DEFAULT_SHARED_LIMIT 49152u
+/* Above this a block's shared memory is "oversized" (Rubin, CC 10.7): the function's shared
+ * memory mode and a launch attribute must allow it, as Triton 3.9's launcher does. */
+#define TTA_OVERSIZED_SHARED_THRESHOLD (228u * 1024u)
 
 /* CUDA: a slot's function in one context. Immutable once published;
  * a slot's list only grows (new heads), until unload. */

@@ -53,9 +53,9 @@ TEST_F(Errors, LoadFailedCarriesTheDriversErrorText) {
 
 TEST_F(Errors, AJitFailureIsLoadFailedWithTheDriversReason) {
   useCudaDevices("sm_100");
-  cuda.setDriverVersion(12040); // its JIT predates the PTX ISA 8.7 that Triton 3.6 writes
+  cuda.setDriverVersion(12040); // its JIT predates the PTX ISA Triton writes (8.7 in 3.6, 8.8 in 3.9)
   EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 1024), TRITON_AOT_ERROR_LOAD_FAILED);
-  cuda.setDriverVersion(12080);
+  cuda.setDriverVersion(13000);
   std::string message = lastError();
   EXPECT_TRUE(contains(message, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION")) << message;
   auto all = loads();

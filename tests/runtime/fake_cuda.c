@@ -57,6 +57,7 @@ typedef struct fake_function {
   fake_entry entry;
   int max_dynamic_shared[TTA_FAKE_MAX_DEVICES]; /* -1: default */
   int non_portable_cluster[TTA_FAKE_MAX_DEVICES];
+  int oversized_shared[TTA_FAKE_MAX_DEVICES]; /* SHARED_MEMORY_MODE = ALLOW_OVERSIZED */
   struct fake_function *next;
 } fake_function;
 
@@ -76,7 +77,7 @@ static fake_device devices[TTA_FAKE_MAX_DEVICES];
 static int device_count;
 static int generation = 1;
 static int initialized;            /* cuInit succeeded (process lifetime, like a driver) */
-static int driver_version = 12080;
+static int driver_version = 13000; /* CUDA 13.0: PTX ISA 9.0, what the newest Triton writes fits */
 static int stub_library;           /* TTA_FAKE_CUDA_STUB: behave like the toolkit's stub */
 static char hidden_entry_points[512]; /* TTA_FAKE_CUDA_HIDE: ",name,name," not served */
 static int next_id = 1;
@@ -108,9 +109,11 @@ static void device_defaults(fake_device *device, int sm) {
   a[CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH] = 1;
   a[CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED] = 1;
   a[CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH] = sm >= 90;
-  /* Opt-in shared memory and SM counts of A100, RTX 30xx, L4/RTX 40xx, H100, B200. */
+  /* Opt-in shared memory and SM counts of A100, RTX 30xx, L4/RTX 40xx, H100, B200, Rubin. */
   a[CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN] =
-      sm == 80 ? 166912 : sm == 90 || sm == 100 ? 232448 : 101376;
+      sm == 80 ? 166912 : sm == 90 || sm == 100 || sm == 107 ? 232448 : 101376;
+  /* Rubin's oversized blocks: 328 KiB per SM less the 1 KiB the system reserves. */
+  a[CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK] = sm == 107 ? 334848 : 0;
   a[CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT] =
       sm == 80 ? 108 : sm == 86 ? 84 : sm == 89 ? 58 : sm == 90 ? 132 : sm == 100 ? 148 : 40;
 }
@@ -604,10 +607,19 @@ static int function_device(const fake_function *function, int device) {
   return function->context != NULL ? function->context->device : device;
 }
 
+static int oversized_shared(const fake_function *function, int device) {
+  if (device < 0 || device >= TTA_FAKE_MAX_DEVICES) return 0;
+  return function->oversized_shared[device] ||
+         (function->kernel != NULL && function->kernel->oversized_shared[device]);
+}
+
 /* A CUfunction's own setting, else its CUkernel's for the device (cuKernelSetAttribute), else
  * the default. */
 static int dynamic_limit(const fake_function *function, int device) {
   int set = device >= 0 && device < TTA_FAKE_MAX_DEVICES ? function->max_dynamic_shared[device] : -1;
+  if (oversized_shared(function, device))   /* the mode lifts the limit to the oversized maximum */
+    return devices[device].attributes[CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK] -
+           (int)function->entry.static_shared;
   if (set < 0 && function->kernel != NULL) return dynamic_limit(function->kernel, device);
   return set >= 0 ? set : DEFAULT_SHARED - (int)function->entry.static_shared;
 }
@@ -651,6 +663,11 @@ static int set_attribute(fake_function *function, int attribute, int value, int 
   }
   case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
     function->non_portable_cluster[device] = value != 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE:   /* only devices with oversized blocks know it */
+    if (devices[device].attributes[CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK] == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    function->oversized_shared[device] = value == CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY;
     return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_INVALID_VALUE;
@@ -878,9 +895,16 @@ static int check_launch(const launch_request *request, tta_fake_launch *record) 
     case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
       record->pdl = attribute->value.programmaticStreamSerializationAllowed;
       break;
+    case CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE:
+      record->shared_mode = attribute->value.sharedMemoryMode;
+      break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
   }
+  /* An oversized block needs the launch to allow it too, not only the function. */
+  if (request->shared > 228u * 1024u &&
+      record->shared_mode != CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY)
+    return CUDA_ERROR_INVALID_VALUE;
   /* A kernel built for a cluster shape launches with it (explicitly, or implied). */
   if (entry->cluster[0] != 0) {
     if (cluster[0] == 0) memcpy(cluster, entry->cluster, sizeof cluster);
@@ -922,7 +946,7 @@ static int launch(const launch_request *request) {
   record.shared = request->shared;
   record.stream = (uint64_t)(uintptr_t)request->stream;
   record.num_attrs = request->attribute_count;
-  record.cluster_policy = record.cooperative = record.pdl = -1;
+  record.cluster_policy = record.cooperative = record.pdl = record.shared_mode = -1;
   record.has_extra = request->extra != NULL;
   record.device = record.context = -1;
   if (result == 0) {

@@ -61,6 +61,7 @@ typedef struct tta_fake_launch {
   int cluster_policy;    /* ..._CLUSTER_SCHEDULING_POLICY_PREFERENCE, -1 if absent */
   int cooperative;       /* ..._COOPERATIVE value (or 1 for a cooperative entry point), -1 if absent */
   int pdl;               /* ..._PROGRAMMATIC_STREAM_SERIALIZATION value, -1 if absent */
+  int shared_mode;       /* ..._SHARED_MEMORY_MODE value (CUDA 13.4), -1 if absent */
   int has_extra;         /* `extra` was non-NULL */
   unsigned param_count;  /* from the image: the kernel's declared parameters */
   unsigned param_size[TTA_FAKE_MAX_PARAMS];
@@ -118,7 +119,7 @@ typedef int (*tta_fake_reset_fn)(const char *devices);
 
 /* CUDA: the version cuDriverGetVersion reports and cuGetProcAddress honours (an entry point
  * introduced after it is not found; a request above it is CUDA_ERROR_INVALID_VALUE). Initial:
- * TTA_FAKE_CUDA_VERSION, else 12080. HIP: hipRuntimeGetVersion's value (initial 60400000).
+ * TTA_FAKE_CUDA_VERSION, else 13000. HIP: hipRuntimeGetVersion's value (initial 60400000).
  * Not reset by tta_fake_reset (the runtime resolves entry points once per process). */
 typedef void (*tta_fake_set_driver_version_fn)(int version);
 

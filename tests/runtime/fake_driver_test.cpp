@@ -67,7 +67,7 @@ protected:
     ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
   }
   void TearDown() override {
-    fake.setDriverVersion(12080);
+    fake.setDriverVersion(13000);
     fake.reset("sm_90");
   }
 

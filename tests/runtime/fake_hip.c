@@ -404,7 +404,7 @@ static hipError_t launch(const char *api, hipFunction_t f, unsigned gx, unsigned
   memcpy(record.block, block, sizeof block);
   record.shared = shared;
   record.stream = (uint64_t)(uintptr_t)stream;
-  record.cluster_policy = record.pdl = -1;
+  record.cluster_policy = record.pdl = record.shared_mode = -1;
   record.cooperative = cooperative ? 1 : -1;
   record.has_extra = extra != NULL;
   record.device = record.context = -1;

@@ -408,6 +408,22 @@ static void hsaco_entry(const fake_image *image, const char *name, fake_entry *e
   }
 }
 
+/* CUDA 13's ptxas (Triton 3.7 on, sm_90a and later) marks an "a" cubin only in .nv.compat:
+ * a record {format != EIFMT_SVAL, attribute 0x09 (accelerator target), value != 0}. */
+static int cubin_compat_accelerator(const fake_image *image) {
+  elf_section compat;
+  uint64_t at;
+  if (!elf_find_section(image, ".nv.compat", &compat)) return 0;
+  for (at = 0; at + 4 <= compat.size;) {
+    const unsigned char *record = image->data + compat.offset + at;
+    unsigned format = record[0], attribute = record[1], value = (unsigned)rd(record + 2, 2);
+    at += 4;
+    if (format == 4) { at += value; continue; } /* EIFMT_SVAL: `value` bytes follow */
+    if (attribute == 0x09 && value != 0) return 1;
+  }
+  return 0;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 int fake_image_read(const void *data, fake_image *image) {
@@ -425,7 +441,8 @@ int fake_image_read(const void *data, fake_image *image) {
       int v2 = bytes[8] >= 8; /* EI_ABIVERSION 8: SM in bits 8-15, "a" = 0x8 */
       image->kind = TTA_FAKE_IMAGE_CUBIN;
       image->sm = v2 ? (int)((flags >> 8) & 0xffu) : (int)(flags & 0xffu);
-      image->arch_specific = v2 ? (flags & 0x8u) != 0 : (flags & 0x800u) != 0;
+      image->arch_specific = v2 ? (flags & 0x8u) != 0 || cubin_compat_accelerator(image)
+                                : (flags & 0x800u) != 0;
       snprintf(image->arch, sizeof image->arch, "sm_%d%s", image->sm, image->arch_specific ? "a" : "");
       return 0;
     }

@@ -163,6 +163,80 @@ TEST_F(Launch, SharedMemoryAboveTheDevicesOptInFailsClearly) {
   EXPECT_TRUE(launches().empty()) << "nothing the device cannot run reaches the driver";
 }
 
+TEST_F(Launch, SharedMemoryUpTo228KiBNeedsNoOversizedMode) {
+  useCudaDevices("sm_90");
+  ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
+      << lastError();
+  ASSERT_EQ(launches().size(), 1u);
+  EXPECT_EQ(launches()[0].api, std::string("cuLaunchKernel"));
+  EXPECT_EQ(launches()[0].shared_mode, -1);
+  for (const auto &attribute : cuda.attributes())
+    EXPECT_NE(attribute.attribute, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE);
+}
+
+#ifdef TTA_RUNTIME_HAVE_RUBIN
+// Rubin (CC 10.7, Triton 3.9): a block above 228 KiB needs the function's shared memory mode
+// and the launch attribute both set to "allow oversized", within the device's oversized maximum.
+TEST_F(Launch, OversizedSharedMemoryOnRubinSetsTheModeAndTheLaunchAttribute) {
+  useCudaDevices("sm_107");
+  ASSERT_EQ(rub_big_shared_config(nullptr, 0, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
+      << rub_last_error();
+  auto all = launches();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_GT(all[0].shared, 228u * 1024u);
+  EXPECT_EQ(all[0].result, 0) << "the fake refuses an oversized block without both settings";
+  EXPECT_EQ(all[0].api, std::string("cuLaunchKernelEx"));
+  EXPECT_EQ(all[0].num_attrs, 1u);
+  EXPECT_EQ(all[0].shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+  bool mode = false;
+  for (const auto &attribute : cuda.attributes()) {
+    EXPECT_NE(attribute.attribute, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    mode = mode || (attribute.attribute == CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE && attribute.result == 0 &&
+                    attribute.value == CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+  }
+  EXPECT_TRUE(mode);
+}
+
+TEST_F(Launch, OversizedSharedMemoryAboveRubinsMaximumFailsClearly) {
+  useCudaDevices("sm_107");
+  ASSERT_EQ(cuda.setDeviceAttribute(0, CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK, 250000), 0);
+  EXPECT_EQ(rub_big_shared_config(nullptr, 0, kX, kY, kOut, 256, 256, 128, 128, 256, 256),
+            TRITON_AOT_ERROR_LAUNCH_FAILED);
+  std::string message = rub_last_error();
+  // The maximum less the 1 KiB of static shared memory every sm_90+ image reserves.
+  EXPECT_NE(message.find("needs 262160 bytes of shared memory; device 0 (Fake GPU sm_107) allows at most 248976"),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(launches().empty());
+}
+
+TEST_F(Launch, EveryLaunchAttributeAtOnceFitsTheLaunch) {
+  useCudaDevices("sm_107");
+  // 2 programs of 2 CTAs each, cooperative, PDL and oversized: all five attributes.
+  ASSERT_EQ(rub_big_shared_config(nullptr, 1, kX, kY, kOut, 256, 128, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
+      << rub_last_error();
+  auto all = launches();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].num_attrs, 5u);
+  EXPECT_EQ(all[0].cluster[0], 2u);
+  EXPECT_EQ(all[0].cluster_policy, CU_CLUSTER_SCHEDULING_POLICY_SPREAD);
+  EXPECT_EQ(all[0].pdl, 1);
+  EXPECT_EQ(all[0].cooperative, 1);
+  EXPECT_EQ(all[0].shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+  EXPECT_GT(all[0].shared, 228u * 1024u);
+  EXPECT_EQ(all[0].grid[0], 4u);
+}
+
+TEST_F(Launch, ARubinImageRunsOnlyOnRubin) {
+  useCudaDevices("sm_100");
+  EXPECT_EQ(rub_big_shared_config(nullptr, 0, kX, kY, kOut, 256, 256, 128, 128, 256, 256),
+            TRITON_AOT_ERROR_NO_IMAGE);
+  std::string message = rub_last_error();
+  EXPECT_NE(message.find("sm_107a"), std::string::npos) << message;
+  EXPECT_TRUE(launches().empty());
+}
+#endif
+
 TEST_F(Launch, ClusterKernelsLaunchWithTheirClusterAndAMultipliedGrid) {
   useCudaDevices("sm_90");
   // 3 programs of 2 CTAs each: the driver gets 6 blocks in clusters of 2.

@@ -10,6 +10,9 @@
 #include <rt_hopper.h>
 #include <rt_kernels.h>
 #include <rt_shared.h>
+#ifdef TTA_RUNTIME_HAVE_RUBIN
+#include <rt_rubin.h>
+#endif
 #include <triton_aot/runtime.h>
 
 #include <gtest/gtest.h>
