@@ -30,6 +30,21 @@ def load_specs():
     return spec["targets"], spec["specializations"]
 
 
+def triton_version(python):
+    return subprocess.run([python, "-c", "import triton; print(triton.__version__)"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def append_csv(path, rows):
+    """Appends `rows` (dicts with the same keys) to the CSV at `path`, with a header if new."""
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
 def upstream_grid(grid):
     """Upstream splits --grid on every comma, so cdiv(a, b) is spelled out."""
     return re.sub(r"cdiv\(([^,()]+),\s*([^()]+)\)", r"((\1) + (\2) - 1) / (\2)", grid).replace(" ", "")
@@ -102,8 +117,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="tta-bench-")
     rows = []
     host = f"{platform.node()} ({os.cpu_count()} CPUs)"
-    version = subprocess.run([args.python, "-c", "import triton; print(triton.__version__)"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    version = triton_version(args.python)
 
     def record(flow, seconds_list):
         median = statistics.median(seconds_list)
@@ -138,12 +152,7 @@ def main():
     for r in rows:
         r["ratio_to_ours_cold"] = round(r["median_s"] / ours, 2)
     if args.csv:
-        new = not os.path.exists(args.csv)
-        with open(args.csv, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
+        append_csv(args.csv, rows)
     print("\nflow                                             median    x ours(cold, -j N)")
     for r in rows:
         print(f"{r['flow']:48s} {r['median_s']:8.2f} s  {r['ratio_to_ours_cold']:6.2f}")

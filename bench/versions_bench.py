@@ -12,22 +12,15 @@ falls on all of them alike; the ratio is each version's median over the referenc
       --csv bench/results/versions_compile.csv
 """
 import argparse
-import csv
 import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compile_bench import REPO, load_specs, run_ours  # noqa: E402
-
-
-def triton_version(python):
-    return subprocess.run([python, "-c", "import triton; print(triton.__version__)"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+from compile_bench import REPO, append_csv, load_specs, run_ours, triton_version  # noqa: E402
 
 
 def default_pythons():
@@ -80,12 +73,7 @@ def main():
     for row in rows:
         print(f"{row['triton']:8s} {row['median_s']:7.2f} s  {row['ratio']:6.3f}")
     if args.csv:
-        new = not os.path.exists(args.csv)
-        with open(args.csv, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
+        append_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

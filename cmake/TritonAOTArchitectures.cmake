@@ -131,7 +131,8 @@ function(_triton_aot_resolve_architectures out_var error_var)
         set(${error_var} "${msg}" PARENT_SCOPE)
         return()
       elseif(suffix STREQUAL "f")
-        string(CONCAT msg "'${arch}': Triton cannot build family-specific (f) cubins; use "
+        string(CONCAT msg "'${arch}': Triton cannot build family-specific (f) cubins (no "
+                          "release up to 3.9 does); use "
                          "'${number}a'")
         set(${error_var} "${msg}" PARENT_SCOPE)
         return()

@@ -115,7 +115,7 @@ Config withBackendDefaults(Config config, const Target &target, const std::strin
   return config;
 }
 
-/// Triton (3.5 through 3.8) compiles CUDA capability 90 and later only arch-specifically
+/// Triton (3.5 through 3.9) compiles CUDA capability 90 and later only arch-specifically
 /// (sm_arch_from_capability appends "a"), so "cuda:90" is "cuda:90a" in fact.
 Expected<Target> effectiveTarget(Target target) {
   if (target.backend != Backend::Cuda)
@@ -123,7 +123,8 @@ Expected<Target> effectiveTarget(Target target) {
   if (target.archSuffix == 'f')
     return makeError(ExitCode::UsageError,
                      "target " + target.spelling() + ": Triton cannot build family-portable ('f') "
-                     "cubins; use cuda:" + std::to_string(target.capability) + "a");
+                     "cubins (no release up to 3.9 does: it always compiles for sm_<cc>a); use "
+                     "cuda:" + std::to_string(target.capability) + "a");
   if (target.capability >= 90 && target.archSuffix == 0) {
     target.archSuffix = 'a';
     target.arch += 'a';

@@ -93,6 +93,18 @@ TEST_F(Errors, HostTensorDescriptorMetadataRefusesTheCompile) {
   expectNoOutputs();
 }
 
+TEST_F(Errors, FamilyTargetIsRefusedWithTheArchSpecificOne) {
+  std::vector<std::string> args = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  args[8] = "cuda:100f";
+  RunResult r = compile(args);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("target cuda:100f: Triton cannot build family-portable ('f') cubins (no release "
+                       "up to 3.9 does: it always compiles for sm_<cc>a); use cuda:100a"),
+            std::string::npos)
+      << r.err;
+  expectNoOutputs();
+}
+
 TEST_F(Errors, SignatureSyntax) {
   RunResult r = compile(addArgs("*fp32:16, *fp33, *fp32, i32, 1024"));
   EXPECT_EQ(r.status, 2);

@@ -167,9 +167,9 @@ TEST_F(Launch, SharedMemoryUpTo228KiBNeedsNoOversizedMode) {
   useCudaDevices("sm_90");
   ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
       << lastError();
-  ASSERT_EQ(launches().size(), 1u);
-  EXPECT_EQ(launches()[0].api, std::string("cuLaunchKernel"));
-  EXPECT_EQ(launches()[0].shared_mode, -1);
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_EQ(launch.api, std::string("cuLaunchKernel"));
+  EXPECT_EQ(launch.shared_mode, -1);
   for (const auto &attribute : cuda.attributes())
     EXPECT_NE(attribute.attribute, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE);
 }
@@ -181,13 +181,12 @@ TEST_F(Launch, OversizedSharedMemoryOnRubinSetsTheModeAndTheLaunchAttribute) {
   useCudaDevices("sm_107");
   ASSERT_EQ(rub_big_shared_config(nullptr, 0, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
       << rub_last_error();
-  auto all = launches();
-  ASSERT_EQ(all.size(), 1u);
-  EXPECT_GT(all[0].shared, 228u * 1024u);
-  EXPECT_EQ(all[0].result, 0) << "the fake refuses an oversized block without both settings";
-  EXPECT_EQ(all[0].api, std::string("cuLaunchKernelEx"));
-  EXPECT_EQ(all[0].num_attrs, 1u);
-  EXPECT_EQ(all[0].shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_GT(launch.shared, 228u * 1024u);
+  EXPECT_EQ(launch.result, 0) << "the fake refuses an oversized block without both settings";
+  EXPECT_EQ(launch.api, std::string("cuLaunchKernelEx"));
+  EXPECT_EQ(launch.num_attrs, 1u);
+  EXPECT_EQ(launch.shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
   bool mode = false;
   for (const auto &attribute : cuda.attributes()) {
     EXPECT_NE(attribute.attribute, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
@@ -215,16 +214,15 @@ TEST_F(Launch, EveryLaunchAttributeAtOnceFitsTheLaunch) {
   // 2 programs of 2 CTAs each, cooperative, PDL and oversized: all five attributes.
   ASSERT_EQ(rub_big_shared_config(nullptr, 1, kX, kY, kOut, 256, 128, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
       << rub_last_error();
-  auto all = launches();
-  ASSERT_EQ(all.size(), 1u);
-  EXPECT_EQ(all[0].num_attrs, 5u);
-  EXPECT_EQ(all[0].cluster[0], 2u);
-  EXPECT_EQ(all[0].cluster_policy, CU_CLUSTER_SCHEDULING_POLICY_SPREAD);
-  EXPECT_EQ(all[0].pdl, 1);
-  EXPECT_EQ(all[0].cooperative, 1);
-  EXPECT_EQ(all[0].shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
-  EXPECT_GT(all[0].shared, 228u * 1024u);
-  EXPECT_EQ(all[0].grid[0], 4u);
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_EQ(launch.num_attrs, 5u);
+  EXPECT_EQ(launch.cluster[0], 2u);
+  EXPECT_EQ(launch.cluster_policy, CU_CLUSTER_SCHEDULING_POLICY_SPREAD);
+  EXPECT_EQ(launch.pdl, 1);
+  EXPECT_EQ(launch.cooperative, 1);
+  EXPECT_EQ(launch.shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+  EXPECT_GT(launch.shared, 228u * 1024u);
+  EXPECT_EQ(launch.grid[0], 4u);
 }
 
 TEST_F(Launch, ARubinImageRunsOnlyOnRubin) {
