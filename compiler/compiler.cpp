@@ -281,7 +281,8 @@ bool CompileRun::expand() {
           job.requested = requested.spelling();
           job.target = *target;
           job.config = withBackendDefaults(config, *target, kernel.sourceKind);
-          auto resolved = resolveSignature(signature, job.config);
+          // Before the defaults: an option names a constexpr only where the config sets it.
+          auto resolved = resolveSignature(signature, config);
           if (!resolved) {
             failAt(resolved.takeError(), kernel);
             continue;

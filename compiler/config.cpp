@@ -244,6 +244,32 @@ std::string formatConfig(const Config &config) {
   return out;
 }
 
+namespace {
+
+/// The value \p config gives the option \p name, as a constexpr: Triton passes a launch keyword
+/// such as num_stages=4 both to the option and to a constexpr parameter of that name (the fused
+/// softmax tutorial's kernel has one).
+std::optional<ConstexprValue> optionAsConstexpr(const Config &config, const std::string &name) {
+  const std::optional<int> *typed = name == "num_warps"    ? &config.numWarps
+                                    : name == "num_stages" ? &config.numStages
+                                    : name == "num_ctas"   ? &config.numCtas
+                                    : name == "maxnreg"    ? &config.maxnreg
+                                                           : nullptr;
+  if (typed) {
+    if (!*typed)
+      return std::nullopt;
+    ConstexprValue value;
+    value.kind = ConstexprValue::Kind::Int;
+    value.intValue = **typed;
+    value.text = std::to_string(**typed);
+    return value;
+  }
+  auto option = config.options.find(name);
+  return option == config.options.end() ? std::nullopt : std::optional(option->second);
+}
+
+} // namespace
+
 Expected<Signature> resolveSignature(const Signature &signature, const Config &config) {
   Signature resolved = signature;
   std::vector<std::string> entryNames;
@@ -256,6 +282,10 @@ Expected<Signature> resolveSignature(const Signature &signature, const Config &c
     entryNames.push_back(name);
     auto found = config.constexprs.find(name);
     if (found == config.constexprs.end()) {
+      if (std::optional<ConstexprValue> option = optionAsConstexpr(config, name)) {
+        entry.value = *option;
+        continue;
+      }
       Diagnostic diag = makeError(ExitCode::UsageError,
                                   "signature entry " + std::to_string(n + 1) + " '" + entry.text +
                                       "' has no value: add " + name + "=<value> to the config");

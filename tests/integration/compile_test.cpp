@@ -202,6 +202,25 @@ TEST(Compile, Fp16MatmulWithDotAndConfigs) {
   }
 }
 
+TEST(Compile, AConstexprNamedLikeAnOptionTakesTheOptionsValue) {
+  fs::path dir = freshDir("softmax_stages");
+  RunResult r = compile(concat({kernel("softmax_stages.py"), "-n", "softmax_stages_kernel", "-s",
+                                "*fp32:16, *fp32:16, i32:16, i32, i32, BLOCK, num_stages", "-g",
+                                "min(n_rows, 132), 1, 1", "--config", "BLOCK=1024 num_stages=4",
+                                "--config", "BLOCK=1024 num_stages=1 num_warps=8", "-o",
+                                dir.string() + "/"},
+                               kTargets),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(dir);
+  ASSERT_EQ(metas.size(), 6u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(param(m, "num_stages").kind, ParamInfo::Kind::Constexpr);
+    EXPECT_EQ(param(m, "num_stages").value, m.variant.numStages) << "the option and the constexpr agree";
+    EXPECT_TRUE(m.variant.numStages == 4 || m.variant.numStages == 1);
+  }
+}
+
 TEST(Compile, KernelAbove48KiBOfSharedMemory) {
   fs::path dir = freshDir("big_shared");
   RunResult r = compile(concat({kernel("big_shared.py"), "-n", "big_shared_kernel", "-s",

@@ -246,6 +246,21 @@ TEST(ConfigTest, ResolveSignatureSubstitutesNames) {
   EXPECT_EQ(s.entries[2].value.kind, Kind::Name);
 }
 
+TEST(ConfigTest, AnOptionAlsoGivesTheConstexprOfItsName) {
+  // The fused softmax tutorial: `num_stages: tl.constexpr`, launched with num_stages=...
+  Signature s = signature("*fp32, i32, BLOCK, num_stages, launch_pdl");
+  Expected<Signature> r = resolveSignature(s, parsed("BLOCK=128 num_stages=4 launch_pdl=True"));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(formatSignature(*r), "*fp32, i32, 128, 4, True");
+  // A constexpr the config names wins; an option the config leaves unset gives nothing.
+  r = resolveSignature(signature("*fp32, num_warps"), parsed("num_warps=8"));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(formatSignature(*r), "*fp32, 8");
+  r = resolveSignature(signature("*fp32, num_stages"), parsed("num_warps=8"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "signature entry 2 'num_stages' has no value: add num_stages=<value> to the config");
+}
+
 TEST(ConfigTest, ResolveSignatureWithoutNamesNeedsNoConfig) {
   Signature s = signature("*fp32, 1024");
   Expected<Signature> r = resolveSignature(s, Config{});
