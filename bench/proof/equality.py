@@ -129,15 +129,27 @@ def poison(torch, case):
         case.args[name].view(torch.uint8).fill_(POISON_BYTE)
 
 
+def resolve_source(kernel, source_root=None, exists=os.path.isfile):
+    """The file of a manifest kernel's source here. With `source_root` (a checkout of the tree
+    the library was built from, on another machine) the manifest's absolute path is rebased
+    onto it first, even where that path also exists here: it may be another, older checkout."""
+    source = kernel["source"]
+    if source_root:
+        rebased = references.rebase_source(source, os.path.abspath(source_root), exists)
+        if rebased:
+            return rebased
+    if exists(source):
+        return source
+    raise FileNotFoundError(
+        f"the kernel source {source} named by the manifest is not here" +
+        (f", nor any tail of it under --source-root {source_root}" if source_root else
+         " (build the library on this machine, or give --source-root CHECKOUT)"))
+
+
 def load_function(kernel, source_root=None):
     """The @triton.jit / @gluon.jit function of a manifest kernel, imported from its source
     (found under `source_root` when the library was built in another directory)."""
-    source = kernel["source"]
-    if not os.path.isfile(source) and source_root:
-        source = references.rebase_source(source, os.path.abspath(source_root), os.path.isfile) or source
-    if not os.path.isfile(source):
-        raise FileNotFoundError(f"the kernel source {source} named by the manifest is not here "
-                                "(build the library on this machine, or give --source-root)")
+    source = resolve_source(kernel, source_root)
     name = "proof_src_" + hashlib.sha1(source.encode()).hexdigest()[:12]
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, source)
@@ -203,23 +215,30 @@ def run_case(torch, lib, kernel, config, fn, case, target, args_ns):
     torch.cuda.synchronize()
     lib_out = {n: case.args[n].clone() for n in case.outputs}
     poison(torch, case)
-    compiled = triton_launch()
-    torch.cuda.synchronize()
-
     mismatches, notes = 0, []
+    try:
+        compiled = triton_launch()
+        torch.cuda.synchronize()
+    except Exception as e:  # noqa: BLE001
+        if not args_ns.numeric:
+            raise
+        # --numeric: the JIT of this machine's Triton is only a point of comparison (the
+        # kernel may use what this Triton lacks): its failure is reported, not a failure.
+        compiled = None
+        notes.append(f"this Triton's JIT failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+
     if args_ns.numeric:
-        numbers = compare_numeric(torch, kernel, config, case, lib_out)
+        numbers = compare_numeric(torch, kernel, config, case, lib_out, compiled is not None)
         mismatches = 0 if numbers["within_tolerance"] == "yes" else 1
         notes += numbers.pop("notes")
     for name, region in case.outputs.items():
-        if args_ns.numeric:
-            break
-        a, b = bits(torch, lib_out[name]), bits(torch, case.args[name])
-        diff = int((a != b).sum().item())
-        mismatches += diff
-        if diff:
-            notes.append(f"{name}: {diff} of {a.numel()} elements differ")
-        # Equal is only worth something if the kernel wrote its outputs at all.
+        if not args_ns.numeric:
+            a, b = bits(torch, lib_out[name]), bits(torch, case.args[name])
+            diff = int((a != b).sum().item())
+            mismatches += diff
+            if diff:
+                notes.append(f"{name}: {diff} of {a.numel()} elements differ")
+        # Equal (or close) is only worth something if the kernel wrote its outputs at all.
         left = int((bits(torch, region(lib_out[name])) == -1).sum().item())
         if left:
             notes.append(f"{name}: {left} elements of the written region still poisoned")
@@ -229,7 +248,7 @@ def run_case(torch, lib, kernel, config, fn, case, target, args_ns):
     same_image = "n/a"
     if variant is None:
         notes.append("no variant accepts the arguments")
-    else:
+    elif compiled is not None:
         function = next((f for f in variant["functions"] if f["target"] == target), None)
         asm_kind = "hsaco" if target.startswith("hip:") else "cubin"
         if function is None:
@@ -243,12 +262,17 @@ def run_case(torch, lib, kernel, config, fn, case, target, args_ns):
                 notes.append("JIT image differs: " + (
                     why or "same specialisation (options, version or compiler flags differ)"))
 
-    lib_us, triton_us = time_pair(torch, [lib_launch, triton_launch], args_ns.repetitions,
-                                  args_ns.sleep_cycles)
+    if compiled is not None:
+        lib_us, triton_us = time_pair(torch, [lib_launch, triton_launch], args_ns.repetitions,
+                                      args_ns.sleep_cycles)
+        times = dict(lib_us=f"{lib_us:.2f}", triton_us=f"{triton_us:.2f}",
+                     ratio=f"{lib_us / triton_us:.3f}")
+    else:
+        (lib_us,) = time_pair(torch, [lib_launch], args_ns.repetitions, args_ns.sleep_cycles)
+        times = dict(lib_us=f"{lib_us:.2f}", triton_us="n/a", ratio="n/a")
     row = dict(kernel=kernel["name"], config=config["name"], shape=case.shape,
                 equal="yes" if mismatches == 0 else "no", mismatches=mismatches,
-                same_image=same_image, lib_us=f"{lib_us:.2f}", triton_us=f"{triton_us:.2f}",
-                ratio=f"{lib_us / triton_us:.3f}",
+                same_image=same_image, **times,
                 variant=proof_lib.hints_text(variant["hints"]) if variant else "",
                 note="; ".join(notes))
     if args_ns.numeric:
@@ -256,30 +280,36 @@ def run_case(torch, lib, kernel, config, fn, case, target, args_ns):
     return row
 
 
-def compare_numeric(torch, kernel, config, case, lib_out):
+def compare_numeric(torch, kernel, config, case, lib_out, jit_ran=True):
     """The library's outputs against the torch reference (within tolerance?) and against this
-    machine's JIT, whose outputs are in case.args: the worst figures over all outputs."""
+    machine's JIT, whose outputs are in case.args (unless it failed: jit_ran False, its figures
+    "n/a"): the worst figures over all outputs."""
     want = references.reference(torch, kernel["name"], case.args, config["constexprs"])
     if want is None:
         raise ValueError(f"references.py has no reference for {kernel['name']}")
+    atol, rtol = references.TOLERANCES[kernel["name"]]
     out = dict(jit_differing=0, jit_elements=0, jit_max_abs=0.0, jit_max_rel=0.0, ref_max_abs=0.0,
-               ref_max_rel=0.0, within_tolerance="yes", notes=[])
+               ref_max_rel=0.0, within_tolerance="yes", tolerance=f"{atol:g}+{rtol:g}*|ref|",
+               notes=[])
     for name, region in case.outputs.items():
         got = region(lib_out[name])
-        count, abs_err, rel_err = references.differences(torch, got, region(case.args[name]))
-        out["jit_differing"] += count
         out["jit_elements"] += got.numel()
-        out["jit_max_abs"] = max(out["jit_max_abs"], abs_err)
-        out["jit_max_rel"] = max(out["jit_max_rel"], rel_err)
+        if jit_ran:
+            count, abs_err, rel_err = references.differences(torch, got, region(case.args[name]))
+            out["jit_differing"] += count
+            out["jit_max_abs"] = max(out["jit_max_abs"], abs_err)
+            out["jit_max_rel"] = max(out["jit_max_rel"], rel_err)
         _, abs_ref, rel_ref = references.differences(torch, got, want[name])
         out["ref_max_abs"] = max(out["ref_max_abs"], abs_ref)
         out["ref_max_rel"] = max(out["ref_max_rel"], rel_ref)
         if not references.within(torch, kernel["name"], got, want[name]):
             out["within_tolerance"] = "no"
-            out["notes"].append(f"{name}: beyond tolerance {references.TOLERANCES[kernel['name']]} "
-                                f"of the reference (max abs {abs_ref:.3g})")
+            out["notes"].append(f"{name}: beyond tolerance {out['tolerance']} of the reference "
+                                f"(max abs {abs_ref:.3g})")
     for key in ("jit_max_abs", "jit_max_rel", "ref_max_abs", "ref_max_rel"):
         out[key] = f"{out[key]:.3g}"
+    if not jit_ran:
+        out.update(jit_differing="n/a", jit_max_abs="n/a", jit_max_rel="n/a")
     return out
 
 
@@ -288,6 +318,16 @@ def numeric_summary(row):
             f"the reference (max abs {row['ref_max_abs']}, rel {row['ref_max_rel']}); vs the JIT: "
             f"{row['jit_differing']} of {row['jit_elements']} elements differ (max abs "
             f"{row['jit_max_abs']}, rel {row['jit_max_rel']})")
+
+
+# The summary table printed at the end of a run: (title, CSV column) per mode.
+TABLE_EQUAL = [("kernel", "kernel"), ("config", "config"), ("shape", "shape"), ("equal", "equal"),
+               ("differing", "mismatches"), ("same image", "same_image"), ("lib/triton", "ratio")]
+TABLE_NUMERIC = [("kernel", "kernel"), ("config", "config"), ("shape", "shape"),
+                 ("pass", "within_tolerance"), ("ref max abs", "ref_max_abs"),
+                 ("tolerance", "tolerance"), ("differ from JIT", "jit_differing"),
+                 ("of", "jit_elements"), ("JIT max abs", "jit_max_abs"),
+                 ("JIT max rel", "jit_max_rel"), ("lib/triton", "ratio")]
 
 
 def main():
@@ -332,6 +372,10 @@ def main():
     print(f"equality: seed {seed} (--seed {seed} repeats this run); {torch.cuda.get_device_name()} "
           f"({target}); torch {torch.__version__}, triton {triton.__version__}; the libraries' "
           f"Triton: {lib_versions}" + (" (--numeric: against torch references)" if args_ns.numeric else ""))
+    if not args_ns.numeric and lib_versions and lib_versions != triton.__version__:
+        print(f"equality: note: the libraries come from Triton {lib_versions}, this is "
+              f"{triton.__version__}: equal bits are not to be expected (--numeric checks them "
+              "against torch references instead)")
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
@@ -367,6 +411,7 @@ def main():
                         traceback.print_exc(limit=3)
                         failures += 1
                         continue
+                    row["library_triton"] = " ".join(lib.manifest.get("triton_versions", [])) or "?"
                     rows.append(row)
                     if row["equal"] != "yes":
                         failures += 1
@@ -375,6 +420,8 @@ def main():
                           f" ({row['mismatches']} differing), same image: {row['same_image']}") +
                           f", lib {row['lib_us']} us, triton {row['triton_us']} us, "
                           f"ratio {row['ratio']}" + (f"; {row['note']}" if row["note"] else ""))
+    if rows:
+        print("\n".join(proof_lib.format_table(rows, TABLE_NUMERIC if args_ns.numeric else TABLE_EQUAL)))
     if args_ns.csv:
         os.makedirs(os.path.dirname(os.path.abspath(args_ns.csv)), exist_ok=True)
         with open(args_ns.csv, "w", newline="") as f:
@@ -382,10 +429,10 @@ def main():
                       "triton_us", "ratio", "variant", "note"]
             if args_ns.numeric:
                 fields[3:5] = ["library_triton", "jit_triton", "within_tolerance", "ref_max_abs",
-                               "ref_max_rel", "jit_differing", "jit_elements", "jit_max_abs",
-                               "jit_max_rel"]
+                               "ref_max_rel", "tolerance", "jit_differing", "jit_elements",
+                               "jit_max_abs", "jit_max_rel"]
                 for row in rows:
-                    row.update(library_triton=lib_versions, jit_triton=triton.__version__)
+                    row.update(jit_triton=triton.__version__)
             w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)

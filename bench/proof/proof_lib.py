@@ -7,6 +7,7 @@ its own manifest (docs/generated-api.md, docs/linker.md "The manifest").
   generated dispatcher does, in 64-bit integers with C division.
 - chosen_variant(): the hint variant the dispatcher launches for given arguments.
 - jit_hints() / specialization_difference(): what Triton's JIT specialized, against a variant.
+- format_table(): the summary table of a run's rows.
 """
 import ctypes
 import json
@@ -299,3 +300,26 @@ class Library:
         """Launches config config_index of kernel with args (name -> value); returns the status."""
         values = [c_value(p, args[p["name"]]) for p in kernel["params"]]
         return self.entry(kernel)(ctypes.c_void_p(stream), config_index, *values)
+
+
+def format_table(rows, columns):
+    """Lines of a plain-text table of `rows` (dicts): `columns` is [(title, key)]; a missing
+    value prints as "", columns are as wide as their widest cell, text left, numbers right."""
+    def is_number(text):
+        try:
+            float(text)
+            return True
+        except ValueError:
+            return False
+    cells = [[title for title, _ in columns]]
+    cells += [[str(row.get(key, "")) for _, key in columns] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    numeric = [all(is_number(line[i]) or line[i] in ("", "n/a") for line in cells[1:])
+               for i in range(len(columns))]
+    out = []
+    for n, line in enumerate(cells):
+        out.append("  ".join(c.rjust(w) if num else c.ljust(w)
+                             for c, w, num in zip(line, widths, numeric)).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out

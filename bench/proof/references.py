@@ -62,17 +62,23 @@ TOLERANCES = {
 def differences(torch, got, want):
     """(elements that differ, max absolute error, max relative error) of two tensors of the same
     shape, compared in fp64. The relative error divides by |want|, but by no less than 1e-3 of
-    the largest |want|: elements near zero (an attention output, a matmul sum that cancels)
-    would otherwise turn a rounding step into a huge ratio. NaN where `want` has none counts as
-    an infinite error."""
+    the largest finite |want|: elements near zero (an attention output, a matmul sum that
+    cancels) would otherwise turn a rounding step into a huge ratio. NaN against NaN and equal
+    infinities are equal; NaN against a number, or a number against an infinity, is an
+    infinite error."""
     g, w = got.double(), want.double()
-    diff = (g - w).abs()
-    diff = torch.where(torch.isnan(g) != torch.isnan(w), torch.full_like(diff, float("inf")), diff)
-    diff = torch.nan_to_num(diff, nan=0.0)
-    scale = float(torch.nan_to_num(w.abs(), nan=0.0).max().item()) if w.numel() else 0.0
-    rel = diff / w.abs().clamp_min(max(1e-3 * scale, 1e-30))
-    count = int((g != w).logical_and(~(torch.isnan(g) & torch.isnan(w))).sum().item())
-    return count, float(diff.max().item()) if diff.numel() else 0.0, float(rel.max().item()) if rel.numel() else 0.0
+    if not g.numel():
+        return 0, 0.0, 0.0
+    g_nan, w_nan = torch.isnan(g), torch.isnan(w)
+    zero, inf = torch.zeros_like(g), torch.full_like(g, float("inf"))
+    same = (g == w) | (g_nan & w_nan)
+    diff = torch.where(same, zero, (g - w).abs())
+    diff = torch.where(g_nan != w_nan, inf, diff)
+    finite = torch.isfinite(w)
+    scale = float(torch.where(finite, w.abs(), zero).max().item())
+    denominator = torch.where(finite, w.abs(), inf).clamp_min(max(1e-3 * scale, 1e-30))
+    rel = torch.where(same, zero, torch.where(finite, diff / denominator, inf))
+    return int((~same).sum().item()), float(diff.max().item()), float(rel.max().item())
 
 
 def within(torch, kernel_name, got, want):

@@ -41,6 +41,166 @@ class ReferencesTest(unittest.TestCase):
             self.assertTrue(0 < atol <= 0.5 and 0 < rtol <= 0.02, name)
 
 
+    def test_source_root_takes_precedence_over_the_manifest_path(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as root:
+            path = os.path.join(root, "bench", "proof", "kernels", "matmul.py")
+            os.makedirs(os.path.dirname(path))
+            open(path, "w").close()
+            kernel = {"source": "/build/machine/checkout/bench/proof/kernels/matmul.py"}
+            self.assertEqual(equality.resolve_source(kernel, root), path)
+            # The manifest's path exists here too (an older checkout): --source-root still wins.
+            elsewhere = {"/build/machine/checkout/bench/proof/kernels/matmul.py", path}
+            self.assertEqual(equality.resolve_source(kernel, root, elsewhere.__contains__), path)
+            self.assertEqual(equality.resolve_source({"source": path}), path)
+            with self.assertRaisesRegex(FileNotFoundError, "--source-root"):
+                equality.resolve_source({"source": "/nowhere/attention.py"})
+            with self.assertRaisesRegex(FileNotFoundError, "under --source-root"):
+                equality.resolve_source({"source": "/nowhere/attention.py"}, root)
+
+
+class TableTest(unittest.TestCase):
+    def test_format_table(self):
+        rows = [{"kernel": "softmax", "n": "150162", "err": "3.73e-09"},
+                {"kernel": "matmul_bf16", "n": "0", "err": "n/a"}]
+        lines = proof_lib.format_table(rows, [("kernel", "kernel"), ("differ", "n"),
+                                              ("max abs", "err"), ("note", "missing")])
+        self.assertEqual(lines, [
+            "kernel       differ   max abs  note",
+            "-----------  ------  --------  ----",
+            "softmax      150162  3.73e-09",
+            "matmul_bf16       0       n/a"])
+
+
+def import_torch():
+    try:
+        import torch
+        return torch
+    except ImportError:
+        return None
+
+
+@unittest.skipIf(import_torch() is None, "no torch: the references and statistics need it")
+class TorchReferencesTest(unittest.TestCase):
+    """references.py and equality.py's numeric comparison on CPU tensors."""
+
+    def setUp(self):
+        self.torch = import_torch()
+        self.gen = self.torch.Generator().manual_seed(5)
+
+    def randn(self, *shape, dtype=None):
+        t = self.torch.randn(*shape, generator=self.gen)
+        return t.to(dtype) if dtype is not None else t
+
+    def test_differences(self):
+        torch = self.torch
+        nan = float("nan")
+        got = torch.tensor([1.0, 2.0, 3.0, nan, 0.0])
+        want = torch.tensor([1.0, 2.5, 3.0, nan, 0.0])
+        self.assertEqual(references.differences(torch, got, want), (1, 0.5, 0.2))
+        # The relative error's denominator is at least 1e-3 of the largest |want|.
+        count, abs_err, rel_err = references.differences(
+            torch, torch.tensor([1000.0, 0.5]), torch.tensor([1000.0, 0.0]))
+        self.assertEqual((count, abs_err, rel_err), (1, 0.5, 0.5))
+        # A NaN on one side only is an infinite error; equal tensors differ nowhere.
+        self.assertEqual(references.differences(torch, torch.tensor([nan]), torch.tensor([1.0]))[:2],
+                         (1, float("inf")))
+        self.assertEqual(references.differences(torch, want, want.clone()), (0, 0.0, 0.0))
+        # fp16 and bf16 compare in fp64: one fp16 ulp at 1 is 2^-10.
+        h = torch.tensor([1.0, 2.0], dtype=torch.float16)
+        self.assertEqual(references.differences(torch, h + torch.tensor([2 ** -10, 0.0]).half(), h),
+                         (1, 2 ** -10, 2 ** -10))
+        inf = float("inf")
+        self.assertEqual(references.differences(torch, torch.tensor([inf, -inf, 1.0]),
+                                                torch.tensor([inf, -inf, 1.0])), (0, 0.0, 0.0))
+        self.assertEqual(references.differences(torch, torch.tensor([1.0, 2.0]),
+                                                torch.tensor([inf, 2.0])), (1, inf, inf))
+        self.assertEqual(references.differences(torch, torch.empty(0), torch.empty(0)), (0, 0.0, 0.0))
+
+    def test_within(self):
+        torch = self.torch
+        atol, rtol = references.TOLERANCES["matmul"]
+        want = torch.tensor([0.0, 100.0])
+        near = want + torch.tensor([atol, atol + rtol * 100]) * 0.99
+        self.assertTrue(references.within(torch, "matmul", near, want))
+        self.assertFalse(references.within(torch, "matmul", want + torch.tensor([atol * 1.01, 0.0]), want))
+        self.assertFalse(references.within(torch, "matmul", torch.tensor([float("nan"), 100.0]), want))
+
+    def test_references_against_torch_functions(self):
+        torch = self.torch
+        F = torch.nn.functional
+        ref = references.reference
+        x, y = self.randn(100), self.randn(100)
+        self.assertTrue(torch.equal(ref(torch, "gluon_add", dict(x_ptr=x, y_ptr=y), {})["out_ptr"], x + y))
+        got = ref(torch, "scale_shift", dict(x_ptr=x, alpha=0.5, beta=2.0, use_beta=False), {})
+        self.assertTrue(torch.equal(got["out_ptr"], x * 0.5))
+        got = ref(torch, "scale_shift", dict(x_ptr=x, alpha=0.5, beta=2.0, use_beta=True), {})
+        self.assertTrue(torch.equal(got["out_ptr"], x * 0.5 + 2.0))
+
+        rows = self.randn(7, 32)
+        got = ref(torch, "softmax", dict(in_ptr=rows, n_cols=29), {})["out_ptr"]
+        e = rows[:, :29].double().exp()
+        torch.testing.assert_close(got.double(), e / e.sum(1, keepdim=True))
+
+        a, b = self.randn(9, 32, dtype=torch.float16), self.randn(21, 16, dtype=torch.float16)
+        got = ref(torch, "matmul", dict(a_ptr=a, b_ptr=b, M=9, N=13, K=21), {})["c_ptr"]
+        self.assertEqual(tuple(got.shape), (9, 13))
+        torch.testing.assert_close(got.double(), a[:, :21].double() @ b[:, :13].double(),
+                                   rtol=1e-5, atol=1e-5)
+
+        xs = self.randn(5, 48, dtype=torch.float16)
+        w, bias = self.randn(40, dtype=torch.float16), self.randn(40, dtype=torch.float16)
+        got = ref(torch, "layer_norm", dict(x_ptr=xs, w_ptr=w, b_ptr=bias, N=40, eps=1e-5), {})
+        x40 = xs[:, :40].float()
+        torch.testing.assert_close(got["y_ptr"], F.layer_norm(x40, (40,), w.float(), bias.float(), 1e-5))
+        torch.testing.assert_close(got["mean_ptr"], x40.mean(1))
+        torch.testing.assert_close(got["rstd_ptr"], (x40.var(1, unbiased=False) + 1e-5).rsqrt())
+
+        q, k, v = (self.randn(3, 50, 16, dtype=torch.float16) for _ in range(3))
+        for causal in (False, True):
+            got = ref(torch, "attention_fwd_causal" if causal else "attention_fwd",
+                      dict(q_ptr=q, k_ptr=k, v_ptr=v, sm_scale=0.25), {"IS_CAUSAL": causal})
+            s = (q.double() @ k.double().transpose(1, 2)) * 0.25
+            if causal:
+                s = s.masked_fill(torch.ones(50, 50, dtype=torch.bool).triu(1), float("-inf"))
+            torch.testing.assert_close(got["out_ptr"].double(), s.softmax(-1) @ v.double(),
+                                       rtol=1e-5, atol=1e-5)
+            torch.testing.assert_close(got["lse_ptr"].double(), s.exp().sum(-1).log2(), rtol=1e-5, atol=1e-5)
+        self.assertIsNone(ref(torch, "no_such_kernel", {}, {}))
+
+    def test_every_case_has_a_reference_of_its_outputs_shape(self):
+        torch = self.torch
+        constexprs = {"softmax": {"BLOCK": 1024}, "attention_fwd": {"HEAD_DIM": 64, "IS_CAUSAL": False},
+                      "attention_fwd_causal": {"HEAD_DIM": 64, "IS_CAUSAL": True}}
+        for name in references.TOLERANCES:
+            for case in equality.cases_for(name, constexprs.get(name, {}), torch, self.gen, "cpu"):
+                want = references.reference(torch, name, case.args, constexprs.get(name, {}))
+                self.assertEqual(set(want), set(case.outputs), name)
+                for out, region in case.outputs.items():
+                    self.assertEqual(tuple(want[out].shape), tuple(region(case.args[out]).shape),
+                                     f"{name} {out}")
+
+    def test_compare_numeric(self):
+        torch = self.torch
+        x, y = self.randn(64), self.randn(64)
+        case = equality.Case("n=64", dict(x_ptr=x, y_ptr=y, out_ptr=x + y, n_elements=64),
+                             {"out_ptr": lambda t: t})
+        kernel, config = {"name": "vector_add"}, {"constexprs": {}}
+        lib_out = {"out_ptr": (x + y).clone()}
+        row = equality.compare_numeric(torch, kernel, config, case, lib_out)
+        self.assertEqual((row["within_tolerance"], row["jit_differing"], row["jit_elements"],
+                          row["jit_max_abs"], row["notes"]), ("yes", 0, 64, "0", []))
+        lib_out["out_ptr"][3] += 0.25
+        row = equality.compare_numeric(torch, kernel, config, case, lib_out)
+        self.assertEqual((row["within_tolerance"], row["jit_differing"], row["jit_max_abs"],
+                          row["ref_max_abs"]), ("no", 1, "0.25", "0.25"))
+        self.assertIn("out_ptr: beyond tolerance 1e-06+1e-06*|ref|", row["notes"][0])
+        # This Triton's JIT failed: its figures are n/a, the reference still decides.
+        row = equality.compare_numeric(torch, kernel, config, case, {"out_ptr": x + y}, jit_ran=False)
+        self.assertEqual((row["within_tolerance"], row["jit_differing"], row["jit_max_rel"]),
+                         ("yes", "n/a", "n/a"))
+
+
 class GridTest(unittest.TestCase):
     def test_c_semantics(self):
         ev = proof_lib.eval_grid
