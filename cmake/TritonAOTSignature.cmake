@@ -65,13 +65,17 @@ function(_triton_aot_check_function context file function)
                       "to the @triton.jit function's name")
 endfunction()
 
-# The constexpr names in a signature: entries that are bare identifiers, not a type or a literal.
+# The constexpr names in a signature: entries that are bare identifiers, not a type or a literal
+# (also after "PARAM=", an entry written by name).
 function(_triton_aot_signature_names signature out_var)
   _triton_aot_top_level("${signature}" flat)
   string(REPLACE "," ";" entries "${flat}")
   set(names "")
   foreach(entry IN LISTS entries)
     string(STRIP "${entry}" entry)
+    if(entry MATCHES "^[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*(.*)$")
+      set(entry "${CMAKE_MATCH_1}")
+    endif()
     if(entry MATCHES "^[A-Za-z_][A-Za-z0-9_]*$"
        AND NOT entry MATCHES "^(True|False|None|[iu](1|8|16|32|64)|fp(16|32|64)|bf16|f32)$")
       list(APPEND names "${entry}")

@@ -455,12 +455,12 @@ bool CompileRun::compileMisses() {
     }
     nlohmann::json params = nlohmann::json::array();
     if (job->kernel->sourceKind == "python") {
-      if (Status s = checkSignatureAgainstParams(job->signature, info, job->kernel->function, file);
-          !s) {
-        fail(s.takeError());
+      auto complete = completeSignature(job->signature, info, job->kernel->function, file);
+      if (!complete) {
+        fail(complete.takeError());
         continue;
       }
-      params = requestParams(job->signature, info);
+      params = requestParams(*complete, info);
     }
     const bool cuda = job->target.backend == Backend::Cuda;
     nlohmann::json outputs = {
@@ -542,7 +542,18 @@ bool CompileRun::stageOutputs() {
       addDepend(fs::absolute(kernel.origin).lexically_normal().string());
 
   for (Job &job : jobs_) {
-    auto meta = buildMetadata(*job.kernel, job.name, job.target, job.signature, job.config,
+    // Parameters left to their defaults, from the describe answer (kept in cache entries too).
+    Signature signature = job.signature;
+    if (job.kernel->sourceKind == "python") {
+      auto complete = completeSignature(job.signature, objectOf(job.result, "describe"),
+                                        job.kernel->function, job.kernel->sourcePath.string());
+      if (!complete) {
+        fail(complete.takeError());
+        continue;
+      }
+      signature = std::move(*complete);
+    }
+    auto meta = buildMetadata(*job.kernel, job.name, job.target, signature, job.config,
                               job.id, job.paths, job.result, job.files, opts_.writePtx);
     if (!meta) {
       failAt(meta.takeError(), *job.kernel);

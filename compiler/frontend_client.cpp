@@ -3,6 +3,7 @@
 #include "compiler/compiler.h"
 #include "compiler/json_access.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -182,8 +183,51 @@ Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::str
   return diag;
 }
 
-Status checkSignatureAgainstParams(const Signature &signature, const nlohmann::json &describe,
-                                   const std::string &function, const std::string &file) {
+namespace {
+
+/// The default of a described parameter as a constexpr entry, or why it cannot be one.
+Expected<SignatureEntry> defaultEntry(const nlohmann::json &param, const std::string &name) {
+  const nlohmann::json &spec = objectOf(param, "default");
+  const std::string kind = stringOr(spec, "type");
+  ConstexprValue value;
+  const nlohmann::json *raw = member(spec, "value");
+  if (kind == "int" && raw && raw->is_number_integer()) {
+    value.intValue = raw->get<std::int64_t>();
+  } else if (kind == "float" && raw && raw->is_number()) {
+    value.kind = ConstexprValue::Kind::Float;
+    value.floatValue = raw->get<double>();
+  } else if (kind == "bool" && raw && raw->is_boolean()) {
+    value.kind = ConstexprValue::Kind::Bool;
+    value.intValue = raw->get<bool>() ? 1 : 0;
+  } else if ((kind == "str" || kind == "dtype") && raw && raw->is_string()) {
+    value.kind = kind == "str" ? ConstexprValue::Kind::String : ConstexprValue::Kind::Dtype;
+    value.text = raw->get<std::string>();
+  } else if (kind == "none") {
+    value.kind = ConstexprValue::Kind::None;
+  } else {
+    return makeError(ExitCode::UsageError,
+                     "parameter '" + name + "' was left out of the signature, and its default " +
+                         stringOr(spec, "repr", "(unknown)") +
+                         " cannot be compiled in; give it an entry (" + name + "=<value>)");
+  }
+  SignatureEntry entry;
+  entry.kind = SignatureEntry::Kind::Constexpr;
+  entry.value = value;
+  entry.text = name + "=" + formatConstexpr(value);
+  return entry;
+}
+
+std::string joined(const std::vector<std::string> &items) {
+  std::string out;
+  for (const std::string &item : items)
+    out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+} // namespace
+
+Expected<Signature> completeSignature(const Signature &signature, const nlohmann::json &describe,
+                                      const std::string &function, const std::string &file) {
   const nlohmann::json &params = arrayOf(describe, "params");
   std::vector<std::string> names;
   for (const auto &p : params)
@@ -191,41 +235,63 @@ Status checkSignatureAgainstParams(const Signature &signature, const nlohmann::j
   auto locate = [&](Diagnostic diag) {
     diag.file = displayPath(file);
     diag.line = static_cast<int>(integerOf(describe, "line").value_or(0));
+    diag.notes.push_back("signature: " + signature.text);
     return diag;
   };
-  if (signature.entries.size() != names.size()) {
-    std::string list;
-    for (const std::string &n : names)
-      list += (list.empty() ? "" : ", ") + n;
-    Diagnostic diag = makeError(
-        ExitCode::UsageError,
-        "signature has " + std::to_string(signature.entries.size()) + " entries but '" + function +
-            "' has " + std::to_string(names.size()) + " parameters (" + list + ")");
-    if (signature.entries.size() < names.size()) {
-      std::string missing;
-      for (std::size_t i = signature.entries.size(); i < names.size(); ++i)
-        missing += (missing.empty() ? "" : ", ") + names[i];
-      diag.notes.push_back("no entry for " + missing);
-    } else {
-      const SignatureEntry &extra = signature.entries[names.size()];
-      diag.notes.push_back("entry " + std::to_string(names.size() + 1) + " '" + extra.text +
-                           "' has no parameter");
-    }
-    diag.notes.push_back("signature: " + signature.text);
+  auto countError = [&](std::string note) {
+    Diagnostic diag = makeError(ExitCode::UsageError,
+                                "signature has " + std::to_string(signature.entries.size()) +
+                                    " entries but '" + function + "' has " +
+                                    std::to_string(names.size()) + " parameters (" + joined(names) + ")");
+    diag.notes.push_back(std::move(note));
     return locate(diag);
-  }
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const SignatureEntry &entry = signature.entries[i];
-    if (boolOr(params[i], "constexpr", false) && entry.kind != SignatureEntry::Kind::Constexpr) {
-      Diagnostic diag = makeError(
-          ExitCode::UsageError,
-          "signature entry " + std::to_string(i + 1) + " '" + entry.text + "' is a type, but '" +
-              names[i] + "' is declared tl.constexpr: give its value (e.g. 128) or a config name");
-      diag.notes.push_back("signature: " + signature.text);
-      return locate(diag);
+  };
+  // Each parameter's entry: by position, then by name.
+  std::vector<const SignatureEntry *> given(names.size(), nullptr);
+  std::size_t position = 0;
+  for (const SignatureEntry &entry : signature.entries) {
+    std::size_t index = position;
+    if (!entry.keyword.empty()) {
+      index = std::find(names.begin(), names.end(), entry.keyword) - names.begin();
+      if (index == names.size())
+        return locate(makeError(ExitCode::UsageError, "signature entry '" + entry.text + "' names no parameter of '" +
+                                                          function + "' (" + joined(names) + ")"));
+      if (given[index])
+        return locate(makeError(ExitCode::UsageError, "signature entry '" + entry.text + "' gives '" +
+                                                          entry.keyword + "' a second time"));
+    } else if (position++ >= names.size()) {
+      return countError("entry " + std::to_string(position) + " '" + entry.text + "' has no parameter");
     }
+    given[index] = &entry;
   }
-  return ok();
+  Signature complete;
+  complete.text = signature.text;
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!given[i] && !member(params[i], "default")) {
+      missing.push_back(names[i]);
+      continue;
+    }
+    SignatureEntry entry;
+    if (given[i]) {
+      entry = *given[i];
+      entry.keyword.clear();
+    } else {
+      Expected<SignatureEntry> fallback = defaultEntry(params[i], names[i]);
+      if (!fallback)
+        return locate(fallback.takeError());
+      entry = *fallback;
+    }
+    if (boolOr(params[i], "constexpr", false) && entry.kind != SignatureEntry::Kind::Constexpr)
+      return locate(makeError(ExitCode::UsageError,
+                              "signature entry " + std::to_string(i + 1) + " '" + entry.text +
+                                  "' is a type, but '" + names[i] +
+                                  "' is declared tl.constexpr: give its value (e.g. 128) or a config name"));
+    complete.entries.push_back(std::move(entry));
+  }
+  if (!missing.empty())
+    return countError("no entry for " + joined(missing));
+  return complete;
 }
 
 nlohmann::json constexprJson(const ConstexprValue &value) {

@@ -32,10 +32,13 @@ Status checkCompileAnswer(const nlohmann::json &answer);
 /// errors the worker could not place.
 Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::string &fallbackFile);
 
-/// Checks a resolved signature against the function's parameters from a describe answer:
-/// one entry per parameter, and values (not types) for tl.constexpr parameters.
-Status checkSignatureAgainstParams(const Signature &signature, const nlohmann::json &describe,
-                                   const std::string &function, const std::string &file);
+/// The resolved signature with one entry per parameter of the function (a describe answer), in
+/// its order: entries by position, then those written by name, then each parameter left out
+/// with its default compiled in (as a constexpr, as Triton's launch uses it). Checks that every
+/// parameter without a default has an entry, every name is a parameter, and tl.constexpr
+/// parameters get values, not types. A complete positional signature comes back as it is.
+Expected<Signature> completeSignature(const Signature &signature, const nlohmann::json &describe,
+                                      const std::string &function, const std::string &file);
 
 /// The "params" list of a compile request.
 nlohmann::json requestParams(const Signature &signature, const nlohmann::json &describe);

@@ -395,8 +395,48 @@ Expected<int> parseHint(const std::vector<Token> &tokens, std::size_t &i, bool p
   return value;
 }
 
-/// Parses the entry in text[begin, end) (not empty).
+/// An entry written by name, "NAME = value": the name and where the value starts.
+std::optional<std::pair<std::string, std::size_t>> keywordOf(std::string_view text, std::size_t begin,
+                                                             std::size_t end) {
+  std::size_t i = begin;
+  while (i < end && isSpace(text[i]))
+    ++i;
+  const std::size_t start = i;
+  if (i == end || !isIdentStart(text[i]))
+    return std::nullopt;
+  while (i < end && isIdentChar(text[i]))
+    ++i;
+  const std::size_t nameEnd = i;
+  while (i < end && isSpace(text[i]))
+    ++i;
+  if (i == end || text[i] != '=')
+    return std::nullopt;
+  return std::pair(std::string(text.substr(start, nameEnd - start)), i + 1);
+}
+
+Expected<SignatureEntry> parseUnnamedEntry(std::string_view text, std::size_t begin, std::size_t end);
+
+/// Parses the entry in text[begin, end) (not empty), with its keyword if written by name.
 Expected<SignatureEntry> parseEntry(std::string_view text, std::size_t begin, std::size_t end) {
+  auto keyword = keywordOf(text, begin, end);
+  if (!keyword)
+    return parseUnnamedEntry(text, begin, end);
+  if (trim(text.substr(keyword->second, end - keyword->second)).empty())
+    return failAt(end, "no value after '" + keyword->first + "='; expected a type or a constexpr value");
+  Expected<SignatureEntry> entry = parseUnnamedEntry(text, keyword->second, end);
+  if (!entry)
+    return entry;
+  std::size_t start = begin;
+  while (isSpace(text[start]))
+    ++start;
+  entry->column = start + 1;
+  entry->text = keyword->first + "=" + entry->text;
+  entry->keyword = keyword->first;
+  return entry;
+}
+
+/// Parses an entry without a keyword in text[begin, end) (not empty).
+Expected<SignatureEntry> parseUnnamedEntry(std::string_view text, std::size_t begin, std::size_t end) {
   Expected<std::vector<Token>> lexed = lex(text, begin, end);
   if (!lexed)
     return lexed.takeError();
@@ -623,15 +663,29 @@ Expected<Signature> parseSignature(std::string_view text) {
       diag.sourceLine = signature.text;
       return diag;
     }
+    if (entry->keyword.empty() && !signature.entries.empty() && !signature.entries.back().keyword.empty()) {
+      Diagnostic diag = failAt(entry->column - 1, position + " " + quoted(entry->text) +
+                                                      " follows an entry written by name; entries "
+                                                      "by position come first, as in Python");
+      diag.sourceLine = signature.text;
+      return diag;
+    }
+    for (const SignatureEntry &earlier : signature.entries)
+      if (!entry->keyword.empty() && earlier.keyword == entry->keyword) {
+        Diagnostic diag = failAt(entry->column - 1, position + " names " + entry->keyword + " again");
+        diag.sourceLine = signature.text;
+        return diag;
+      }
     signature.entries.push_back(std::move(*entry));
   }
   return signature;
 }
 
 std::string formatEntry(const SignatureEntry &entry) {
+  std::string out = entry.keyword.empty() ? "" : entry.keyword + "=";
   if (entry.kind == SignatureEntry::Kind::Constexpr)
-    return formatConstexpr(entry.value);
-  std::string out = entry.kind == SignatureEntry::Kind::Pointer ? "*" : "";
+    return out + formatConstexpr(entry.value);
+  out += entry.kind == SignatureEntry::Kind::Pointer ? "*" : "";
   out += typeInfo(entry.type).name;
   if (entry.hint)
     out += ":" + std::to_string(entry.hint);

@@ -1,7 +1,9 @@
 // The signature grammar of triton-aot-cc (a superset of upstream compile.py's):
 //
 //   signature := entry (',' entry)*            whitespace anywhere between tokens
-//   entry     := pointer | scalar | constexpr
+//   entry     := [name '='] (pointer | scalar | constexpr)
+//                                               by name (COMPUTE_DW=False): after the positional
+//                                               entries; parameters with defaults may be left out
 //   pointer   := '*' type [':' 16]              e.g. *fp32:16, *fp8e4nv
 //   scalar    := type [':' (16 | 1)]           e.g. i32:16, i64:1, fp16
 //   constexpr := integer | float | 'True' | 'False' | 'None'
@@ -45,9 +47,11 @@ struct SignatureEntry {
   ConstexprValue value;                ///< Constexpr only
   std::size_t column = 0;              ///< 1-based column of the entry in the signature text
   std::string text;                    ///< the entry as written, trimmed
+  std::string keyword;                 ///< the parameter it names ("COMPUTE_DW="), "" if positional
 
   bool operator==(const SignatureEntry &other) const {
-    return kind == other.kind && type == other.type && hint == other.hint && value == other.value;
+    return kind == other.kind && type == other.type && hint == other.hint && value == other.value &&
+           keyword == other.keyword;
   }
 };
 
@@ -59,9 +63,9 @@ struct Signature {
 /// Parses a signature. Errors name the entry (1-based position and text), its column and what
 /// was expected, e.g. "signature entry 3 'fp33': unknown type; expected one of ...".
 Expected<Signature> parseSignature(std::string_view text);
-/// Canonical form: entries joined by ", " ("*fp32:16, i32, 1024").
+/// Canonical form: entries joined by ", " ("*fp32:16, i32, 1024, COMPUTE_DW=False").
 std::string formatSignature(const Signature &signature);
-/// Canonical form of one entry ("*fp32:16").
+/// Canonical form of one entry ("*fp32:16", "COMPUTE_DW=False").
 std::string formatEntry(const SignatureEntry &entry);
 
 } // namespace tta

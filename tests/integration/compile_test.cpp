@@ -221,6 +221,45 @@ TEST(Compile, AConstexprNamedLikeAnOptionTakesTheOptionsValue) {
   }
 }
 
+TEST(Compile, ParametersWithDefaultsMayBeLeftOutOrGivenByName) {
+  fs::path dir = freshDir("defaults");
+  // Left out: scale, BLOCK and ADD_ONE compile in as their defaults (2.0, 256, False).
+  RunResult r = compile(concat({kernel("defaults.py"), "-n", "scale_rows_kernel", "-on", "left_out", "-s",
+                                "*fp32:16, *fp32:16, i32", "-g", "1, 1, 1", "-o", dir.string() + "/"},
+                               kTargets),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // By name, with a config value: scale stays a runtime argument.
+  r = compile(concat({kernel("defaults.py"), "-n", "scale_rows_kernel", "-on", "by_name", "-s",
+                      "*fp32:16, *fp32:16, i32, fp32, ADD_ONE=True, BLOCK=BLOCK", "--config", "BLOCK=512", "-g",
+                      "1, 1, 1", "-o", dir.string() + "/"},
+                     kTargets),
+              dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = checkOutputs(dir);
+  ASSERT_EQ(metas.size(), 6u);
+  for (const KernelMetadata &m : metas) {
+    ASSERT_EQ(m.params.size(), 8u) << "six parameters and the two scratch pointers";
+    if (m.name == "left_out") {
+      EXPECT_EQ(m.variant.signature, "*fp32:16, *fp32:16, i32, 2.0, 256, False");
+      EXPECT_EQ(param(m, "scale").kind, ParamInfo::Kind::Constexpr);
+      EXPECT_EQ(param(m, "BLOCK").value, 256);
+    } else {
+      EXPECT_EQ(m.variant.signature, "*fp32:16, *fp32:16, i32, fp32, 512, True");
+      EXPECT_EQ(param(m, "scale").kind, ParamInfo::Kind::Scalar);
+      EXPECT_EQ(param(m, "ADD_ONE").value, true);
+    }
+  }
+  // A served rerun gives the same metadata (the defaults come from the cached describe answer).
+  r = compile(concat({kernel("defaults.py"), "-n", "scale_rows_kernel", "-on", "left_out", "-s",
+                      "*fp32:16, *fp32:16, i32", "-g", "1, 1, 1", "-o", dir.string() + "/", "-v"},
+                     kTargets),
+              dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cache hit"), std::string::npos) << r.err;
+  EXPECT_EQ(checkOutputs(dir).size(), 6u);
+}
+
 TEST(Compile, KernelAbove48KiBOfSharedMemory) {
   fs::path dir = freshDir("big_shared");
   RunResult r = compile(concat({kernel("big_shared.py"), "-n", "big_shared_kernel", "-s",

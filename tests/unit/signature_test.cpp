@@ -69,6 +69,35 @@ TEST(SignatureTest, ParsesPointersScalarsAndConstexprs) {
   EXPECT_EQ(s.entries[6].column, 43u);
 }
 
+TEST(SignatureTest, EntriesWrittenByNameFollowThePositionalOnes) {
+  Signature s = parsed("*fp32:16, i32, COMPUTE_DW = False,  BLOCK=BLOCK, eps=fp32");
+  ASSERT_EQ(s.entries.size(), 5u);
+  EXPECT_EQ(s.entries[1].keyword, "");
+  EXPECT_EQ(s.entries[2].keyword, "COMPUTE_DW");
+  EXPECT_EQ(s.entries[2].value, make(Kind::Bool, 0));
+  EXPECT_EQ(s.entries[2].text, "COMPUTE_DW=False");
+  EXPECT_EQ(s.entries[2].column, 16u);
+  EXPECT_EQ(s.entries[3].value.kind, Kind::Name);
+  EXPECT_EQ(s.entries[4].kind, SignatureEntry::Kind::Scalar);
+  EXPECT_EQ(s.entries[4].keyword, "eps");
+  EXPECT_EQ(formatSignature(s), "*fp32:16, i32, COMPUTE_DW=False, BLOCK=BLOCK, eps=fp32");
+  EXPECT_EQ(formatSignature(parsed(formatSignature(s))), formatSignature(s));
+  EXPECT_FALSE(s.entries[2] == parsed("False").entries[0]) << "the keyword is part of the entry";
+}
+
+TEST(SignatureTest, EntriesByNameErrors) {
+  Diagnostic d = errorOf("*fp32, BLOCK=128, i32");
+  EXPECT_EQ(d.message, "signature entry 3 'i32' follows an entry written by name; entries by position "
+                       "come first, as in Python");
+  EXPECT_EQ(d.column, 19);
+  d = errorOf("*fp32, BLOCK=128, BLOCK=256");
+  EXPECT_EQ(d.message, "signature entry 3 names BLOCK again");
+  d = errorOf("*fp32, BLOCK=");
+  EXPECT_EQ(d.message, "signature entry 2 'BLOCK=': no value after 'BLOCK='; expected a type or a constexpr value");
+  d = errorOf("*fp32, BLOCK=*fp33");
+  EXPECT_NE(d.message.find("signature entry 2 'BLOCK=*fp33': unknown type"), std::string::npos) << d.message;
+}
+
 TEST(SignatureTest, EveryTypeWorksAsPointeeAndScalar) {
   for (std::string_view name : {"i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64",
                                 "fp16", "bf16", "fp32", "f32", "fp64"}) {
