@@ -401,10 +401,11 @@ class KernelFile:
 
 
 class ImportWatch:
-    """Context: the kernel's directory first on sys.path; records project modules imported."""
+    """Context: `root` (the kernel's directory, or the root of its package) first on sys.path;
+    records project modules imported."""
 
-    def __init__(self, path):
-        self.dir = os.path.dirname(path)
+    def __init__(self, path, root=None):
+        self.dir = root or os.path.dirname(path)
         self.files = []
 
     def __enter__(self):
@@ -424,15 +425,37 @@ class ImportWatch:
 _kernel_files = {}
 
 
-def load_kernel_file(path):
-    entry = _kernel_files.get(path)
-    if entry is not None and entry.fresh():
-        return entry
-    _kernel_files.pop(path, None)
-    purge_project_modules()
-    importlib.invalidate_caches()
-    for stale in ([path] + (entry.deps if entry else [])):
-        linecache.cache.pop(stale, None)  # inspect reads sources through linecache
+def package_of(path):
+    """(root, "pkg.sub.mod") for a file inside a package (an __init__.py beside it and in each
+    directory up to the top package), else None: such a file is imported as that module, so its
+    relative and package imports work as they do for its users."""
+    directory = os.path.dirname(path)
+    parts = [os.path.splitext(os.path.basename(path))[0]]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        parts.insert(0, os.path.basename(directory))
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    if len(parts) == 1 or not all(part.isidentifier() for part in parts):
+        return None
+    top = sys.modules.get(parts[0])
+    if top is not None and not is_project_file(_module_file(top)):
+        return None  # an installed package of that name is already imported: do not shadow it
+    return directory, ".".join(parts)
+
+
+def _exec_kernel_module(path):
+    """Runs the kernel file as a module: as its package's module, or on its own."""
+    package = package_of(path)
+    if package is not None:
+        root, dotted = package
+        with ImportWatch(path, root) as watch:
+            try:
+                module = importlib.import_module(dotted)
+            except (Exception, SystemExit) as exc:
+                raise load_error(exc, path) from None
+        return module, watch.files
     stem = os.path.splitext(os.path.basename(path))[0]
     # Like a normal import (dataclasses and pickle look modules up), but never shadow a module
     # that is not the user's (a kernel file named "math.py").
@@ -448,8 +471,21 @@ def load_kernel_file(path):
         finally:
             if sys.modules.get(name) is module:
                 del sys.modules[name]
+    return module, watch.files
+
+
+def load_kernel_file(path):
+    entry = _kernel_files.get(path)
+    if entry is not None and entry.fresh():
+        return entry
+    _kernel_files.pop(path, None)
+    purge_project_modules()
+    importlib.invalidate_caches()
+    for stale in ([path] + (entry.deps if entry else [])):
+        linecache.cache.pop(stale, None)  # inspect reads sources through linecache
+    module, files = _exec_kernel_module(path)
     entry = KernelFile(path, module)
-    entry.add_deps(watch.files)
+    entry.add_deps(files)
     # @jit functions the kernel can reach that live in other project files.
     for value in vars(module).values():
         if A.is_jit_callable(value):

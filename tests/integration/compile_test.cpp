@@ -494,5 +494,32 @@ TEST(Compile, DepfileListsTheKernelAndItsProjectLocalImports) {
   EXPECT_EQ(depfile.find("site-packages"), std::string::npos) << depfile;
 }
 
+TEST(Compile, AKernelInAPackageImportsAsItsModule) {
+  fs::path dir = freshDir("package");
+  RunResult r = compile(concat({kernel("fusedops/ops/swiglu.py"), "-n", "swiglu_fwd_kernel", "-s",
+                                "*fp16:16, *fp16:16, *fp16:16, i32:16, i32, 1024", "-g", "n_rows, 1, 1",
+                                "-o", dir.string() + "/", "--depfile", (dir / "swiglu.d").string(),
+                                "--index", (dir / "index.json").string()},
+                               {"-t", "cuda:80"}),
+                        dir);
+  // n_rows is no parameter: the grid is checked once the function is known.
+  ASSERT_NE(r.status, 0);
+  EXPECT_EQ(r.err.find("relative import"), std::string::npos) << r.err;
+  r = compile(concat({kernel("fusedops/ops/swiglu.py"), "-n", "swiglu_fwd_kernel", "-s",
+                      "*fp16:16, *fp16:16, *fp16:16, i32:16, i32, 1024", "-g", "1, 1, 1", "-o",
+                      dir.string() + "/", "--depfile", (dir / "swiglu.d").string(), "--index",
+                      (dir / "index.json").string()},
+                     kTargets),
+              dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(checkOutputs(dir).size(), 3u);
+  // The depfile names the package's modules the kernel imported, and nothing installed.
+  std::string depfile = readText(dir / "swiglu.d");
+  for (const char *file : {"fusedops/ops/swiglu.py", "fusedops/ops/utils.py", "fusedops/__init__.py",
+                           "fusedops/ops/__init__.py"})
+    EXPECT_NE(depfile.find(kernel(file)), std::string::npos) << file << "\n" << depfile;
+  EXPECT_EQ(depfile.find("site-packages"), std::string::npos) << depfile;
+}
+
 } // namespace
 } // namespace tta
