@@ -64,8 +64,10 @@ enum {
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
   CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
   CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH = 120,
-  /* CUDA 13.4 (Rubin, CC 10.7): the per-block maximum with oversized shared memory. Not in
-   * the CUDA 13.0 headers; the value is the one Triton 3.9's launcher uses (driver.c). */
+  /* Rubin (CC 10.7): the per-block maximum with oversized shared memory. This and the other
+   * "oversized" names below are in no cuda.h up to CUDA 13.1 (the 13.0 toolkit's, Triton 3.9's
+   * wheel's 13.1), only in later ones; the values are those Triton 3.9's launcher defines for
+   * itself (backends/nvidia/driver.c). */
   CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK = 150
 };
 
@@ -78,10 +80,11 @@ enum {
   CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
   CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
-  CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE = 17 /* CUDA 13.4, as CU_DEVICE_ATTRIBUTE_..._OVERSIZED */
+  CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE = 17 /* after CUDA 13.1, as CU_DEVICE_..._OVERSIZED_... */
 };
 
-/* CUsharedMemoryMode (CUDA 13.4): a block may use more than 228 KiB (L1 shrinks to 8 KiB). */
+/* CUsharedMemoryMode (after CUDA 13.1): a block may use more than 228 KiB (L1 shrinks to
+ * 8 KiB). */
 enum {
   CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY = 3
 };
@@ -114,7 +117,7 @@ enum {
   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
   CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
   CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
-  CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE = 18 /* CUDA 13.4 */
+  CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE = 18 /* after CUDA 13.1 */
 };
 
 /* CUclusterSchedulingPolicy */
@@ -134,7 +137,7 @@ typedef union CUlaunchAttributeValue {
   } clusterDim;
   int clusterSchedulingPolicyPreference;
   int programmaticStreamSerializationAllowed;
-  int sharedMemoryMode; /* CUDA 13.4; Triton's launcher writes the value at offset 0 too */
+  int sharedMemoryMode; /* after CUDA 13.1; Triton's launcher writes the value at offset 0 too */
 } CUlaunchAttributeValue;
 
 /* CUlaunchAttribute: 4-byte id, 4 bytes of padding, the 64-byte value (72 bytes). */

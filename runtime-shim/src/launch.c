@@ -45,46 +45,61 @@ static uint64_t tta_scratch_size(const uint64_t grid[3], uint32_t num_ctas, uint
   return size;
 }
 
+/* Every launch attribute the runtime can set at once, one slot per attribute that
+ * tta_cuda_launch_attributes() sets, each at most once: cluster dimension + scheduling policy
+ * (2), PDL, cooperative, oversized shared memory. Upstream's launcher has 4 slots for these 5
+ * and writes past them when all apply. Another attribute set there needs another slot here. */
+#define TTA_CUDA_LAUNCH_ATTRIBUTES 5
+
+/* The next slot, zeroed, with its id. */
+static CUlaunchAttribute *tta_next_attribute(CUlaunchAttribute *attributes, unsigned *count,
+                                             int id) {
+  CUlaunchAttribute *attribute = &attributes[(*count)++];
+  memset(attribute, 0, sizeof *attribute);
+  attribute->id = id;
+  return attribute;
+}
+
+/* Triton's launch attributes for `launch` into `attributes` (TTA_CUDA_LAUNCH_ATTRIBUTES slots);
+ * returns how many. */
+static unsigned tta_cuda_launch_attributes(const triton_aot_launch_info *launch,
+                                           CUlaunchAttribute *attributes) {
+  unsigned count = 0;
+  CUlaunchAttribute *attribute;
+  if (launch->cluster[0] > 1 || launch->cluster[1] > 1 || launch->cluster[2] > 1) {
+    attribute = tta_next_attribute(attributes, &count, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+    attribute->value.clusterDim.x = launch->cluster[0] ? launch->cluster[0] : 1;
+    attribute->value.clusterDim.y = launch->cluster[1] ? launch->cluster[1] : 1;
+    attribute->value.clusterDim.z = launch->cluster[2] ? launch->cluster[2] : 1;
+    attribute = tta_next_attribute(attributes, &count,
+                                   CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE);
+    attribute->value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+  }
+  if (launch->flags & TRITON_AOT_LAUNCH_PDL) {
+    attribute = tta_next_attribute(attributes, &count,
+                                   CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+    attribute->value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (launch->flags & TRITON_AOT_LAUNCH_COOPERATIVE) {
+    attribute = tta_next_attribute(attributes, &count, CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+    attribute->value.cooperative = 1;
+  }
+  /* The function's mode was set at load (library_cuda.c); the launch must allow it too. */
+  if (launch->shared > TTA_OVERSIZED_SHARED_THRESHOLD) {
+    attribute = tta_next_attribute(attributes, &count, CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE);
+    attribute->value.sharedMemoryMode = CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY;
+  }
+  return count;
+}
+
 static triton_aot_status tta_cuda_launch(const tta_library_state *state,
                                          const triton_aot_kernel *kernel,
                                          const triton_aot_launch_info *launch, void *function,
                                          const unsigned blocks[3], void *stream, void **args) {
   const tta_cuda *cuda = state->cuda;
-  /* Room for every attribute at once: cluster, its scheduling policy, PDL, cooperative and
-   * oversized shared memory (upstream's launcher has 4 slots for these 5). */
-  CUlaunchAttribute attributes[5];
-  unsigned count = 0;
+  CUlaunchAttribute attributes[TTA_CUDA_LAUNCH_ATTRIBUTES];
+  unsigned count = tta_cuda_launch_attributes(launch, attributes);
   CUresult result;
-  if (launch->cluster[0] > 1 || launch->cluster[1] > 1 || launch->cluster[2] > 1) {
-    memset(&attributes[count], 0, sizeof attributes[count]);
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attributes[count].value.clusterDim.x = launch->cluster[0] ? launch->cluster[0] : 1;
-    attributes[count].value.clusterDim.y = launch->cluster[1] ? launch->cluster[1] : 1;
-    attributes[count].value.clusterDim.z = launch->cluster[2] ? launch->cluster[2] : 1;
-    ++count;
-    memset(&attributes[count], 0, sizeof attributes[count]);
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
-    attributes[count].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
-    ++count;
-  }
-  if (launch->flags & TRITON_AOT_LAUNCH_PDL) {
-    memset(&attributes[count], 0, sizeof attributes[count]);
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attributes[count].value.programmaticStreamSerializationAllowed = 1;
-    ++count;
-  }
-  if (launch->flags & TRITON_AOT_LAUNCH_COOPERATIVE) {
-    memset(&attributes[count], 0, sizeof attributes[count]);
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-    attributes[count].value.cooperative = 1;
-    ++count;
-  }
-  if (launch->shared > TTA_OVERSIZED_SHARED_THRESHOLD) {
-    memset(&attributes[count], 0, sizeof attributes[count]);
-    attributes[count].id = CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE;
-    attributes[count].value.sharedMemoryMode = CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY;
-    ++count;
-  }
   if (count == 0) {
     result =
         cuda->cuLaunchKernel((CUfunction)function, blocks[0], blocks[1], blocks[2], launch->block_x,

@@ -71,8 +71,30 @@ triton_aot_status tta_cuda_context_device(const tta_cuda *cuda, int *ordinal) {
   return TRITON_AOT_SUCCESS;
 }
 
+/* The opt-in maximum of a block's shared memory, and on CC 10.7 (Rubin) the larger maximum of
+ * an oversized block, which Triton 3.9 reads there instead. Both are kept: a block up to the
+ * opt-in maximum still raises MAX_DYNAMIC_SHARED_SIZE_BYTES, which the driver refuses above it.
+ * A driver that does not know an attribute (or answers less) leaves 48 KiB / no oversized. */
+static void tta_cuda_shared_limits(const tta_cuda *cuda, int ordinal, int major, int minor,
+                                   tta_device *device) {
+  int optin = 0, oversized = 0;
+  if (cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                 ordinal) != CUDA_SUCCESS ||
+      optin < (int)TTA_DEFAULT_SHARED_LIMIT)
+    optin = (int)TTA_DEFAULT_SHARED_LIMIT;
+  /* Elsewhere the attribute may not exist, or mean nothing: Triton asks only CC 10.7. */
+  if (major != 10 || minor != 7 ||
+      cuda->cuDeviceGetAttribute(&oversized,
+                                 CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK,
+                                 ordinal) != CUDA_SUCCESS ||
+      oversized < optin)
+    oversized = 0;
+  device->shared_limit = (uint32_t)optin;
+  device->oversized_limit = (uint32_t)oversized;
+}
+
 triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_device *device) {
-  int major = 0, minor = 0, optin = 0;
+  int major = 0, minor = 0;
   CUresult result = cuda->cuDeviceGetName(device->name, (int)sizeof device->name, ordinal);
   if (result != CUDA_SUCCESS)
     tta_format(device->name, sizeof device->name, "unnamed GPU");
@@ -88,17 +110,7 @@ triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_d
     return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, context,
                          "cuDeviceGetAttribute(COMPUTE_CAPABILITY)");
   }
-  /* CC 10.7 reports its (larger) oversized maximum apart, as Triton 3.9 reads it; elsewhere
-   * the attribute may not exist. */
-  if ((major != 10 || minor != 7 ||
-       cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK,
-                                  ordinal) != CUDA_SUCCESS) &&
-      cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                 ordinal) != CUDA_SUCCESS)
-    optin = 0;
-  if (optin < (int)TTA_DEFAULT_SHARED_LIMIT)
-    optin = (int)TTA_DEFAULT_SHARED_LIMIT;
-  device->shared_limit = (uint32_t)optin;
+  tta_cuda_shared_limits(cuda, ordinal, major, minor, device);
   device->arch.backend = TRITON_AOT_BACKEND_CUDA;
   device->arch.capability = (uint32_t)(major * 10 + minor);
   device->arch.xnack = device->arch.sramecc = -1;
@@ -160,51 +172,76 @@ static CUresult tta_cuda_set_attribute(const tta_cuda *cuda, const tta_device *d
   return cuda->cuFuncSetAttribute((CUfunction)handle, attribute, value);
 }
 
-/* Shared memory above 48 KiB needs the function's limit raised, up to the device's opt-in
- * maximum less the function's static shared memory (as Triton does); above 228 KiB (Rubin) the
- * function's shared memory mode must allow oversized blocks instead; clusters above the
- * portable size 8 need the non-portable attribute. */
+/* `maximum` less the function's static shared memory: what its dynamic part may use. */
+static uint32_t tta_dynamic_room(uint32_t maximum, uint32_t static_shared) {
+  return maximum > static_shared ? maximum - static_shared : 0;
+}
+
+/* Shared memory above 48 KiB must be opted in to:
+ * - within the device's opt-in maximum (and 228 KiB): MAX_DYNAMIC_SHARED_SIZE_BYTES raised to
+ *   that maximum less the static part, Triton's legacy path (measured bit-equal with Triton on
+ *   an H100; kept on purpose, on Rubin too);
+ * - beyond it, within the oversized maximum (Rubin): SHARED_MEMORY_MODE = ALLOW_OVERSIZED, as
+ *   Triton 3.9 sets it; launches above 228 KiB add the launch attribute (launch.c);
+ * - else it fails here, naming the figures, before anything reaches the driver. */
+static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const tta_device *device,
+                                                   void *handle, int as_kernel, uint32_t shared,
+                                                   const char *what) {
+  const char *setter = as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
+  char call[96];
+  int static_shared = 0;
+  uint32_t legacy, legacy_serves, oversized;
+  CUresult result;
+  if (tta_cuda_get_attribute(cuda, device, handle, as_kernel, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                             &static_shared) != CUDA_SUCCESS ||
+      static_shared < 0)
+    static_shared = 0;
+  legacy = tta_dynamic_room(device->shared_limit, (uint32_t)static_shared);
+  oversized = tta_dynamic_room(device->oversized_limit, (uint32_t)static_shared);
+  /* A launch above 228 KiB needs the oversized mode whatever the opt-in maximum says. */
+  legacy_serves = legacy < TTA_OVERSIZED_SHARED_THRESHOLD ? legacy : TTA_OVERSIZED_SHARED_THRESHOLD;
+  if (shared <= legacy_serves) {
+    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
+                                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)legacy);
+    tta_format(call, sizeof call, "%s(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", setter, legacy);
+  } else if (shared <= oversized) {
+    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
+                                    CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE,
+                                    CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+    tta_format(call, sizeof call, "%s(SHARED_MEMORY_MODE, ALLOW_OVERSIZED)", setter);
+  } else {
+    return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
+                           "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
+                           what, shared, device->ordinal, device->name,
+                           oversized > legacy_serves ? oversized : legacy_serves);
+  }
+  if (result != CUDA_SUCCESS)
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
+  return TRITON_AOT_SUCCESS;
+}
+
+/* Shared memory above 48 KiB (above); clusters above the portable size 8 need the non-portable
+ * attribute. */
 static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_device *device,
                                             void *handle, int as_kernel,
                                             const triton_aot_function *descriptor,
                                             const char *what) {
   const triton_aot_launch_info *launch = &descriptor->launch;
   uint64_t cluster = (uint64_t)launch->cluster[0] * launch->cluster[1] * launch->cluster[2];
-  const char *setter = as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
   char call[96];
   CUresult result;
   if (launch->shared > TTA_DEFAULT_SHARED_LIMIT) {
-    int static_shared = 0;
-    uint32_t limit;
-    if (tta_cuda_get_attribute(cuda, device, handle, as_kernel, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                               &static_shared) != CUDA_SUCCESS ||
-        static_shared < 0)
-      static_shared = 0;
-    limit = device->shared_limit > (uint32_t)static_shared
-                ? device->shared_limit - (uint32_t)static_shared
-                : 0;
-    if (launch->shared > limit)
-      return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
-                             "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
-                             what, launch->shared, device->ordinal, device->name, limit);
-    if (launch->shared > TTA_OVERSIZED_SHARED_THRESHOLD) {
-      result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
-                                      CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE,
-                                      CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
-      tta_format(call, sizeof call, "%s(SHARED_MEMORY_MODE, ALLOW_OVERSIZED)", setter);
-    } else {
-      result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
-                                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)limit);
-      tta_format(call, sizeof call, "%s(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", setter, limit);
-    }
-    if (result != CUDA_SUCCESS)
-      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
+    triton_aot_status status =
+        tta_cuda_configure_shared(cuda, device, handle, as_kernel, launch->shared, what);
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
   }
   if (cluster > 8) {
     result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
                                     CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     if (result != CUDA_SUCCESS) {
-      tta_format(call, sizeof call, "%s(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)", setter);
+      tta_format(call, sizeof call, "%s(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)",
+                 as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute");
       return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
     }
   }

@@ -29,7 +29,8 @@ extern "C" {
 /* Shared memory a launch gets without raising the function's limit. */
 #define TTA_DEFAULT_SHARED_LIMIT 49152u
 /* Above this a block's shared memory is "oversized" (Rubin, CC 10.7): the function's shared
- * memory mode and a launch attribute must allow it, as Triton 3.9's launcher does. */
+ * memory mode and a launch attribute must allow it, as Triton 3.9's launcher does (its
+ * threshold: the per-SM shared memory of Hopper and Blackwell). */
 #define TTA_OVERSIZED_SHARED_THRESHOLD (228u * 1024u)
 
 /* CUDA: a slot's function in one context. Immutable once published;
@@ -67,6 +68,8 @@ typedef struct tta_device {
   char name[128];
   tta_device_arch arch;
   uint32_t shared_limit;     /* the most dynamic shared memory a block can opt in to */
+  uint32_t oversized_limit;  /* CUDA CC 10.7: the most with SHARED_MEMORY_MODE = ALLOW_OVERSIZED
+                                (at or above shared_limit); 0 elsewhere */
   tta_image_choice *choices; /* [kernel_count]; immutable after publication */
   tta_slot *slots;           /* [slot_count] */
   tta_loaded_image *loaded;  /* under the mutex */

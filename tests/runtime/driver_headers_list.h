@@ -135,12 +135,28 @@
   X("offsetof(hipDeviceProp_tR0600, gcnArchName)", TTA_HIP_PROP_GCN_ARCH_NAME,                    \
     offsetof(hipDeviceProp_tR0600, gcnArchName))
 
+/* Numbers the runtime uses that the real header does not name yet: Rubin's oversized shared
+ * memory (Triton 3.9's own values; no cuda.h up to CUDA 13.1 has them, neither the 13.0
+ * toolkit's nor the 13.1 of Triton 3.9's wheel). X(what, value in ours, the header's *_MAX, the
+ * first value it leaves free): ours must not be below it, so no name of that header uses the
+ * number. A header that names them fails this; they then move to TTA_DRIVER_FACTS.
+ * CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE (18) is not here: cuda.h declares
+ * CU_LAUNCH_ATTRIBUTE_MAX only for its own build (the highest public name is 16 in 13.1). */
+#define TTA_DRIVER_UNNAMED_FACTS(X)                                                               \
+  X("CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK",                                  \
+    CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK, CU_DEVICE_ATTRIBUTE_MAX)           \
+  X("CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE", CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE,                 \
+    CU_FUNC_ATTRIBUTE_MAX)
+
 /* Fills values[i] with fact i (in list order); returns the number of facts. */
 #ifdef __cplusplus
 extern "C" {
 #endif
 int tta_driver_facts_ours(long long *values, const char **names, int capacity);
 int tta_driver_facts_real(long long *values, const char **names, int capacity);
+/* The same for TTA_DRIVER_UNNAMED_FACTS. */
+int tta_driver_unnamed_facts_ours(long long *values, const char **names, int capacity);
+int tta_driver_unnamed_facts_real(long long *values, const char **names, int capacity);
 #ifdef __cplusplus
 }
 #endif

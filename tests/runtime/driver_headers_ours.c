@@ -17,3 +17,16 @@ int tta_driver_facts_ours(long long *values, const char **names, int capacity) {
 #undef TTA_FACT
   return count;
 }
+
+int tta_driver_unnamed_facts_ours(long long *values, const char **names, int capacity) {
+  int count = 0;
+#define TTA_FACT(what, ours, real)                 \
+  if (count < capacity) {                          \
+    values[count] = (long long)(ours);             \
+    names[count] = what;                           \
+  }                                                \
+  ++count;
+  TTA_DRIVER_UNNAMED_FACTS(TTA_FACT)
+#undef TTA_FACT
+  return count;
+}

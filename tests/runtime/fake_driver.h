@@ -61,7 +61,7 @@ typedef struct tta_fake_launch {
   int cluster_policy;    /* ..._CLUSTER_SCHEDULING_POLICY_PREFERENCE, -1 if absent */
   int cooperative;       /* ..._COOPERATIVE value (or 1 for a cooperative entry point), -1 if absent */
   int pdl;               /* ..._PROGRAMMATIC_STREAM_SERIALIZATION value, -1 if absent */
-  int shared_mode;       /* ..._SHARED_MEMORY_MODE value (CUDA 13.4), -1 if absent */
+  int shared_mode;       /* ..._SHARED_MEMORY_MODE value (Rubin), -1 if absent */
   int has_extra;         /* `extra` was non-NULL */
   unsigned param_count;  /* from the image: the kernel's declared parameters */
   unsigned param_size[TTA_FAKE_MAX_PARAMS];

@@ -163,60 +163,139 @@ TEST_F(Launch, SharedMemoryAboveTheDevicesOptInFailsClearly) {
   EXPECT_TRUE(launches().empty()) << "nothing the device cannot run reaches the driver";
 }
 
-TEST_F(Launch, SharedMemoryUpTo228KiBNeedsNoOversizedMode) {
+// The fake's opt-in maximum of H100, B200 and Rubin, and the static shared memory every sm_90+
+// image of big_shared reserves (its CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).
+constexpr int kOptIn = 232448;
+constexpr int kStaticShared = 1024;
+
+// Every function attribute set so far must be MAX_DYNAMIC_SHARED_SIZE_BYTES raised to the opt-in
+// maximum less the static part, and succeed: what the runtime did before Rubin.
+void expectOnlyTheOptInLimitWasSet(const FakeDriver &cuda) {
+  auto attributes = cuda.attributes();
+  ASSERT_FALSE(attributes.empty());
+  for (const auto &attribute : attributes) {
+    EXPECT_EQ(attribute.attribute, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) << attribute.api;
+    EXPECT_EQ(attribute.value, kOptIn - kStaticShared) << attribute.api;
+    EXPECT_EQ(attribute.result, 0) << attribute.api;
+  }
+}
+
+TEST_F(Launch, SharedMemoryUpTo228KiBKeepsTheOptInPath) {
   useCudaDevices("sm_90");
   ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
       << lastError();
   tta_fake_launch launch = onlyLaunch();
-  EXPECT_EQ(launch.api, std::string("cuLaunchKernel"));
+  EXPECT_GT(launch.shared, 49152u);
+  EXPECT_LE(launch.shared, 228u * 1024u);
+  EXPECT_STREQ(launch.api, "cuLaunchKernel");
+  EXPECT_EQ(launch.num_attrs, 0u);
   EXPECT_EQ(launch.shared_mode, -1);
-  for (const auto &attribute : cuda.attributes())
-    EXPECT_NE(attribute.attribute, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE);
+  expectOnlyTheOptInLimitWasSet(cuda);
 }
 
 #ifdef TTA_RUNTIME_HAVE_RUBIN
+// rub_big_shared configs (rt_rubin.json) and their shared memory with Triton 3.9.
+constexpr int kOversized256K = 0;   // 262160 bytes
+constexpr int kEveryAttribute = 1;  // 245776 bytes, 2 CTAs, PDL, cooperative
+constexpr int kOversized288K = 2;   // 294928 bytes
+constexpr int kFits = 3;            // 196624 bytes: within the opt-in maximum
+
+triton_aot_status rubinBigShared(int config) {
+  return rub_big_shared_config(nullptr, config, kX, kY, kOut, 256, 256, 128, 128, 256, 256);
+}
+
 // Rubin (CC 10.7, Triton 3.9): a block above 228 KiB needs the function's shared memory mode
 // and the launch attribute both set to "allow oversized", within the device's oversized maximum.
 TEST_F(Launch, OversizedSharedMemoryOnRubinSetsTheModeAndTheLaunchAttribute) {
   useCudaDevices("sm_107");
-  ASSERT_EQ(rub_big_shared_config(nullptr, 0, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
-      << rub_last_error();
-  tta_fake_launch launch = onlyLaunch();
-  EXPECT_GT(launch.shared, 228u * 1024u);
-  EXPECT_EQ(launch.result, 0) << "the fake refuses an oversized block without both settings";
-  EXPECT_EQ(launch.api, std::string("cuLaunchKernelEx"));
-  EXPECT_EQ(launch.num_attrs, 1u);
-  EXPECT_EQ(launch.shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
-  bool mode = false;
-  for (const auto &attribute : cuda.attributes()) {
-    EXPECT_NE(attribute.attribute, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-    mode = mode || (attribute.attribute == CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE && attribute.result == 0 &&
-                    attribute.value == CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+  ASSERT_EQ(rubinBigShared(kOversized256K), TRITON_AOT_SUCCESS) << rub_last_error();
+  ASSERT_EQ(rubinBigShared(kOversized288K), TRITON_AOT_SUCCESS) << rub_last_error();
+  auto all = launches();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_GT(all[0].shared, 256u * 1024u);
+  EXPECT_GT(all[1].shared, 288u * 1024u);
+  for (const auto &launch : all) {
+    EXPECT_EQ(launch.result, 0) << "the fake refuses an oversized block without both settings";
+    EXPECT_STREQ(launch.api, "cuLaunchKernelEx");
+    EXPECT_EQ(launch.num_attrs, 1u);
+    EXPECT_EQ(launch.shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+    EXPECT_EQ(launch.cluster_policy, -1) << "no cluster, no scheduling policy (as Triton)";
   }
-  EXPECT_TRUE(mode);
+  auto attributes = cuda.attributes();
+  ASSERT_FALSE(attributes.empty());
+  for (const auto &attribute : attributes) {
+    EXPECT_EQ(attribute.attribute, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE) << attribute.api;
+    EXPECT_EQ(attribute.value, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+    EXPECT_EQ(attribute.result, 0);
+  }
+  // The mode is set once at load; every launch passes the attribute.
+  ASSERT_EQ(rubinBigShared(kOversized288K), TRITON_AOT_SUCCESS) << rub_last_error();
+  EXPECT_EQ(cuda.attributes().size(), attributes.size());
+  EXPECT_EQ(launches().back().shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
 }
 
+// Within the opt-in maximum, Rubin takes the path every other device takes: the limit raised to
+// the opt-in maximum (the driver refuses MAX_DYNAMIC_SHARED_SIZE_BYTES above it), no mode, no
+// launch attribute.
+TEST_F(Launch, SharedMemoryWithinTheOptInOnRubinKeepsTheOptInPath) {
+  useCudaDevices("sm_107");
+  ASSERT_EQ(rubinBigShared(kFits), TRITON_AOT_SUCCESS) << rub_last_error();
+  tta_fake_launch launch = onlyLaunch();
+  EXPECT_GT(launch.shared, 49152u);
+  EXPECT_LE(launch.shared, static_cast<unsigned>(kOptIn - kStaticShared));
+  EXPECT_STREQ(launch.api, "cuLaunchKernel");
+  EXPECT_EQ(launch.shared_mode, -1);
+  expectOnlyTheOptInLimitWasSet(cuda);
+}
+
+// A CC 10.7 device whose oversized maximum is smaller than a kernel needs: the kernel fails
+// before anything reaches the driver, the message naming both figures; a smaller one runs.
 TEST_F(Launch, OversizedSharedMemoryAboveRubinsMaximumFailsClearly) {
   useCudaDevices("sm_107");
-  ASSERT_EQ(cuda.setDeviceAttribute(0, CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK, 250000), 0);
-  EXPECT_EQ(rub_big_shared_config(nullptr, 0, kX, kY, kOut, 256, 256, 128, 128, 256, 256),
-            TRITON_AOT_ERROR_LAUNCH_FAILED);
+  ASSERT_EQ(cuda.setDeviceAttribute(0, CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK, 290000), 0);
+  EXPECT_EQ(rubinBigShared(kOversized288K), TRITON_AOT_ERROR_LAUNCH_FAILED);
   std::string message = rub_last_error();
-  // The maximum less the 1 KiB of static shared memory every sm_90+ image reserves.
-  EXPECT_NE(message.find("needs 262160 bytes of shared memory; device 0 (Fake GPU sm_107) allows at most 248976"),
+  EXPECT_NE(message.find("rub_big_shared"), std::string::npos) << message;
+  EXPECT_NE(message.find("needs 294928 bytes of shared memory; device 0 (Fake GPU sm_107) allows at most " +
+                         std::to_string(290000 - kStaticShared)),
             std::string::npos)
       << message;
   EXPECT_TRUE(launches().empty());
+  EXPECT_TRUE(cuda.attributes().empty()) << "refused before any attribute is set";
+  ASSERT_EQ(rubinBigShared(kOversized256K), TRITON_AOT_SUCCESS) << rub_last_error();
+  EXPECT_EQ(onlyLaunch().shared_mode, CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+}
+
+// A CC 10.7 device whose driver reports no oversized maximum (0): the opt-in maximum is the
+// limit, as on every other device, and the mode is never asked for.
+TEST_F(Launch, RubinWithoutAnOversizedMaximumKeepsTheOptInLimit) {
+  useCudaDevices("sm_107");
+  ASSERT_EQ(cuda.setDeviceAttribute(0, CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK, 0), 0);
+  EXPECT_EQ(rubinBigShared(kOversized256K), TRITON_AOT_ERROR_LAUNCH_FAILED);
+  std::string message = rub_last_error();
+  EXPECT_NE(message.find("needs 262160 bytes of shared memory; device 0 (Fake GPU sm_107) allows at most " +
+                         std::to_string(kOptIn - kStaticShared)),
+            std::string::npos)
+      << message;
+  ASSERT_EQ(rubinBigShared(kFits), TRITON_AOT_SUCCESS) << rub_last_error();
+  EXPECT_STREQ(onlyLaunch().api, "cuLaunchKernel");
+  expectOnlyTheOptInLimitWasSet(cuda);
 }
 
 TEST_F(Launch, EveryLaunchAttributeAtOnceFitsTheLaunch) {
   useCudaDevices("sm_107");
-  // 2 programs of 2 CTAs each, cooperative, PDL and oversized: all five attributes.
-  ASSERT_EQ(rub_big_shared_config(nullptr, 1, kX, kY, kOut, 256, 128, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
+  // 2 programs of 2 CTAs each, cooperative, PDL and oversized: all five attributes, which
+  // overflow upstream's launcher's array of four.
+  ASSERT_EQ(rub_big_shared_config(nullptr, kEveryAttribute, kX, kY, kOut, 256, 128, 128, 128, 256, 256),
+            TRITON_AOT_SUCCESS)
       << rub_last_error();
   tta_fake_launch launch = onlyLaunch();
+  EXPECT_EQ(launch.result, 0);
+  EXPECT_STREQ(launch.api, "cuLaunchKernelEx");
   EXPECT_EQ(launch.num_attrs, 5u);
   EXPECT_EQ(launch.cluster[0], 2u);
+  EXPECT_EQ(launch.cluster[1], 1u);
+  EXPECT_EQ(launch.cluster[2], 1u);
   EXPECT_EQ(launch.cluster_policy, CU_CLUSTER_SCHEDULING_POLICY_SPREAD);
   EXPECT_EQ(launch.pdl, 1);
   EXPECT_EQ(launch.cooperative, 1);
@@ -225,13 +304,25 @@ TEST_F(Launch, EveryLaunchAttributeAtOnceFitsTheLaunch) {
   EXPECT_EQ(launch.grid[0], 4u);
 }
 
+// sm_107a is an "a" target: its cubin runs on CC 10.7 only, not on the other 10.x chips nor a
+// later major, and (as an "a" target) its PTX does not either.
 TEST_F(Launch, ARubinImageRunsOnlyOnRubin) {
-  useCudaDevices("sm_100");
-  EXPECT_EQ(rub_big_shared_config(nullptr, 0, kX, kY, kOut, 256, 256, 128, 128, 256, 256),
-            TRITON_AOT_ERROR_NO_IMAGE);
-  std::string message = rub_last_error();
-  EXPECT_NE(message.find("sm_107a"), std::string::npos) << message;
+  useCudaDevices("sm_100,sm_103,sm_110,sm_120,sm_107");
+  for (int device : {0, 1, 2, 3}) {
+    selectDevice(device);
+    EXPECT_EQ(rubinBigShared(kOversized256K), TRITON_AOT_ERROR_NO_IMAGE) << "device " << device;
+    std::string message = rub_last_error();
+    EXPECT_NE(message.find("sm_107a"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(loads().empty());
   EXPECT_TRUE(launches().empty());
+  selectDevice(4);
+  ASSERT_EQ(rubinBigShared(kOversized256K), TRITON_AOT_SUCCESS) << rub_last_error();
+  auto all = loads();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].device, 4);
+  EXPECT_STREQ(all[0].arch, "sm_107a");
+  EXPECT_EQ(all[0].kind, TTA_FAKE_IMAGE_CUBIN);
 }
 #endif
 
