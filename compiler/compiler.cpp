@@ -374,6 +374,8 @@ bool CompileRun::compileMisses() {
   settings.python = python_;
   settings.script = opts_.workerScript.string();
   settings.interruptFd = opts_.interruptFd;
+  settings.usePool = opts_.workerPool;
+  settings.poolIdleSeconds = opts_.workerIdleSeconds;
   // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does). A
   // cache that cannot be written only costs speed: compile without it.
   fs::path tritonCache = scratch.path / "triton";

@@ -47,6 +47,8 @@ struct CompileOptions {
   std::filesystem::path irDir;         ///< --emit-ir: also write ttir/ttgir/llir/ptx|amdgcn here
   bool writePtx = true;                ///< CUDA: write the .ptx beside the cubin
   int jobs = 0;                        ///< parallel workers; 0 = one per CPU
+  bool workerPool = false;             ///< lease warm workers from the pool (worker_lease.h)
+  int workerIdleSeconds = 120;         ///< how long a pooled worker waits for the next run
   bool verbose = false;
   int interruptFd = -1;                ///< readable when the run must stop (SIGINT self-pipe)
 };

@@ -118,6 +118,28 @@ int defaultJobs() {
   return std::clamp(static_cast<int>(available / (512LL << 20)), 1, cpus);
 }
 
+/// TRITON_AOT_WORKER_POOL=0 (or off, no, false) keeps workers to one run.
+bool workerPoolWanted() {
+  const char *env = std::getenv("TRITON_AOT_WORKER_POOL");
+  if (!env)
+    return true;
+  std::string value = env;
+  return !(value == "0" || value == "off" || value == "OFF" || value == "no" ||
+           value == "false" || value == "FALSE");
+}
+
+/// TRITON_AOT_WORKER_IDLE: seconds a pooled worker waits for the next run (default 120).
+int workerIdleSeconds() {
+  const char *env = std::getenv("TRITON_AOT_WORKER_IDLE");
+  if (env && *env) {
+    char *end = nullptr;
+    long seconds = std::strtol(env, &end, 10);
+    if (*end == '\0' && seconds >= 1 && seconds <= 24 * 3600)
+      return static_cast<int>(seconds);
+  }
+  return 120;
+}
+
 } // namespace
 
 std::string defaultWorkerScript() {
@@ -283,6 +305,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   std::optional<int> numWarps, numStages;
   int jobs = 0;
   bool noCache = false, noPtx = false, summary = false, verbose = false, version = false;
+  bool noWorkerPool = false;
 
   app.add_option("kernel", kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
   app.add_option("-n,--kernel-name", kernelName, "Name of the @triton.jit / @gluon.jit function");
@@ -311,6 +334,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--cache-dir", cacheDir,
                  "Compile cache (default: $TRITON_AOT_CACHE_DIR, else <out>/.triton-aot-cache)");
   app.add_flag("--no-cache", noCache, "Neither read nor write the compile cache");
+  app.add_flag("--no-worker-pool", noWorkerPool,
+               "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
   app.add_option("--python", python,
                  "Python interpreter that has Triton (default: $TRITON_AOT_PYTHON, else the "
                  "configured one, else python3)");
@@ -368,6 +393,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   opts.verbose = verbose;
   opts.writePtx = !noPtx;
   opts.jobs = jobs > 0 ? jobs : defaultJobs();
+  opts.workerPool = !noWorkerPool && workerPoolWanted();
+  opts.workerIdleSeconds = workerIdleSeconds();
   opts.python = python.empty() ? defaultPython() : python;
   opts.workerScript = defaultWorkerScript();
   if (!depfile.empty())

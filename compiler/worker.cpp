@@ -1,6 +1,7 @@
 #include "compiler/worker.h"
 
 #include "compiler/json_access.h"
+#include "compiler/worker_lease.h"
 
 #include <cerrno>
 #include <csignal>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -90,6 +92,7 @@ public:
   std::string errorBuffer;
   std::string errorTail;
   bool saidHello = false;
+  bool leased = false;  ///< from the worker pool: not our child, pid is -1
   bool dead = false;
   long busyWith = -1;   ///< index of the request in flight, or -1
   int exitStatus = 0;
@@ -169,7 +172,63 @@ WorkerPool::~WorkerPool() {
   workers_.clear();
 }
 
+std::vector<std::string> WorkerPool::environment() const {
+  std::vector<std::string> entries;
+  for (char **e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    std::string key(entry.substr(0, entry.find('=')));
+    if (!settings_.environment.count(key))
+      entries.emplace_back(entry);
+  }
+  for (const auto &[key, value] : settings_.environment)
+    entries.push_back(key + '=' + value);
+  return entries;
+}
+
+void WorkerPool::givePoolUp(const std::string &why) {
+  poolGivenUp_ = true;
+  if (settings_.log)
+    settings_.log("frontend: " + why + "; starting workers directly");
+}
+
+Expected<WorkerProcess *> WorkerPool::lease() {
+  std::vector<std::string> userEnvironment;
+  for (char **e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    if (!settings_.environment.count(std::string(entry.substr(0, entry.find('=')))))
+      userEnvironment.emplace_back(entry);
+  }
+  if (poolSocket_.empty()) {
+    auto directory = workerPoolDirectory();
+    if (!directory)
+      return directory.takeError();
+    poolSocket_ =
+        workerPoolSocket(*directory, settings_.python, settings_.script, userEnvironment);
+  }
+  std::error_code ec;
+  nlohmann::json runSettings = {{"cwd", std::filesystem::current_path(ec).string()},
+                                {"environment", settings_.environment}};
+  auto leased = leaseWorker(poolSocket_, settings_.python, settings_.script,
+                            settings_.poolIdleSeconds, userEnvironment, runSettings);
+  if (!leased)
+    return leased.takeError();
+  ::signal(SIGPIPE, SIG_IGN);
+  auto worker = std::make_unique<WorkerProcess>();
+  worker->leased = true;
+  worker->input = leased->input;
+  worker->output = leased->output;
+  worker->errors = leased->errors;
+  workers_.push_back(std::move(worker));
+  return workers_.back().get();
+}
+
 Expected<WorkerProcess *> WorkerPool::spawn() {
+  if (settings_.usePool && !poolGivenUp_) {
+    auto leased = lease();
+    if (leased)
+      return leased;
+    givePoolUp("the worker pool is unavailable (" + leased.takeError().message + ")");
+  }
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     return makeError(ExitCode::EnvironmentError,
@@ -181,15 +240,7 @@ Expected<WorkerProcess *> WorkerPool::spawn() {
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
 
-  std::vector<std::string> envStrings;
-  for (char **e = environ; *e; ++e) {
-    std::string_view entry(*e);
-    std::string key(entry.substr(0, entry.find('=')));
-    if (!settings_.environment.count(key))
-      envStrings.emplace_back(entry);
-  }
-  for (const auto &[key, value] : settings_.environment)
-    envStrings.push_back(key + '=' + value);
+  std::vector<std::string> envStrings = environment();
   std::vector<char *> envp;
   for (std::string &s : envStrings)
     envp.push_back(s.data());
@@ -249,13 +300,14 @@ std::string lastFatalLine(const std::string &text) {
 
 /// A worker that died mid-compile: Triton or LLVM crashed on this kernel (or the system ran
 /// out of memory). Not a triton-aot bug, so it is reported as a kernel error with the cause.
-nlohmann::json crashFailure(int status, const std::string &stderrTail) {
+nlohmann::json crashFailure(bool leased, int status, const std::string &stderrTail) {
   std::string message = "Triton crashed compiling this kernel (the frontend worker " +
-                        describeExit(status) + ")";
+                        (leased ? std::string("from the worker pool died") : describeExit(status)) +
+                        ")";
   if (std::string fatal = lastFatalLine(stderrTail); !fatal.empty())
     message += ": " + fatal;
   nlohmann::json notes = nlohmann::json::array({"rerun with --verbose to see the whole output"});
-  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+  if (!leased && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
     notes.push_back("a worker killed by SIGKILL was often out of memory: try fewer -j/--jobs");
   return {{"ok", false},
           {"error",
@@ -266,15 +318,23 @@ nlohmann::json crashFailure(int status, const std::string &stderrTail) {
 
 Expected<nlohmann::json> WorkerPool::start(int count) {
   count = std::min(count, maxWorkers_);
-  while (static_cast<int>(workers_.size()) < count) {
-    auto spawned = spawn();
-    if (!spawned)
-      return spawned.takeError();
+  // Twice at most: pooled workers first, then, if the pool failed them, started directly.
+  for (int attempt = 0; attempt < 2 && hello_.is_null(); ++attempt) {
+    auto alive = [&] {
+      return std::count_if(workers_.begin(), workers_.end(), [](auto &w) { return !w->dead; });
+    };
+    while (alive() < count) {
+      auto spawned = spawn();
+      if (!spawned)
+        return spawned.takeError();
+    }
+    // Wait for every hello: the first request would wait for it anyway.
+    Status waited = run({}, {});
+    if (!waited)
+      return waited.takeError();
   }
-  // Wait for every hello: the first request would wait for it anyway.
-  Status waited = run({}, {});
-  if (!waited)
-    return waited.takeError();
+  if (hello_.is_null())
+    return makeError(ExitCode::EnvironmentError, "no frontend worker said hello");
   return hello_;
 }
 
@@ -375,6 +435,10 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           worker->closeFd(worker->errors);
         }
         worker->reap();
+        if (!worker->saidHello && worker->leased) {
+          givePoolUp("a worker from the pool ended before its hello");
+          continue;   // start() or the replacement below starts one directly
+        }
         if (!worker->saidHello) {
           Diagnostic diag = makeError(
               ExitCode::EnvironmentError,
@@ -390,7 +454,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           worker->busyWith = -1;
           --inFlight;
           if (onResponse)
-            onResponse(index, crashFailure(worker->exitStatus, worker->errorTail));
+            onResponse(index, crashFailure(worker->leased, worker->exitStatus, worker->errorTail));
         }
         continue;
       }

@@ -22,6 +22,10 @@ struct WorkerSettings {
   std::map<std::string, std::string> environment;   ///< added to (or replacing in) ours
   int interruptFd = -1;                       ///< readable: stop everything (Interrupted)
   std::function<void(std::string_view)> log;  ///< worker stderr lines, when verbose
+  /// Lease warm workers from the worker pool (worker_lease.h) instead of starting them; when
+  /// the pool cannot be reached they are started as without it.
+  bool usePool = false;
+  int poolIdleSeconds = 120;                  ///< an idle pooled worker exits after this
 };
 
 /// Looks \p program up on PATH unless it contains a '/', and makes it absolute.
@@ -48,11 +52,16 @@ public:
 
 private:
   Expected<WorkerProcess *> spawn();
+  Expected<WorkerProcess *> lease();
+  std::vector<std::string> environment() const;
+  void givePoolUp(const std::string &why);
 
   WorkerSettings settings_;
   int maxWorkers_;
   std::vector<std::unique_ptr<WorkerProcess>> workers_;
   nlohmann::json hello_;
+  std::string poolSocket_;   ///< empty until the first lease
+  bool poolGivenUp_ = false; ///< the pool failed once: start workers directly from now on
 };
 
 } // namespace tta

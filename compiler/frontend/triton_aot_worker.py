@@ -1,8 +1,9 @@
 """triton-aot frontend worker: turns Triton kernels into IR and binaries for triton-aot-cc.
 
-Started once per build by the C++ driver; answers JSON-line requests on stdin with one JSON
-line each on stdout, as docs/frontend-protocol.md specifies. Never imports torch and never
-needs a GPU: everything goes through triton.compile(src, target=GPUTarget(...)).
+Started by the C++ driver, or kept warm across its runs by worker_pool.py; answers JSON-line
+requests on stdin with one JSON line each on stdout, as docs/frontend-protocol.md specifies.
+Imports torch only when a kernel's module does, and never needs a GPU: everything goes through
+triton.compile(src, target=GPUTarget(...)).
 Triton-version differences live in triton_adapter.py.
 """
 
@@ -35,12 +36,9 @@ A = None  # triton_adapter, once Triton imported
 class StderrTap:
     SYNC = b"\x00tta-sync\x00"
 
-    def __init__(self):
+    def __init__(self, proto_in_fd, proto_out_fd, stderr_fd):
         sys.stdout.flush()
         sys.stderr.flush()
-        self.proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
-        self.proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-        self._real_stderr = os.dup(2)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
@@ -54,7 +52,30 @@ class StderrTap:
         self._pending = b""
         self._syncs = 0
         self._record = None
+        self._real_stderr = -1
+        self.attach(proto_in_fd, proto_out_fd, stderr_fd)
         threading.Thread(target=self._pump, name="stderr-tap", daemon=True).start()
+
+    def attach(self, proto_in_fd, proto_out_fd, stderr_fd):
+        """Serve the protocol on these fds (taken over) and forward the output to stderr_fd."""
+        self.proto_in = os.fdopen(proto_in_fd, "r", encoding="utf-8", errors="replace")
+        self.proto_out = os.fdopen(proto_out_fd, "w", encoding="utf-8", buffering=1)
+        with self._cond:
+            old, self._real_stderr = self._real_stderr, stderr_fd
+        if old >= 0:
+            os.close(old)  # the quiet fd between two leases
+
+    def detach(self, quiet_fd):
+        """End a pool lease: close its fds; output goes to quiet_fd until the next attach."""
+        self.sync()
+        for stream in (self.proto_in, self.proto_out):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        with self._cond:
+            old, self._real_stderr = self._real_stderr, quiet_fd
+        os.close(old)
 
     def _pump(self):
         while True:
@@ -74,8 +95,11 @@ class StderrTap:
                 if self._record is not None:
                     self._record += out
                 view = memoryview(out)
-                while view:
-                    view = view[os.write(self._real_stderr, view):]
+                try:
+                    while view:
+                        view = view[os.write(self._real_stderr, view):]
+                except OSError:
+                    pass  # the run that leased this worker is gone: its output has no reader
                 self._cond.notify_all()
 
     def sync(self):
@@ -758,9 +782,9 @@ def handle(line, tap, import_error):
                 "error": RequestError("internal", f"{type(exc).__name__}: {exc}", tb=format_exc(exc)).fields}
 
 
-def main():
+def _import_triton():
+    """The hello: imports Triton and the adapter (once per process)."""
     global A, _EXCLUDED
-    tap = StderrTap()
     hello = {"event": "hello", "protocol": PROTOCOL, "python": sys.executable,
              "python_version": platform.python_version(), "triton_version": None, "triton_dir": None,
              "toolchain_files": [], "import_error": None}
@@ -779,18 +803,122 @@ def main():
     # Kernel files must not import from here (Python put the script's directory first).
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(WORKER_DIR)]
     _EXCLUDED = _excluded_roots() + ([os.path.realpath(hello["triton_dir"])] if hello["triton_dir"] else [])
-    tap.send(hello)
-    for line in tap.proto_in:
-        if line.strip():
-            response = handle(line, tap, hello["import_error"])
-            try:
-                tap.send(response)
-            except (TypeError, ValueError) as exc:  # not JSON-serialisable: a worker bug
-                tap.send({"id": response.get("id"), "ok": False,
-                          "error": RequestError("internal", f"unserialisable response: {exc}").fields})
+    return hello
+
+
+def serve(tap, hello):
+    """Answers requests until EOF (or until the run that sent them is gone)."""
+    try:
+        tap.send(hello)
+        for line in tap.proto_in:
+            if line.strip():
+                response = handle(line, tap, hello["import_error"])
+                try:
+                    tap.send(response)
+                except (TypeError, ValueError) as exc:  # not JSON-serialisable: a worker bug
+                    tap.send({"id": response.get("id"), "ok": False,
+                              "error": RequestError("internal", f"unserialisable response: {exc}").fields})
+    except OSError:
+        pass  # a pool lease whose run was interrupted
+
+
+def main():
+    tap = StderrTap(os.dup(0), os.dup(1), os.dup(2))
+    serve(tap, _import_triton())
     tap.sync()
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# Pool workers (worker_pool.py): the same requests, served lease after lease with the imports
+# kept. A lease is the three fds a worker spawned by the run would have had as stdin, stdout
+# and stderr; EOF on the first ends it.
+
+
+def _installed_module_stamps():
+    """(mtime, size) of every imported file that is not the project's (Triton, torch, packages)."""
+    stamps = {}
+    for module in list(sys.modules.values()):
+        path = _module_file(module)
+        if path and not is_project_file(path):
+            try:
+                st = os.stat(path)
+                stamps[path] = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                stamps[path] = None
+    return stamps
+
+
+def _stale(stamps):
+    """A package was upgraded or edited since it was imported: its old code is still loaded."""
+    for path, stamp in stamps.items():
+        try:
+            st = os.stat(path)
+            if (st.st_mtime_ns, st.st_size) != stamp:
+                return True
+        except OSError:
+            if stamp is not None:
+                return True
+    return False
+
+
+def _restart_with_lease(control_fd, lease):
+    """Start afresh in this process (exec), keeping the lease: fresh imports for the same run."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    for fd in (control_fd, *lease):
+        os.set_inheritable(fd, True)
+    os.execv(sys.executable, [sys.executable, "-B", os.path.abspath(__file__), "--pool-worker",
+                              str(control_fd), "--lease", ",".join(map(str, lease))])
+
+
+def _next_lease(control):
+    """The next lease's fds, after taking its run's working directory and environment."""
+    import socket
+    message, fds, _, _ = socket.recv_fds(control, 1 << 16, 3)
+    try:
+        if not message.startswith(b"lease 1 ") or len(fds) != 3:
+            raise ValueError("not a lease")
+        settings = json.loads(message[len(b"lease 1 "):])
+        os.chdir(settings["cwd"])
+        os.environ.update({str(k): str(v) for k, v in settings["environment"].items()})
+    except (ValueError, KeyError, TypeError, OSError):
+        for fd in fds:
+            os.close(fd)
+        return None
+    return fds
+
+
+def pool_worker(control_fd, lease):
+    import socket
+    control = socket.socket(fileno=control_fd)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    if lease is None:
+        lease = _next_lease(control)
+        if lease is None:
+            return 0
+    tap = StderrTap(*lease)
+    hello = _import_triton()
+    stamps = _installed_module_stamps()
+    while True:
+        serve(tap, hello)
+        tap.detach(os.dup(quiet))
+        stamps.update(_installed_module_stamps())
+        try:
+            control.sendall(b"idle\n")
+            lease = _next_lease(control)
+        except OSError:
+            lease = None
+        if lease is None:
+            return 0  # the pool retired us, or is gone
+        if _stale(stamps):
+            _restart_with_lease(control_fd, lease)
+        tap.attach(*lease)
+
+
 if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "--pool-worker":
+        given = sys.argv[sys.argv.index("--lease") + 1] if "--lease" in sys.argv else None
+        sys.exit(pool_worker(int(sys.argv[2]), [int(fd) for fd in given.split(",")] if given else None))
     sys.exit(main())

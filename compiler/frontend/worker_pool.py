@@ -1,0 +1,171 @@
+"""triton-aot worker pool: keeps frontend workers warm across triton-aot-cc runs.
+
+A build runs triton-aot-cc once per kernel and target; each run used to start its own workers,
+and each worker paid the imports of Triton and of the kernel's module (torch: seconds) again.
+This process outlives the runs: it listens on a Unix socket, and a run that needs a worker
+sends it the three pipe ends a worker it spawned itself would have had (its stdin, stdout and
+stderr) with SCM_RIGHTS. The pool hands them to an idle worker (starting one if none is idle),
+which serves them exactly as a worker spawned by the run does (hello, one response per request,
+EOF ends the lease) and then waits for the next lease, its imports kept. Idle workers retire
+after --idle seconds; the pool exits when none are left and nothing asks for one.
+
+One pool serves one interpreter, worker script, working directory and environment: the socket's
+name is a hash of them (computed by triton-aot-cc, docs/frontend-protocol.md). It never imports
+Triton itself. Started by triton-aot-cc, detached (it forks and the parent exits at once).
+"""
+
+import argparse
+import fcntl
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import time
+
+LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
+
+
+class Worker:
+    def __init__(self, script, idle_since):
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.process = subprocess.Popen(
+            [sys.executable, "-B", script, "--pool-worker", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        theirs.close()
+        self.busy = False
+        self.idle_since = idle_since
+
+    def lease(self, message, fds):
+        self.busy = True
+        socket.send_fds(self.control, [message], fds)
+
+    def retire(self):
+        try:
+            self.control.sendall(b"exit\n")
+        except OSError:
+            pass
+        self.control.close()
+
+
+class Pool:
+    def __init__(self, args, listener):
+        self.args = args
+        self.listener = listener
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ, self.accept)
+        self.workers = []
+        self.last_activity = time.monotonic()
+
+    def accept(self, _):
+        try:
+            client, _ = self.listener.accept()
+        except OSError:
+            return
+        client.settimeout(5)
+        try:
+            message, fds, _, _ = socket.recv_fds(client, 1 << 16, 3)
+        except OSError:
+            message, fds = b"", []
+        finally:
+            client.close()
+        if not message.startswith(LEASE) or not message.endswith(b"\n") or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            return
+        self.last_activity = time.monotonic()
+        worker = next((w for w in self.workers if not w.busy), None)
+        try:
+            if worker is None:
+                worker = Worker(self.args.worker, self.last_activity)
+                self.workers.append(worker)
+                self.selector.register(worker.control, selectors.EVENT_READ, self.heard)
+            worker.lease(message, fds)
+        except OSError:
+            pass  # the run sees EOF before hello and starts a worker of its own
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def heard(self, control):
+        worker = next(w for w in self.workers if w.control is control)
+        try:
+            data = control.recv(64)
+        except OSError:
+            data = b""
+        if not data:  # the worker is gone
+            self.selector.unregister(control)
+            control.close()
+            self.workers.remove(worker)
+            worker.process.wait()
+            return
+        if b"idle" in data:
+            worker.busy = False
+            worker.idle_since = self.last_activity = time.monotonic()
+
+    def retire_idle(self, now):
+        for worker in [w for w in self.workers if not w.busy and now - w.idle_since >= self.args.idle]:
+            self.selector.unregister(worker.control)
+            worker.retire()
+            self.workers.remove(worker)
+            worker.process.wait()
+
+    def serve(self):
+        while True:
+            now = time.monotonic()
+            self.retire_idle(now)
+            if not self.workers and now - self.last_activity >= self.args.idle:
+                return
+            for key, _ in self.selector.select(timeout=1.0):
+                key.data(key.fileobj)
+
+
+def daemonize(log_path):
+    if os.fork() > 0:
+        os._exit(0)  # the run waits for this parent only
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(log, 2)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--worker", required=True)
+    parser.add_argument("--idle", type=float, default=120.0)
+    args = parser.parse_args()
+    daemonize(args.socket + ".log")
+    # One pool per socket: the lock is held for the pool's life.
+    lock = open(args.socket + ".lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0
+    if os.path.exists(args.socket):
+        os.unlink(args.socket)  # left by a pool that died: we hold the lock, so it is not live
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o077)
+    directory = os.open(os.path.dirname(args.socket), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        # A path longer than sockaddr_un holds is bound through its directory's fd (so do runs).
+        listener.bind(args.socket if len(args.socket) < 108
+                      else f"/proc/self/fd/{directory}/{os.path.basename(args.socket)}")
+    finally:
+        os.close(directory)
+        os.umask(old)
+    listener.listen(64)
+    try:
+        Pool(args, listener).serve()
+    finally:
+        os.unlink(args.socket)
+        listener.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+// Leasing a warm frontend worker from the worker pool (compiler/frontend/worker_pool.py), which
+// outlives one triton-aot-cc run so that the imports of Triton and of the kernel's modules
+// (torch: seconds) are paid once per worker, not once per run. See docs/frontend-protocol.md.
+#pragma once
+
+#include "compiler/diagnostic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tta {
+
+/// Where pools listen: $TRITON_AOT_WORKER_POOL_DIR, else $XDG_RUNTIME_DIR/triton-aot, else
+/// /tmp/triton-aot-<uid>; created 0700. Errors: it cannot be made, or it is not ours alone
+/// (another user could hand us a worker).
+Expected<std::string> workerPoolDirectory();
+
+/// The socket of the pool for this interpreter, worker scripts (by content) and environment
+/// (the user's "KEY=value" list, without what the run sets itself): a run differing in any of
+/// them gets a pool of its own. Left out: triton-aot's own TRITON_AOT_* (they configure the
+/// run, which passes on what a worker needs), shell bookkeeping (PWD, SHLVL, _...) and
+/// MAKEFLAGS (its jobserver fds differ per make).
+std::string workerPoolSocket(const std::string &directory, const std::string &python,
+                             const std::string &workerScript,
+                             const std::vector<std::string> &environment);
+
+/// The three pipe ends the run keeps for a leased worker: what it writes requests to, reads
+/// responses and the worker's output from.
+struct LeasedWorker {
+  int input = -1;
+  int output = -1;
+  int errors = -1;
+};
+
+/// Asks the pool at \p socket for a worker, starting the pool (detached, with \p environment)
+/// when none listens. \p runSettings ({"cwd", "environment": {KEY: value}}) is what differs
+/// between runs sharing a pool: the worker takes them before it serves the lease. The worker
+/// says hello on `output` as a spawned one does; a pool that accepted the lease but failed to
+/// serve it shows as EOF before that hello. Errors: no pool could be reached or started.
+Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string &python,
+                                   const std::string &workerScript, int idleSeconds,
+                                   const std::vector<std::string> &environment,
+                                   const nlohmann::json &runSettings);
+
+} // namespace tta
