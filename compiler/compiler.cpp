@@ -414,16 +414,22 @@ bool CompileRun::compileMisses() {
   say("frontend: Triton " + stringOr(hello_, "triton_version") + " with " + python_ + ", " +
       std::to_string(workers) + " worker(s)");
 
+  // Once per kernel and target: a module may answer differently per target when it asks
+  // Triton's driver about the device at import (autotune configs chosen by is_cuda()).
   std::vector<nlohmann::json> describeRequests;
-  std::map<std::size_t, std::size_t> describeOf;   // kernel index -> request index
+  std::map<std::pair<std::size_t, std::string>, std::size_t> describeOf;   // -> request index
+  auto describeKey = [](const Job *job) {
+    return std::make_pair(job->kernelIndex, job->target.spelling());
+  };
   for (Job *job : misses_) {
-    if (describeOf.count(job->kernelIndex))
+    if (describeOf.count(describeKey(job)))
       continue;
-    describeOf[job->kernelIndex] = describeRequests.size();
+    describeOf[describeKey(job)] = describeRequests.size();
     describeRequests.push_back({{"op", "describe"},
                                 {"source", job->kernel->sourcePath.string()},
                                 {"source_kind", job->kernel->sourceKind},
-                                {"function", job->kernel->function}});
+                                {"function", job->kernel->function},
+                                {"target", requestTarget(job->target)}});
   }
   std::vector<nlohmann::json> described(describeRequests.size());
   Status ran = pool.run(describeRequests, [&](std::size_t i, nlohmann::json answer) {
@@ -437,7 +443,7 @@ bool CompileRun::compileMisses() {
   std::vector<nlohmann::json> compileRequests;
   std::vector<Job *> compiling;
   for (Job *job : misses_) {
-    const nlohmann::json &info = described[describeOf[job->kernelIndex]];
+    const nlohmann::json &info = described[describeOf[describeKey(job)]];
     const std::string file = job->kernel->sourcePath.string();
     if (!boolOr(info, "ok", false)) {
       fail(diagnosticFromResponse(info, file));

@@ -185,7 +185,33 @@ def load_error(exc, path):
         return RequestError("kernel", f"{type(exc).__name__}: {exc.msg}", file, exc.lineno or 0,
                             exc.offset or 0, (exc.text or "").rstrip("\n"), tb=tb)
     file, line, column = innermost_user_frame(exc) or (path, 0, 0)
-    return RequestError("kernel", f"{type(exc).__name__}: {exc}", file, line, column, tb=tb)
+    notes = _device_query_notes(exc)
+    return RequestError("kernel", f"{type(exc).__name__}: {exc}", file, line, column, notes=notes, tb=tb)
+
+
+# What torch says when asked for a GPU that is not there (CUDA and ROCm builds, or CPU-only).
+_TORCH_NO_GPU = ("Found no NVIDIA driver", "No CUDA GPUs are available", "Torch not compiled with CUDA",
+                 "no HIP GPUs", "CUDA driver initialization failed", "No HIP GPUs are available")
+
+
+def _device_query_notes(exc):
+    """Notes for an import that failed asking for a GPU: which question, and how to build it."""
+    from target_driver import NoDeviceError
+    for cause in exception_chain(exc):
+        if isinstance(cause, NoDeviceError):
+            return [f"the module asked Triton's driver something only a live GPU answers ({cause}); "
+                    "while importing for a target, triton-aot answers get_current_target(), "
+                    "get_active_torch_device() and utils.get_device_properties() with that target",
+                    "move the question out of import time, or build on a machine with that GPU"]
+        frames = traceback.extract_tb(cause.__traceback__)
+        asked_torch = any(f"{os.sep}torch{os.sep}cuda{os.sep}" in f.filename for f in frames)
+        if asked_torch or any(text in str(cause) for text in _TORCH_NO_GPU):
+            return ["the module asks torch for a GPU while it is imported (torch.cuda...); triton-aot "
+                    "answers Triton's own device questions (triton.runtime.driver.active) with the "
+                    "target it compiles, but not torch's",
+                    "building this module needs a machine with that GPU (or a module that asks "
+                    "triton.runtime.driver.active.get_current_target() instead)"]
+    return []
 
 
 def jit_sources(root):
@@ -409,6 +435,7 @@ class KernelFile:
     def __init__(self, path, module):
         self.path = path
         self.module = module
+        self.target = None  # (backend, arch, warp size) its import asked about, if it did
         self.stamps = {path: _stamp(path)}
 
     def add_deps(self, files):
@@ -469,8 +496,16 @@ def package_of(path):
     return directory, ".".join(parts)
 
 
-def _exec_kernel_module(path):
-    """Runs the kernel file as a module: as its package's module, or on its own."""
+def _exec_kernel_module(path, target):
+    """Runs the kernel file as a module: as its package's module, or on its own; Triton's device
+    questions answered for `target` (target_driver.py). Returns (module, files, asked)."""
+    from target_driver import answering_for
+    with answering_for(target) as driver:
+        module, files = _exec_module(path)
+    return module, files, driver.queried
+
+
+def _exec_module(path):
     package = package_of(path)
     if package is not None:
         root, dotted = package
@@ -498,17 +533,24 @@ def _exec_kernel_module(path):
     return module, watch.files
 
 
-def load_kernel_file(path):
+def _target_key(target):
+    return (target.backend, str(target.arch), target.warp_size)
+
+
+def load_kernel_file(path, target):
+    """The kernel file imported for `target`: imported once per worker, and once per target
+    when importing it asked about the device (its module-level answers differ per target)."""
     entry = _kernel_files.get(path)
-    if entry is not None and entry.fresh():
+    if entry is not None and entry.fresh() and entry.target in (None, _target_key(target)):
         return entry
     _kernel_files.pop(path, None)
     purge_project_modules()
     importlib.invalidate_caches()
     for stale in ([path] + (entry.deps if entry else [])):
         linecache.cache.pop(stale, None)  # inspect reads sources through linecache
-    module, files = _exec_kernel_module(path)
+    module, files, asked = _exec_kernel_module(path, target)
     entry = KernelFile(path, module)
+    entry.target = _target_key(target) if asked else None
     entry.add_deps(files)
     # @jit functions the kernel can reach that live in other project files.
     for value in vars(module).values():
@@ -605,7 +647,11 @@ def describe(req):
         return {"function": info["function"], "dialect": "triton", "params": info["params"],
                 "jit_functions": [info["function"]], "target": info["target"] if ttgir else None,
                 "num_warps": info["num_warps"] if ttgir else None, "num_ctas": info["num_ctas"] if ttgir else None}
-    entry = load_kernel_file(path)
+    try:
+        target = A.make_target(req.get("target") or {"backend": "cuda", "arch": 90})
+    except A.UsageError as exc:
+        raise RequestError("usage", str(exc)) from None
+    entry = load_kernel_file(path, target)
     fn, jit_names = find_function(entry, req.get("function") or "")
     tree = fn.parse().body[0].args
     annotations = {a.arg: a.annotation for a in tree.posonlyargs + tree.args + tree.kwonlyargs}
@@ -684,7 +730,7 @@ def compile_request(req, tap):
     function = req.get("function") or ""
     import triton
     if kind == "python":
-        entry = load_kernel_file(path)
+        entry = load_kernel_file(path, target)
         fn, _ = find_function(entry, function)
         params = req.get("params") or []
         _check_params(fn, params)
@@ -794,8 +840,10 @@ def _import_triton():
         hello["triton_dir"] = os.path.dirname(os.path.abspath(triton.__file__))
         sys.path.insert(0, WORKER_DIR)
         import triton_adapter
+        import target_driver
         A = triton_adapter
-        hello["toolchain_files"] = A.toolchain_files([os.path.abspath(__file__)])
+        hello["toolchain_files"] = A.toolchain_files([os.path.abspath(__file__),
+                                                      os.path.abspath(target_driver.__file__)])
         _WARM_UP.start()
     except Exception as exc:
         hello["import_error"] = f"{exc}" if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"

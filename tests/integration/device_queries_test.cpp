@@ -1,0 +1,109 @@
+// Kernel modules that ask about the device while they are imported (Triton's tutorials:
+// DEVICE = driver.active.get_active_torch_device(), get_device_properties(), is_hip()): each
+// target's import gets that target's answers, with no GPU here; questions only a live GPU
+// answers, and torch's own device questions, fail with what asked and how to build it.
+#include "cli_runner.h"
+#include "compiler/metadata.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using tta::testing::listFiles;
+using tta::testing::readText;
+using tta::testing::run;
+using tta::testing::RunResult;
+using tta::testing::testPython;
+using tta::testing::testWorkDir;
+
+namespace tta {
+namespace {
+
+fs::path freshDir(const std::string &name) {
+  fs::path dir = testWorkDir() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string kernel(const std::string &file) { return std::string(TTA_KERNELS_DIR) + "/" + file; }
+
+nlohmann::json constexprValue(const KernelMetadata &meta, const std::string &name) {
+  for (const ParamInfo &p : meta.params)
+    if (p.name == name)
+      return p.value;
+  return nullptr;
+}
+
+TEST(DeviceQueries, EachTargetImportsWithItsOwnAnswers) {
+  fs::path dir = freshDir("device_queries");
+  // BLOCK and NUM_PROGRAMS are left to their defaults, which the module computed at import
+  // from the backend and the GPU's properties.
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", testPython(), kernel("fusedops/ops/row_scale.py"), "-n",
+                     "row_scale_kernel", "-s", "*fp32:16, *fp32:16, i32, i32, i32, fp32", "-g",
+                     "NUM_PROGRAMS, 1, 1", "-t", "cuda:80", "-t", "cuda:90a", "-t", "hip:gfx942",
+                     "-o", dir.string() + "/", "-j", "1"},
+                    dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<std::string, std::pair<int, int>> expected = {
+      {"80", {1024, 108}}, {"90a", {1024, 132}}, {"gfx942", {2048, 304}}};
+  int seen = 0;
+  for (const std::string &file : listFiles(dir, ".triton-aot-cache")) {
+    if (fs::path(file).extension() != ".json")
+      continue;
+    auto meta = parseMetadata(nlohmann::json::parse(readText(dir / file)));
+    ASSERT_TRUE(meta) << meta.error().message;
+    auto it = expected.find(meta->target.arch);
+    ASSERT_NE(it, expected.end()) << meta->target.spelling();
+    SCOPED_TRACE(meta->target.spelling());
+    EXPECT_EQ(constexprValue(*meta, "BLOCK"), it->second.first);
+    EXPECT_EQ(constexprValue(*meta, "NUM_PROGRAMS"), it->second.second);
+    ++seen;
+  }
+  EXPECT_EQ(seen, 3);
+}
+
+TEST(DeviceQueries, AQuestionOnlyALiveGpuAnswersIsAClearError) {
+  fs::path dir = freshDir("device_queries_stream");
+  std::ofstream(dir / "streamed.py")
+      << "import triton\nimport triton.language as tl\n\n"
+         "STREAM = triton.runtime.driver.active.get_current_stream()\n\n\n"
+         "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", testPython(), "streamed.py", "-n", "k", "-s", "*fp32", "-g", "1",
+                     "-t", "cuda:80", "-o", "out/"},
+                    dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("streamed.py:4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("get_current_stream() asks for a stream of a live GPU"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("move the question out of import time"), std::string::npos) << r.err;
+  EXPECT_EQ(listFiles(dir / "out", ".triton-aot-cache"), std::vector<std::string>{});
+}
+
+TEST(DeviceQueries, AModuleAskingTorchForAGpuSaysBuildingNeedsOne) {
+  fs::path dir = freshDir("device_queries_torch");
+  // What torch.cuda raises on a machine without the driver, from a module that asks at import
+  // (FlagGems reads its device through torch).
+  std::ofstream(dir / "asks_torch.py")
+      << "import triton\nimport triton.language as tl\n\n\n"
+         "def device_capability():\n"
+         "    raise RuntimeError('Found no NVIDIA driver on your system. Please check that you have "
+         "an NVIDIA GPU and installed a driver')\n\n\n"
+         "CAPABILITY = device_capability()\n\n\n"
+         "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", testPython(), "asks_torch.py", "-n", "k", "-s", "*fp32", "-g", "1",
+                     "-t", "cuda:80", "-o", "out/"},
+                    dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("asks torch for a GPU while it is imported"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("building this module needs a machine with that GPU"), std::string::npos)
+      << r.err;
+}
+
+} // namespace
+} // namespace tta
