@@ -697,6 +697,14 @@ void CompileRun::storeInCache(std::int64_t started) {
         entry.dependencies.push_back(*known->second);
     }
     entry.dependencies.insert(entry.dependencies.end(), toolchain.begin(), toolchain.end());
+    // Installed packages the kernel's code comes from, by their dist-info (renamed on upgrade).
+    for (const auto &file : arrayOf(job->result, "package_files")) {
+      auto dep = file.is_string() ? CompileCache::describe(file.get<std::string>(), false)
+                                  : std::nullopt;
+      trusted = trusted && dep;
+      if (dep)
+        entry.dependencies.push_back(*dep);
+    }
     if (!trusted) {
       say("not cached (a source changed during the run or cannot be read): " + job->id);
       continue;

@@ -230,6 +230,38 @@ def jit_sources(root):
     return found
 
 
+_distribution_files = {}  # top-level package name -> its dist-info METADATA files
+
+
+def installed_package_files(fn):
+    """The METADATA files of the installed distributions whose modules hold `fn` or a @jit
+    function it reaches: an upgrade of one renames its dist-info, so cache entries depending on
+    it stop matching (compiler.md, Cache). Triton's own files are part of the toolchain instead."""
+    import importlib.metadata
+    modules = {getattr(f, "__module__", None) for f in jit_sources(fn).values()}
+    tops = set()
+    for name in filter(None, modules):
+        module = sys.modules.get(name)
+        path = _module_file(module) if module is not None else None
+        top = name.split(".")[0]
+        if path and not is_project_file(path) and top != "triton":
+            tops.add(top)
+    files = []
+    for top in sorted(tops):
+        if top not in _distribution_files:
+            found = []
+            for dist in importlib.metadata.packages_distributions().get(top, []):
+                try:
+                    meta = [f for f in importlib.metadata.distribution(dist).files or ()
+                            if f.name == "METADATA" and f.parent.name.endswith(".dist-info")]
+                except importlib.metadata.PackageNotFoundError:
+                    meta = []
+                found += [os.path.abspath(str(f.locate())) for f in meta]
+            _distribution_files[top] = found
+        files += _distribution_files[top]
+    return files
+
+
 def _node_position(node):
     return (getattr(node, "lineno", None), getattr(node, "col_offset", None),
             getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
@@ -482,6 +514,8 @@ def package_of(path):
     relative and package imports work as they do for its users."""
     directory = os.path.dirname(path)
     parts = [os.path.splitext(os.path.basename(path))[0]]
+    if parts == ["__init__"]:  # the package itself
+        parts, directory = [os.path.basename(directory)], os.path.dirname(directory)
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         parts.insert(0, os.path.basename(directory))
         parent = os.path.dirname(directory)
@@ -491,8 +525,9 @@ def package_of(path):
     if len(parts) == 1 or not all(part.isidentifier() for part in parts):
         return None
     top = sys.modules.get(parts[0])
-    if top is not None and not is_project_file(_module_file(top)):
-        return None  # an installed package of that name is already imported: do not shadow it
+    top_file = _module_file(top) if top is not None else None
+    if top_file and os.path.realpath(os.path.dirname(top_file)) != os.path.realpath(os.path.join(directory, parts[0])):
+        return None  # another package of that name is already imported: do not shadow it
     return directory, ".".join(parts)
 
 
@@ -782,12 +817,13 @@ def compile_request(req, tap):
         kind = "environment" if isinstance(exc, A.UnsupportedTriton) else "usage"
         raise RequestError(kind, str(exc), path, notes=exc.notes) from None
     deps = entry.deps if entry else [path]
+    package_files = installed_package_files(fn) if fn is not None else []
     override = options.get("ir_override")  # an IR file that replaces one of the stages
     if isinstance(override, str) and os.path.isfile(override) and os.path.abspath(override) not in deps:
         deps.append(os.path.abspath(override))
     return {"triton_version": A.VERSION_TEXT, "metadata": meta, "entry": meta.get("name"),
             "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
-            "deps": deps,
+            "deps": deps, "package_files": package_files,
             "written": _write_outputs(compiled, target, req.get("outputs") or {})}
 
 

@@ -1,4 +1,4 @@
-# expect: triton_add_kernel\(add\): SOURCE is missing
+# expect: triton_add_kernel\(add\): SOURCE \(a kernel file\) or MODULE \(a module of an installed package\) is missing
 triton_add_kernel(add  # <- error
   FUNCTION add_kernel
   SIGNATURE "*fp32, *fp32, *fp32, i32, 1024"
