@@ -87,9 +87,9 @@ Status startPool(const std::string &socket, const std::string &python,
   posix_spawn_file_actions_init(&actions);
   for (int fd = 0; fd < 3; ++fd)
     posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
-  std::vector<std::string> args = {python,     "-B",         poolScript, "--socket",
-                                   socket,     "--worker",   workerScript,
-                                   "--idle",   std::to_string(idleSeconds)};
+  std::vector<std::string> args = {python,   "-B",         poolScript,   "--socket",
+                                   socket,   "--worker",   workerScript, "--python",
+                                   python,   "--idle",     std::to_string(idleSeconds)};
   std::vector<char *> argv;
   for (std::string &arg : args)
     argv.push_back(arg.data());

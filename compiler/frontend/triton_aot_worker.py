@@ -946,15 +946,15 @@ def _stale(stamps):
     return False
 
 
-def _restart_with_lease(control_fd, lease):
+def _restart_with_lease(python, control_fd, lease):
     """Start afresh in this process (exec), keeping the lease: fresh imports for the same run."""
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
     for fd in (control_fd, *lease):
         os.set_inheritable(fd, True)
-    os.execv(sys.executable, [sys.executable, "-B", os.path.abspath(__file__), "--pool-worker",
-                              str(control_fd), "--lease", ",".join(map(str, lease))])
+    os.execv(python, [python, "-B", os.path.abspath(__file__), "--pool-worker", str(control_fd),
+                      "--python", python, "--lease", ",".join(map(str, lease))])
 
 
 def _next_lease(control):
@@ -974,7 +974,7 @@ def _next_lease(control):
     return fds
 
 
-def pool_worker(control_fd, lease):
+def pool_worker(python, control_fd, lease):
     import socket
     control = socket.socket(fileno=control_fd)
     quiet = os.open(os.devnull, os.O_WRONLY)
@@ -997,12 +997,15 @@ def pool_worker(control_fd, lease):
         if lease is None:
             return 0  # the pool retired us, or is gone
         if _stale(stamps):
-            _restart_with_lease(control_fd, lease)
+            _restart_with_lease(python, control_fd, lease)
         tap.attach(*lease)
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--pool-worker":
-        given = sys.argv[sys.argv.index("--lease") + 1] if "--lease" in sys.argv else None
-        sys.exit(pool_worker(int(sys.argv[2]), [int(fd) for fd in given.split(",")] if given else None))
+        def option(name):
+            return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+        given = option("--lease")
+        sys.exit(pool_worker(option("--python") or sys.executable, int(sys.argv[2]),
+                             [int(fd) for fd in given.split(",")] if given else None))
     sys.exit(main())

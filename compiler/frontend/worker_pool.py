@@ -27,10 +27,11 @@ LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
 
 
 class Worker:
-    def __init__(self, script, idle_since):
+    def __init__(self, python, script, idle_since):
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # The interpreter as the run names it (it may be a wrapper script), not sys.executable.
         self.process = subprocess.Popen(
-            [sys.executable, "-B", script, "--pool-worker", str(theirs.fileno())],
+            [python, "-B", script, "--pool-worker", str(theirs.fileno()), "--python", python],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         theirs.close()
@@ -78,7 +79,7 @@ class Pool:
         worker = next((w for w in self.workers if not w.busy), None)
         try:
             if worker is None:
-                worker = Worker(self.args.worker, self.last_activity)
+                worker = Worker(self.args.python, self.args.worker, self.last_activity)
                 self.workers.append(worker)
                 self.selector.register(worker.control, selectors.EVENT_READ, self.heard)
             worker.lease(message, fds)
@@ -137,6 +138,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--socket", required=True)
     parser.add_argument("--worker", required=True)
+    parser.add_argument("--python", required=True, help="the interpreter as the run names it")
     parser.add_argument("--idle", type=float, default=120.0)
     args = parser.parse_args()
     daemonize(args.socket + ".log")

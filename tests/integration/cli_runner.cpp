@@ -110,8 +110,16 @@ const std::string &testTritonVersion() {
 }
 
 fs::path testWorkDir() {
-  const char *env = std::getenv("TTA_TEST_WORK_DIR");
-  return env && *env ? fs::path(env) : fs::path(TTA_WORK_DIR);
+  if (const char *env = std::getenv("TTA_TEST_WORK_DIR"); env && *env)
+    return env;
+  // One per interpreter: <work>-<its environment's directory>, e.g. work-venv-triton-3.6.0.
+  if (const char *python = std::getenv("TTA_TEST_PYTHON"); python && *python) {
+    std::string venv = fs::path(python).parent_path().parent_path().filename().string();
+    while (!venv.empty() && venv.front() == '.')
+      venv.erase(0, 1);
+    return fs::path(TTA_WORK_DIR).string() + "-" + (venv.empty() ? "python" : venv);
+  }
+  return TTA_WORK_DIR;
 }
 
 std::string readText(const fs::path &path) {

@@ -29,7 +29,8 @@ RunResult runAndSignal(const std::string &program, const std::vector<std::string
 const std::string &testPython();
 /// Triton's version in testPython() ("3.9.0"), asked once.
 const std::string &testTritonVersion();
-/// Where the tests write: TTA_TEST_WORK_DIR when set (one per interpreter), else TTA_WORK_DIR.
+/// Where the tests write: TTA_TEST_WORK_DIR when set, else one directory per TTA_TEST_PYTHON
+/// beside TTA_WORK_DIR, else TTA_WORK_DIR.
 std::filesystem::path testWorkDir();
 
 std::string readText(const std::filesystem::path &path);

@@ -58,8 +58,9 @@ std::vector<KernelMetadata> checkOutputs(const fs::path &dir) {
     if (!meta)
       continue;
 
-    // JSON Schema, with the jsonschema package of the test environment.
-    RunResult schema = run(testPython(),
+    // JSON Schema, with the jsonschema package of the configured (development) environment:
+    // the other Triton versions' environments have Triton alone.
+    RunResult schema = run(TTA_PYTHON,
                            {"-c",
                             "import json, sys, jsonschema; "
                             "jsonschema.validate(json.load(open(sys.argv[1])), "
