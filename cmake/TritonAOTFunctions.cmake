@@ -11,15 +11,24 @@ include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTPython.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTSignature.cmake)
 
 # triton_add_kernel(<name> SOURCE <file> [FUNCTION <fn>] SIGNATURE <sig>... GRID <x> [<y> [<z>]]
-#                   [CONFIG <config>...] [OPTIONS <triton-aot-cc argument>...])
+#                   [CONFIG <config>...] [HEURISTIC <NAME=C expression>...]
+#                   [HEURISTIC_VALUES <NAME=V1,V2>...] [OPTIONS <triton-aot-cc argument>...])
 function(triton_add_kernel name)
   set(context "triton_add_kernel(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;FUNCTION" "SIGNATURE;GRID;CONFIG;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;FUNCTION"
+                        "SIGNATURE;GRID;CONFIG;OPTIONS;HEURISTIC;HEURISTIC_VALUES")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
     message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are SOURCE, "
-                        "FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS")
+                        "FUNCTION, SIGNATURE, GRID, CONFIG, HEURISTIC, HEURISTIC_VALUES and OPTIONS")
   endif()
+  # Passed to triton-aot-cc as --heuristic / --heuristic-values (docs/compiler.md#heuristics).
+  foreach(value IN LISTS arg_HEURISTIC)
+    list(APPEND arg_OPTIONS --heuristic "${value}")
+  endforeach()
+  foreach(value IN LISTS arg_HEURISTIC_VALUES)
+    list(APPEND arg_OPTIONS --heuristic-values "${value}")
+  endforeach()
   foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${context}: ${keyword} needs a value")
   endforeach()
