@@ -192,7 +192,7 @@ TEST(Heuristics, DoNotSpecializeParametersGetNoHints) {
   EXPECT_THAT(byIndex.err, HasSubstr("hint on 'y_ptr'"));
   EXPECT_THAT(byIndex.err, HasSubstr("do_not_specialize_on_alignment"));
   EXPECT_TRUE(listFiles(dir / "out", ".triton-aot-cache").empty());
-  RunResult fine = compileShift("*fp32:16, *fp32, i32, fp32:16, 256");
+  RunResult fine = compileShift("*fp32:16, *fp32, i32, fp32, 256");
   ASSERT_EQ(fine.status, 0) << fine.err;
   auto metas = metadataIn(dir / "out");
   ASSERT_EQ(metas.size(), 1u);
