@@ -20,7 +20,7 @@ function(triton_add_kernel name)
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
     message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are SOURCE, "
-                        "FUNCTION, SIGNATURE, GRID, CONFIG, HEURISTIC, HEURISTIC_VALUES and OPTIONS")
+                        "FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG and OPTIONS")
   endif()
   # Passed to triton-aot-cc as --heuristic / --heuristic-values (docs/compiler.md#heuristics).
   foreach(value IN LISTS arg_HEURISTIC)

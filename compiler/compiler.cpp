@@ -164,7 +164,8 @@ public:
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
     try {
-      if (!expand() || !describeKernels() || !applyHeuristics() || !nameJobs() ||
+      // Named before describing too: a failure then removes the earlier outputs of those names.
+      if (!expand() || !nameJobs() || !describeKernels() || !applyHeuristics() || !nameJobs() ||
           !lookupCache() || !compileMisses() || !stageOutputs())
         return failed();
       if (Status s = transaction_.commit(); !s) {
