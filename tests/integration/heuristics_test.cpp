@@ -80,7 +80,7 @@ RunResult compileRows(const fs::path &dir, const std::string &signature,
   return cc(args, dir);
 }
 
-TEST(Heuristics, StackedBoolAndListedIntegerHeuristicsBecomeVariants) {
+TEST(HeuristicKernels, StackedBoolAndListedIntegerHeuristicsBecomeVariants) {
   fs::path dir = freshDir("stacked");
   RunResult r = compileRows(dir, kRowsSignature, {"--heuristic-values", "BLOCK_N=1024,4096"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -104,7 +104,7 @@ TEST(Heuristics, StackedBoolAndListedIntegerHeuristicsBecomeVariants) {
   }
 }
 
-TEST(Heuristics, ANoneArgumentDecidesItsHeuristicAtBuildTime) {
+TEST(HeuristicKernels, ANoneArgumentDecidesItsHeuristicAtBuildTime) {
   fs::path dir = freshDir("none");
   RunResult r = compileRows(dir, "*fp32:16, None, *fp32:16, i32, i32, fp32",
                             {"--heuristic-values", "BLOCK_N=1024"});
@@ -116,7 +116,7 @@ TEST(Heuristics, ANoneArgumentDecidesItsHeuristicAtBuildTime) {
     EXPECT_FALSE(m.variant.heuristics[2].runtime);
 }
 
-TEST(Heuristics, AnIntegerOverRuntimeArgumentsNeedsItsValues) {
+TEST(HeuristicKernels, AnIntegerOverRuntimeArgumentsNeedsItsValues) {
   fs::path dir = freshDir("novalues");
   RunResult r = compileRows(dir, kRowsSignature);
   EXPECT_EQ(r.status, 2);
@@ -127,7 +127,7 @@ TEST(Heuristics, AnIntegerOverRuntimeArgumentsNeedsItsValues) {
   EXPECT_TRUE(listFiles(dir / "out", ".triton-aot-cache").empty());
 }
 
-TEST(Heuristics, DecoratorsAppliedByAssignmentAndConstexprOnlyValues) {
+TEST(HeuristicKernels, DecoratorsAppliedByAssignmentAndConstexprOnlyValues) {
   fs::path dir = freshDir("assigned");
   std::vector<std::string> args = {kOps + "heuristic_assigned.py", "-n", "clamp_kernel", "-s",
                                    "*fp32:16, *fp32:16, i32, fp32, fp32, BLOCK=1024", "-g",
@@ -150,7 +150,7 @@ TEST(Heuristics, DecoratorsAppliedByAssignmentAndConstexprOnlyValues) {
   EXPECT_EQ(metadataIn(dir / "out").size(), 4u);
 }
 
-TEST(Heuristics, AnUntranslatableLambdaIsRefusedWithTheFix) {
+TEST(HeuristicKernels, AnUntranslatableLambdaIsRefusedWithTheFix) {
   fs::path dir = freshDir("untranslatable");
   std::vector<std::string> args = {kOps + "heuristic_untranslatable.py", "-n", "copy_kernel", "-s",
                                    "*fp16:16, *fp16:16, i32, 256", "-g", "cdiv(n, 256), 1, 1",
@@ -173,7 +173,7 @@ TEST(Heuristics, AnUntranslatableLambdaIsRefusedWithTheFix) {
   EXPECT_EQ(metas[0].variant.heuristics[0].written, "n >= 4096");
 }
 
-TEST(Heuristics, DoNotSpecializeParametersGetNoHints) {
+TEST(HeuristicKernels, DoNotSpecializeParametersGetNoHints) {
   fs::path dir = freshDir("dns");
   auto compileShift = [&](const std::string &signature) {
     return cc({kOps + "no_specialize.py", "-n", "shift_kernel", "-s", signature, "-g",
@@ -212,7 +212,7 @@ std::map<std::string, std::string> lines(const std::string &text) {
   return out;
 }
 
-TEST(Heuristics, LinkedDispatchersCompileWarningFreeAndCheckTheValues) {
+TEST(HeuristicKernels, LinkedDispatchersCompileWarningFreeAndCheckTheValues) {
   fs::path dir = freshDir("link");
   // The grid reads BLOCK_N, which the dispatcher decides: it is computed per variant (the
   // expression equals n_rows for every BLOCK_N).

@@ -13,17 +13,17 @@ const void *kX = devicePointer(0x7f0000100000);
 const void *kBias = devicePointer(0x7f0000200000);
 const void *kOut = devicePointer(0x7f0000300000);
 
-using Heuristics = RuntimeTest;
+using HeuristicLaunch = RuntimeTest;
 
 /// The image the one launch since the last reset came from.
-std::uint64_t launchedImage(const Heuristics &test, const FakeDriver &cuda) {
+std::uint64_t launchedImage(const HeuristicLaunch &test, const FakeDriver &cuda) {
   auto all = cuda.launches();
   EXPECT_FALSE(all.empty());
   (void)test;
   return all.empty() ? 0 : all.back().image_hash;
 }
 
-TEST_F(Heuristics, EachCombinationOfBoolValuesLaunchesItsOwnVariant) {
+TEST_F(HeuristicLaunch, EachCombinationOfBoolValuesLaunchesItsOwnVariant) {
   useCudaDevices("sm_90");
   ASSERT_EQ(rth_scale_rows_config_count(), 1);
   // n_cols 1024 and 1000 both give BLOCK_N 1024; EVEN_N is 1024 % 1024 == 0 / 1000 % 1024 != 0;
@@ -48,7 +48,7 @@ TEST_F(Heuristics, EachCombinationOfBoolValuesLaunchesItsOwnVariant) {
   EXPECT_EQ(launchedImage(*this, cuda), images[3]);
 }
 
-TEST_F(Heuristics, AnIntegerValueNoVariantHasIsAnInvalidArgument) {
+TEST_F(HeuristicLaunch, AnIntegerValueNoVariantHasIsAnInvalidArgument) {
   useCudaDevices("sm_90");
   // n_cols 100: BLOCK_N = min(next_power_of_2(100), 4096) = 128, not compiled.
   EXPECT_EQ(rth_scale_rows(nullptr, kX, kBias, kOut, 3, 100, 2.0f), TRITON_AOT_ERROR_INVALID_ARGUMENT);
