@@ -10,16 +10,25 @@ include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTPython.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTSignature.cmake)
 
-# triton_add_kernel(<name> SOURCE <file> [FUNCTION <fn>] SIGNATURE <sig>... GRID <x> [<y> [<z>]]
-#                   [CONFIG <config>...] [OPTIONS <triton-aot-cc argument>...])
+# triton_add_kernel(<name> SOURCE <file> | MODULE <dotted.name> [FUNCTION <fn>] SIGNATURE <sig>... GRID <x> [<y> [<z>]]
+#                   [CONFIG <config>...] [HEURISTIC <NAME=C expression>...]
+#                   [HEURISTIC_VALUES <NAME=V1,V2>...] [OPTIONS <triton-aot-cc argument>...])
 function(triton_add_kernel name)
   set(context "triton_add_kernel(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;MODULE;FUNCTION" "SIGNATURE;GRID;CONFIG;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;MODULE;FUNCTION"
+                        "SIGNATURE;GRID;CONFIG;OPTIONS;HEURISTIC;HEURISTIC_VALUES")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
     message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are SOURCE, "
-                        "MODULE, FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS")
+                        "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG and OPTIONS")
   endif()
+  # Passed to triton-aot-cc as --heuristic / --heuristic-values (docs/compiler.md#heuristics).
+  foreach(value IN LISTS arg_HEURISTIC)
+    list(APPEND arg_OPTIONS --heuristic "${value}")
+  endforeach()
+  foreach(value IN LISTS arg_HEURISTIC_VALUES)
+    list(APPEND arg_OPTIONS --heuristic-values "${value}")
+  endforeach()
   foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${context}: ${keyword} needs a value")
   endforeach()
@@ -27,7 +36,7 @@ function(triton_add_kernel name)
   foreach(value IN LISTS arg_SIGNATURE arg_GRID arg_CONFIG arg_OPTIONS)
     if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES)$")
       message(FATAL_ERROR "${context}: unknown keyword '${value}'; the keywords are SOURCE, "
-                          "MODULE, FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS")
+                          "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG and OPTIONS")
     endif()
   endforeach()
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")

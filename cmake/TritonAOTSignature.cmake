@@ -46,7 +46,9 @@ endfunction()
 # Fails unless <file> defines `def <function>(`; lists the @jit functions it has otherwise.
 function(_triton_aot_check_function context file function)
   file(STRINGS "${file}" found REGEX "^[ \t]*def[ \t]+${function}[ \t]*\\(")
-  if(found)
+  # Decorators applied by assignment (unsloth): "name = triton.heuristics(...)(triton.jit(f))".
+  file(STRINGS "${file}" assigned REGEX "^${function}[ \t]*=[^=]")
+  if(found OR assigned)
     return()
   endif()
   file(READ "${file}" text)

@@ -35,6 +35,8 @@ struct Job {
   Target target;
   Signature signature;        ///< resolved (no Name entries); empty for IR sources
   Config config;              ///< with the backend's defaults filled in
+  /// Config as declared (before the defaults), for resolving names after heuristics expand.
+  nlohmann::json heuristics = nlohmann::json::array();   ///< metadata "heuristics"
   std::string id;
   OutputPaths paths;
   std::string cacheKey;
@@ -162,7 +164,9 @@ public:
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
     try {
-      if (!expand() || !lookupCache() || !compileMisses() || !stageOutputs())
+      // Named before describing too: a failure then removes the earlier outputs of those names.
+      if (!expand() || !nameJobs() || !describeKernels() || !applyHeuristics() || !nameJobs() ||
+          !lookupCache() || !compileMisses() || !stageOutputs())
         return failed();
       if (Status s = transaction_.commit(); !s) {
         fail(s.takeError());
@@ -222,6 +226,10 @@ private:
   }
 
   bool expand();
+  bool describeKernels();
+  bool applyHeuristics();
+  bool nameJobs();
+  Status startPool(int count);
   bool lookupCache();
   bool compileMisses();
   bool stageOutputs();
@@ -235,6 +243,14 @@ private:
   const LogSink &log_;
   CompileOutcome outcome_;
   std::vector<Job> jobs_;
+  /// (kernel index, target spelling) -> describe answer: a module may answer differently per
+  /// target when it asks Triton's driver about the device at import (target_driver.py).
+  using DescribeKey = std::pair<std::size_t, std::string>;
+  static DescribeKey describeKey(const Job &job) { return {job.kernelIndex, job.target.spelling()}; }
+  std::map<DescribeKey, nlohmann::json> described_;
+  std::map<DescribeKey, std::string> describeKeys_;   ///< -> cache key, if described now
+  ScratchDirectory scratch_;
+  std::unique_ptr<WorkerPool> pool_;                  ///< started on the first need of Python
   std::vector<Job *> misses_;
   std::string python_;
   CompileCache cache_{fs::path()};
@@ -244,7 +260,6 @@ private:
 
 /// Kernels x targets x signatures x configs, each with its resolved signature and output names.
 bool CompileRun::expand() {
-  std::map<std::string, const Job *> seen;   // metadata path -> the job that writes it
   for (std::size_t k = 0; k < request_.kernels.size(); ++k) {
     const KernelSpec &kernel = request_.kernels[k];
     std::string name = kernel.name;
@@ -259,7 +274,6 @@ bool CompileRun::expand() {
              kernel);
       continue;
     }
-    fs::path stem = opts_.outputStem.empty() ? opts_.outputDir / name : opts_.outputStem;
     std::vector<Signature> signatures = kernel.signatures;
     if (signatures.empty())
       signatures.emplace_back();   // IR sources: the signature is in the IR
@@ -288,14 +302,24 @@ bool CompileRun::expand() {
             continue;
           }
           job.signature = *resolved;
-          std::string digest = variantDigest(kernel.function.empty() ? name : kernel.function,
-                                             kernel.sourceKind, job.signature, job.config);
-          job.id = variantId(name, job.target, digest);
-          job.paths = outputPaths(stem, job.target, digest);
           jobs_.push_back(std::move(job));
         }
       }
     }
+  }
+  return outcome_.errors.empty();
+}
+
+/// Output names of every job (after heuristics expanded them), and no two alike.
+bool CompileRun::nameJobs() {
+  std::map<std::string, const Job *> seen;   // metadata path -> the job that writes it
+  for (Job &job : jobs_) {
+    const KernelSpec &kernel = *job.kernel;
+    fs::path stem = opts_.outputStem.empty() ? opts_.outputDir / job.name : opts_.outputStem;
+    std::string digest = variantDigest(kernel.function.empty() ? job.name : kernel.function,
+                                       kernel.sourceKind, job.signature, job.config);
+    job.id = variantId(job.name, job.target, digest);
+    job.paths = outputPaths(stem, job.target, digest);
   }
   // Two variants that would write the same files: say which declarations collide.
   for (const Job &job : jobs_) {
@@ -314,8 +338,64 @@ bool CompileRun::expand() {
   return outcome_.errors.empty();
 }
 
-/// Serves every job it can from the cache; the rest become misses.
-bool CompileRun::lookupCache() {
+/// The interpreter, the cache and the worker pool's settings; the pool starts on first need.
+Status CompileRun::startPool(int count) {
+  if (pool_) {
+    if (auto started = pool_->start(count); !started)
+      return started.takeError();
+    return ok();
+  }
+  scratch_.path = opts_.outputDir / (".triton-aot-tmp." + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::create_directories(scratch_.path / "ir", ec);
+  if (ec) {
+    Diagnostic diag = makeError(ExitCode::OutputError,
+                                "cannot create '" + scratch_.path.string() + "': " + ec.message());
+    scratch_.path.clear();
+    return diag;
+  }
+  WorkerSettings settings;
+  settings.python = python_;
+  settings.script = opts_.workerScript.string();
+  settings.interruptFd = opts_.interruptFd;
+  settings.usePool = opts_.workerPool;
+  settings.poolIdleSeconds = opts_.workerIdleSeconds;
+  // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does). A
+  // cache that cannot be written only costs speed: compile without it.
+  fs::path tritonCache = scratch_.path / "triton";
+  if (cache_.enabled()) {
+    fs::create_directories(opts_.cacheDir / "triton", ec);
+    if (!ec && ::access((opts_.cacheDir / "triton").c_str(), W_OK) == 0) {
+      tritonCache = opts_.cacheDir / "triton";
+    } else {
+      if (log_)
+        log_("warning: cannot write the cache '" + opts_.cacheDir.string() +
+             "'; compiling without it");
+      cache_ = CompileCache(fs::path());
+    }
+  }
+  settings.environment["TRITON_CACHE_DIR"] = tritonCache.string();
+  if (opts_.verbose)
+    settings.log = log_;
+  if (!fs::is_regular_file(settings.script, ec))
+    return makeError(ExitCode::EnvironmentError,
+                     "the frontend worker is missing: '" + settings.script +
+                         "' does not exist (set TRITON_AOT_FRONTEND_DIR, or reinstall triton-aot)");
+  pool_ = std::make_unique<WorkerPool>(settings, std::max(1, opts_.jobs));
+  auto greeting = pool_->start(count);
+  if (!greeting)
+    return greeting.takeError();
+  hello_ = *greeting;
+  if (Status s = checkHello(hello_, python_); !s)
+    return s;
+  say("frontend: Triton " + stringOr(hello_, "triton_version") + " with " + python_ + ", " +
+      std::to_string(count) + " worker(s)");
+  return ok();
+}
+
+/// Describes every Python kernel (parameters, heuristics), from the cache where it can: the
+/// variants a kernel has depend on its @triton.heuristics.
+bool CompileRun::describeKernels() {
   auto python = resolveProgram(opts_.python);
   if (!python) {
     fail(python.takeError());
@@ -324,6 +404,105 @@ bool CompileRun::lookupCache() {
   python_ = *python;
   // IR dumps are not cached: a run that asks for them compiles.
   cache_ = CompileCache(opts_.irDir.empty() ? opts_.cacheDir : fs::path());
+  const nlohmann::json environment = tritonEnvironment();
+  std::vector<nlohmann::json> requests;
+  std::vector<DescribeKey> kernelOf;
+  std::set<DescribeKey> asked;
+  for (const Job &job : jobs_) {
+    const DescribeKey k = describeKey(job);
+    if (job.kernel->sourceKind != "python" || !asked.insert(k).second)
+      continue;
+    nlohmann::json key = {{"format", 2},
+                          {"op", "describe"},
+                          {"tool", TRITON_AOT_VERSION},
+                          {"python", python_},
+                          {"environment", environment},
+                          {"source", job.kernel->sourcePath.string()},
+                          {"function", job.kernel->function},
+                          {"target", k.second}};
+    const std::string cacheKey = sha256Hex(key.dump());
+    auto entry = cache_.enabled() ? cache_.lookup(cacheKey) : std::nullopt;
+    if (entry && checkDescribeAnswer(entry->result)) {
+      described_[k] = std::move(entry->result);
+      continue;
+    }
+    describeKeys_[k] = cacheKey;
+    kernelOf.push_back(k);
+    requests.push_back({{"op", "describe"},
+                        {"source", job.kernel->sourcePath.string()},
+                        {"source_kind", job.kernel->sourceKind},
+                        {"function", job.kernel->function},
+                        {"target", requestTarget(job.target)}});
+  }
+  if (requests.empty())
+    return true;
+  const int workers = static_cast<int>(std::min<std::size_t>(jobs_.size(), std::max(1, opts_.jobs)));
+  if (Status s = startPool(workers); !s) {
+    fail(s.takeError());
+    return false;
+  }
+  Status ran = pool_->run(requests, [&](std::size_t i, nlohmann::json answer) {
+    described_[kernelOf[i]] = std::move(answer);
+  });
+  if (!ran) {
+    fail(ran.takeError());
+    return false;
+  }
+  for (const DescribeKey &k : kernelOf) {
+    const nlohmann::json &info = described_[k];
+    const std::string file = request_.kernels[k.first].sourcePath.string();
+    if (!boolOr(info, "ok", false))
+      fail(diagnosticFromResponse(info, file));
+    else if (Status s = checkDescribeAnswer(info); !s)
+      fail(s.takeError());
+  }
+  return outcome_.errors.empty();
+}
+
+/// Each job of a kernel with @triton.heuristics becomes one job per assignment of them.
+bool CompileRun::applyHeuristics() {
+  std::map<DescribeKey, std::vector<KernelHeuristic>> translated;
+  std::vector<Job> expanded;
+  for (Job &job : jobs_) {
+    auto info = described_.find(describeKey(job));
+    if (info == described_.end()) {
+      expanded.push_back(std::move(job));
+      continue;
+    }
+    const KernelSpec &kernel = *job.kernel;
+    const std::string file = kernel.sourcePath.string();
+    auto known = translated.find(describeKey(job));
+    if (known == translated.end()) {
+      auto heuristics = translateHeuristics(info->second, kernel.heuristics, kernel.function, file);
+      if (!heuristics) {
+        failAt(heuristics.takeError(), kernel);
+        continue;
+      }
+      known = translated.emplace(describeKey(job), std::move(*heuristics)).first;
+    }
+    if (Status s = checkDoNotSpecialize(job.signature, info->second, kernel.function, file); !s) {
+      failAt(s.takeError(), kernel);
+      continue;
+    }
+    auto assignments = expandHeuristics(job.signature, known->second, kernel.heuristics,
+                                        info->second, kernel.function, file);
+    if (!assignments) {
+      failAt(assignments.takeError(), kernel);
+      continue;
+    }
+    for (HeuristicAssignment &a : *assignments) {
+      Job copy = job;
+      copy.signature = std::move(a.signature);
+      copy.heuristics = std::move(a.record);
+      expanded.push_back(std::move(copy));
+    }
+  }
+  jobs_ = std::move(expanded);
+  return outcome_.errors.empty();
+}
+
+/// Serves every job it can from the cache; the rest become misses.
+bool CompileRun::lookupCache() {
   const nlohmann::json environment = tritonEnvironment();
   for (Job &job : jobs_) {
     nlohmann::json key = {{"format", 1},
@@ -354,96 +533,47 @@ bool CompileRun::lookupCache() {
   return true;
 }
 
-/// Compiles the misses through frontend workers: describe each kernel once, check every
-/// variant's signature against it, then compile all variants in parallel.
+/// Compiles the misses through frontend workers: check every variant's signature against its
+/// kernel's description, then compile all variants in parallel.
 bool CompileRun::compileMisses() {
   if (misses_.empty())
     return true;
   auto started = std::chrono::steady_clock::now();
-  ScratchDirectory scratch{opts_.outputDir / (".triton-aot-tmp." + std::to_string(::getpid()))};
-  std::error_code ec;
-  fs::create_directories(scratch.path / "ir", ec);
-  if (ec) {
-    fail(makeError(ExitCode::OutputError,
-                   "cannot create '" + scratch.path.string() + "': " + ec.message()));
-    scratch.path.clear();
-    return false;
-  }
-
-  WorkerSettings settings;
-  settings.python = python_;
-  settings.script = opts_.workerScript.string();
-  settings.interruptFd = opts_.interruptFd;
-  settings.usePool = opts_.workerPool;
-  settings.poolIdleSeconds = opts_.workerIdleSeconds;
-  // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does). A
-  // cache that cannot be written only costs speed: compile without it.
-  fs::path tritonCache = scratch.path / "triton";
-  if (cache_.enabled()) {
-    fs::create_directories(opts_.cacheDir / "triton", ec);
-    if (!ec && ::access((opts_.cacheDir / "triton").c_str(), W_OK) == 0) {
-      tritonCache = opts_.cacheDir / "triton";
-    } else {
-      if (log_)
-        log_("warning: cannot write the cache '" + opts_.cacheDir.string() +
-             "'; compiling without it");
-      cache_ = CompileCache(fs::path());
-    }
-  }
-  settings.environment["TRITON_CACHE_DIR"] = tritonCache.string();
-  if (opts_.verbose)
-    settings.log = log_;
-  if (!fs::is_regular_file(settings.script, ec)) {
-    fail(makeError(ExitCode::EnvironmentError,
-                   "the frontend worker is missing: '" + settings.script +
-                       "' does not exist (set TRITON_AOT_FRONTEND_DIR, or reinstall triton-aot)"));
-    return false;
-  }
-  const int workers = static_cast<int>(std::min<std::size_t>(misses_.size(), opts_.jobs));
-  WorkerPool pool(settings, workers);
-  auto greeting = pool.start(workers);
-  if (!greeting) {
-    fail(greeting.takeError());
-    return false;
-  }
-  hello_ = *greeting;
-  if (Status s = checkHello(hello_, python_); !s) {
+  const int workers = static_cast<int>(std::min<std::size_t>(misses_.size(), std::max(1, opts_.jobs)));
+  if (Status s = startPool(workers); !s) {
     fail(s.takeError());
     return false;
   }
-  say("frontend: Triton " + stringOr(hello_, "triton_version") + " with " + python_ + ", " +
-      std::to_string(workers) + " worker(s)");
-
-  // Once per kernel and target: a module may answer differently per target when it asks
-  // Triton's driver about the device at import (autotune configs chosen by is_cuda()).
+  const ScratchDirectory &scratch = scratch_;
+  Status ran = ok();
+  // IR sources are described with their compile (one request each).
   std::vector<nlohmann::json> describeRequests;
-  std::map<std::pair<std::size_t, std::string>, std::size_t> describeOf;   // -> request index
-  auto describeKey = [](const Job *job) {
-    return std::make_pair(job->kernelIndex, job->target.spelling());
-  };
+  std::map<DescribeKey, std::size_t> describeOf;   // -> request index
   for (Job *job : misses_) {
-    if (describeOf.count(describeKey(job)))
+    if (described_.count(describeKey(*job)) || describeOf.count(describeKey(*job)))
       continue;
-    describeOf[describeKey(job)] = describeRequests.size();
+    describeOf[describeKey(*job)] = describeRequests.size();
     describeRequests.push_back({{"op", "describe"},
                                 {"source", job->kernel->sourcePath.string()},
                                 {"source_kind", job->kernel->sourceKind},
                                 {"function", job->kernel->function},
                                 {"target", requestTarget(job->target)}});
   }
-  std::vector<nlohmann::json> described(describeRequests.size());
-  Status ran = pool.run(describeRequests, [&](std::size_t i, nlohmann::json answer) {
-    described[i] = std::move(answer);
+  std::vector<nlohmann::json> answers(describeRequests.size());
+  ran = pool_->run(describeRequests, [&](std::size_t i, nlohmann::json answer) {
+    answers[i] = std::move(answer);
   });
   if (!ran) {
     fail(ran.takeError());
     return false;
   }
+  for (const auto &[k, i] : describeOf)
+    described_[k] = std::move(answers[i]);
 
   std::vector<nlohmann::json> compileRequests;
   std::vector<Job *> compiling;
   for (Job *job : misses_) {
-    const nlohmann::json &info = described[describeOf[describeKey(job)]];
+    const nlohmann::json &info = described_[describeKey(*job)];
     const std::string file = job->kernel->sourcePath.string();
     if (!boolOr(info, "ok", false)) {
       fail(diagnosticFromResponse(info, file));
@@ -488,7 +618,7 @@ bool CompileRun::compileMisses() {
     compiling.push_back(job);
   }
 
-  ran = pool.run(compileRequests, [&](std::size_t i, nlohmann::json answer) {
+  ran = pool_->run(compileRequests, [&](std::size_t i, nlohmann::json answer) {
     finishCompile(*compiling[i], std::move(answer));
   });
   if (!ran) {
@@ -567,6 +697,10 @@ bool CompileRun::stageOutputs() {
       failAt(meta.takeError(), *job.kernel);
       continue;
     }
+    for (const auto &h : job.heuristics)
+      meta->variant.heuristics.push_back({stringOr(h, "name"), stringOr(h, "expression"),
+                                          stringOr(h, "written"), boolOr(h, "runtime", false),
+                                          h.contains("value") ? h["value"] : nlohmann::json()});
     // What we write must be what the linker accepts: read it back with the strict reader.
     if (auto readBack = parseMetadata(toJson(*meta)); !readBack) {
       fail(makeError(ExitCode::InternalError, "metadata of " + job.id +
@@ -673,6 +807,38 @@ void CompileRun::storeInCache(std::int64_t started) {
     return;
   }
   std::map<std::string, std::optional<CacheDependency>> sourceDeps;   // none: changed or unreadable
+  auto describeSource = [&](const std::string &path) {
+    auto known = sourceDeps.find(path);
+    if (known == sourceDeps.end())
+      known = sourceDeps
+                  .emplace(path, mtimeNs(path) < started ? CompileCache::describe(path, true)
+                                                         : std::nullopt)
+                  .first;
+    return known->second;
+  };
+  // Describe answers: a later run expands heuristics without starting Python.
+  for (const auto &[k, key] : describeKeys_) {
+    const nlohmann::json &answer = described_[k];
+    if (!boolOr(answer, "ok", false))
+      continue;
+    CacheEntry entry;
+    entry.result = answer;
+    std::vector<std::string> sources = {request_.kernels[k.first].sourcePath.string()};
+    for (const auto &dep : arrayOf(answer, "deps"))
+      if (dep.is_string())
+        sources.push_back(dep.get<std::string>());
+    bool trusted = true;
+    for (const std::string &path : sources) {
+      auto dep = describeSource(path);
+      trusted = trusted && dep;
+      if (dep)
+        entry.dependencies.push_back(*dep);
+    }
+    entry.dependencies.insert(entry.dependencies.end(), toolchain.begin(), toolchain.end());
+    if (trusted)
+      if (Status s = cache_.store(key, entry); !s && log_)
+        log_("warning: " + s.error().message + " (the outputs are written; only caching failed)");
+  }
   for (Job *job : misses_) {
     CacheEntry entry;
     entry.result = job->result;

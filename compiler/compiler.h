@@ -6,6 +6,7 @@
 #include "compiler/config.h"
 #include "compiler/diagnostic.h"
 #include "compiler/grid.h"
+#include "compiler/heuristics.h"
 #include "compiler/metadata.h"
 #include "compiler/signature.h"
 #include "compiler/target.h"
@@ -29,6 +30,7 @@ struct KernelSpec {
   std::vector<Config> configs;         ///< at least one (possibly empty)
   std::vector<Target> targets;         ///< at least one
   Grid grid;
+  HeuristicDeclarations heuristics;    ///< --heuristic / --heuristic-values
   std::string origin;                  ///< where it was declared: "command line" or the spec file
 };
 

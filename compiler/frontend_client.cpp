@@ -294,6 +294,47 @@ Expected<Signature> completeSignature(const Signature &signature, const nlohmann
   return complete;
 }
 
+Status checkDoNotSpecialize(const Signature &signature, const nlohmann::json &describe,
+                            const std::string &function, const std::string &file) {
+  std::vector<std::string> names;
+  for (const auto &p : arrayOf(describe, "params"))
+    names.push_back(stringOr(p, "name"));
+  auto listed = [&](const char *key, const std::string &name) {
+    for (const auto &item : arrayOf(describe, key))
+      if (item.is_string() && item.get<std::string>() == name)
+        return true;
+    return false;
+  };
+  std::size_t position = 0;
+  for (std::size_t e = 0; e < signature.entries.size(); ++e) {
+    const SignatureEntry &entry = signature.entries[e];
+    const std::string name = !entry.keyword.empty() ? entry.keyword
+                             : position < names.size() ? names[position] : std::string();
+    if (entry.keyword.empty())
+      ++position;
+    if (entry.kind == SignatureEntry::Kind::Constexpr || entry.hint == 0 || name.empty())
+      continue;
+    const char *rule = listed("do_not_specialize", name) ? "do_not_specialize"
+                       : entry.hint == 16 && listed("do_not_specialize_on_alignment", name)
+                           ? "do_not_specialize_on_alignment"
+                           : nullptr;
+    if (!rule)
+      continue;
+    Diagnostic diag = makeError(
+        ExitCode::UsageError,
+        "signature entry " + std::to_string(e + 1) + " '" + entry.text + "' asks for a :" +
+            std::to_string(entry.hint) + " hint on '" + name + "', which '" + function +
+            "' excludes from specialization (@triton.jit(" + rule + "=...))");
+    diag.file = displayPath(file);
+    diag.line = static_cast<int>(integerOf(describe, "line").value_or(0));
+    diag.notes.push_back("write '" + name + "' without ':" + std::to_string(entry.hint) +
+                         "' (no variant dispatches on it, as Triton's launch never specializes it)");
+    diag.notes.push_back("signature: " + signature.text);
+    return diag;
+  }
+  return ok();
+}
+
 nlohmann::json constexprJson(const ConstexprValue &value) {
   switch (value.kind) {
   case ConstexprValue::Kind::Int:

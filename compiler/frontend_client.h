@@ -40,6 +40,13 @@ Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::str
 Expected<Signature> completeSignature(const Signature &signature, const nlohmann::json &describe,
                                       const std::string &function, const std::string &file);
 
+/// Checks that no entry asks for a hint Triton's @jit(do_not_specialize=...,
+/// do_not_specialize_on_alignment=...) rules out (describe's lists, by name): ":16" or ":1" on a
+/// do_not_specialize parameter, ":16" on a do_not_specialize_on_alignment one. Such a variant
+/// would dispatch on a property the kernel's author asked never to specialize on.
+Status checkDoNotSpecialize(const Signature &signature, const nlohmann::json &describe,
+                            const std::string &function, const std::string &file);
+
 /// The "params" list of a compile request.
 nlohmann::json requestParams(const Signature &signature, const nlohmann::json &describe);
 

@@ -82,7 +82,7 @@ json toJson(const KernelMetadata &meta) {
 
   const LaunchInfo &launch = meta.launch;
   const VariantInfo &variant = meta.variant;
-  return {
+  json out = {
       {"schema", kMetadataSchema},
       {"schema_version", meta.schemaVersion},
       {"generator", meta.generator},
@@ -125,6 +125,17 @@ json toJson(const KernelMetadata &meta) {
       {"resources", resourcesJson(meta.resources)},
       {"triton_hash", meta.tritonHash},
   };
+  if (!variant.heuristics.empty()) {
+    json heuristics = json::array();
+    for (const HeuristicRecord &h : variant.heuristics)
+      heuristics.push_back({{"name", h.name},
+                            {"expression", h.expression},
+                            {"written", h.written},
+                            {"runtime", h.runtime},
+                            {"value", h.value}});
+    out["variant"]["heuristics"] = std::move(heuristics);
+  }
+  return out;
 }
 
 // --- Reading ---------------------------------------------------------------------------------
@@ -299,6 +310,22 @@ void readVariant(const ObjectReader &obj, VariantInfo &variant) {
   variant.numWarps = obj.integer("num_warps", 1);
   variant.numStages = obj.integer("num_stages", 1);
   variant.options = obj.object("options").value();
+  if (const json *heuristics = obj.find("heuristics")) {
+    const std::string where = obj.path("heuristics");
+    checkArray(*heuristics, where);
+    for (std::size_t i = 0; i < heuristics->size(); ++i) {
+      ObjectReader item((*heuristics)[i], indexPath(where, i));
+      HeuristicRecord h;
+      h.name = item.string("name");
+      h.expression = item.string("expression");
+      h.written = item.string("written", /*allowEmpty=*/true);
+      h.runtime = item.boolean("runtime");
+      h.value = item.get("value");
+      if (!h.value.is_boolean() && !h.value.is_number() && !h.value.is_null())
+        fail(item.path("value"), "expected a bool, number or null, got " + show(h.value));
+      variant.heuristics.push_back(std::move(h));
+    }
+  }
 }
 
 // The launcher sizes the argument buffer from these, so they must be exactly right.

@@ -82,6 +82,16 @@ struct ResourceInfo {
   bool operator==(const ResourceInfo &) const = default;
 };
 
+/// One @triton.heuristics value of a variant.
+struct HeuristicRecord {
+  std::string name;          ///< the constexpr parameter it sets
+  std::string expression;    ///< C over parameter names (docs/compiler.md#heuristics)
+  std::string written;       ///< as written: the lambda's body, or the --heuristic text
+  bool runtime = false;      ///< reads runtime arguments: the dispatcher tests it at launch
+  nlohmann::json value;      ///< this variant's value (also in constexprs)
+  bool operator==(const HeuristicRecord &) const = default;
+};
+
 struct VariantInfo {
   std::string id;                      ///< unique within a library: "<name>.<target tag>.<digest>"
   std::string config;                  ///< config name ("" when none was given)
@@ -90,6 +100,8 @@ struct VariantInfo {
   int numWarps = 0;                    ///< as requested
   int numStages = 0;                   ///< as requested (or the backend default)
   nlohmann::json options = nlohmann::json::object();  ///< every other Triton option requested
+  /// @triton.heuristics values of this variant, in Triton's order.
+  std::vector<HeuristicRecord> heuristics;
   bool operator==(const VariantInfo &) const = default;
 };
 

@@ -209,7 +209,8 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
 
   const fs::path base = fs::absolute(path).parent_path();
   const std::set<std::string> known = {"source", "function", "name", "signatures", "signature",
-                                       "configs", "grid", "targets"};
+                                       "configs", "grid", "targets", "heuristics",
+                                       "heuristic_values"};
   std::vector<KernelSpec> kernels;
   for (std::size_t k = 0; k < spec["kernels"].size(); ++k) {
     const nlohmann::json &entry = spec["kernels"][k];
@@ -219,7 +220,8 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     for (const auto &[key, value] : entry.items())
       if (!known.count(key))
         return fail(where + ": unknown field '" + key +
-                    "'; expected source, function, name, signatures, configs, grid, targets");
+                    "'; expected source, function, name, signatures, configs, grid, targets, "
+                    "heuristics, heuristic_values");
     if (!entry.contains("source") || !entry["source"].is_string())
       return fail(where + ": missing \"source\" (the kernel file)");
     KernelSpec kernel;
@@ -258,6 +260,34 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     if (!configs)
       return configs.takeError();
     kernel.configs = withDefaults(*configs, std::nullopt, std::nullopt);
+
+    // "heuristics": {"NAME": "C expression"}, "heuristic_values": {"NAME": [256, 512]}.
+    for (const char *field : {"heuristics", "heuristic_values"}) {
+      if (!entry.contains(field))
+        continue;
+      if (!entry[field].is_object())
+        return fail(where + "." + field + ": expected an object keyed by heuristic name");
+      for (const auto &[name, value] : entry[field].items()) {
+        std::string assignment = name + "=";
+        if (std::string(field) == "heuristics" && value.is_string()) {
+          assignment += value.get<std::string>();
+        } else if (std::string(field) == "heuristic_values" && value.is_array()) {
+          for (std::size_t i = 0; i < value.size(); ++i)
+            assignment += (i ? "," : "") + value[i].dump();
+        } else {
+          return fail(where + "." + field + "." + name + ": expected " +
+                      (std::string(field) == "heuristics" ? "a string" : "an array of integers"));
+        }
+        Status added = std::string(field) == "heuristics"
+                           ? addHeuristicOverride(assignment, kernel.heuristics)
+                           : addHeuristicValues(assignment, kernel.heuristics);
+        if (!added) {
+          Diagnostic diag = added.takeError();
+          diag.file = path;
+          return diag;
+        }
+      }
+    }
 
     texts.clear();
     if (!entry.contains("grid"))
@@ -301,7 +331,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
 
   std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, cacheDir,
       python, emitIr;
-  std::vector<std::string> signatures, targets, configs;
+  std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
   std::optional<int> numWarps, numStages;
   int jobs = 0;
   bool noCache = false, noPtx = false, summary = false, verbose = false, version = false;
@@ -328,6 +358,12 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                  "Config \"BLOCK=1024 num_warps=4 num_stages=3\"; repeat for several configs")
       ->take_all()
       ->allow_extra_args(false);
+  app.add_option("--heuristic", heuristicOverrides,
+                 "NAME=EXPR: a C expression over parameter names computing the @triton.heuristics "
+                 "value NAME (for a lambda triton-aot cannot translate)");
+  app.add_option("--heuristic-values", heuristicValues,
+                 "NAME=V1,V2,...: the values to compile an integer heuristic over runtime "
+                 "arguments for");
   app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
   app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
   app.add_option("--index", index, "Write a JSON list of the metadata files written");
@@ -410,7 +446,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   if (!spec.empty()) {
     if (!kernelPath.empty())
       return usage("give either a kernel file or --spec, not both");
-    for (const char *flag : {"signature", "kernel-name", "grid", "config", "out-name"})
+    for (const char *flag : {"signature", "kernel-name", "grid", "config", "out-name", "heuristic",
+                             "heuristic-values"})
       if (app.count(std::string("--") + flag))
         return usage(std::string("--") + flag + " cannot be combined with --spec: put it in the spec file");
     auto kernels = loadSpecFile(spec, *parsedTargets);
@@ -459,6 +496,12 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
       return diag;
     }
     kernel.grid = *parsedGrid;
+    for (const std::string &text : heuristicOverrides)
+      if (Status s = addHeuristicOverride(text, kernel.heuristics); !s)
+        return s.takeError();
+    for (const std::string &text : heuristicValues)
+      if (Status s = addHeuristicValues(text, kernel.heuristics); !s)
+        return s.takeError();
     kernel.targets = *parsedTargets;
     out.request.kernels.push_back(std::move(kernel));
 

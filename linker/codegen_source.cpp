@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace tta::link {
@@ -97,6 +98,30 @@ gridNames(const Kernel &kernel, const KernelPlan &plan, const KernelConfig *conf
   return names;
 }
 
+/// Whether a grid expression names \p name (as a whole identifier).
+bool gridNames(const Kernel &kernel, const std::string &name) {
+  for (const std::string &dim : kernel.grid)
+    for (std::size_t at = dim.find(name); at != std::string::npos; at = dim.find(name, at + 1)) {
+      auto identChar = [](char c) {
+        return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      };
+      const std::size_t end = at + name.size();
+      if ((at == 0 || !identChar(dim[at - 1])) && (end == dim.size() || !identChar(dim[end])))
+        return true;
+    }
+  return false;
+}
+
+/// The grid reads a heuristic decided at launch (BLOCK from n): computed per variant.
+bool gridUsesLaunchHeuristics(const Kernel &kernel) {
+  for (const KernelConfig &config : kernel.configs)
+    for (const HintVariant &variant : config.variants)
+      for (const HeuristicRecord &h : variant.heuristics)
+        if (gridNames(kernel, h.name))
+          return true;
+  return false;
+}
+
 bool gridUsesConstexprs(const Kernel &kernel) {
   for (const KernelConfig &config : kernel.configs)
     for (const auto &[name, value] : config.constexprs)
@@ -152,6 +177,7 @@ private:
 
 struct Used {
   GridHelpers grid;
+  std::set<std::string> heuristicHelpers;   ///< helper functions heuristic tests call
   bool invalid = false; ///< tta_invalid()
   bool launch = false;  ///< tta_launch()
 };
@@ -174,10 +200,11 @@ public:
     else
       out << "  uint32_t " << kp_.variant << ";\n";
 
-    const bool perConfigGrid = gridUsesConstexprs(kernel_);
+    perVariantGrid_ = gridUsesLaunchHeuristics(kernel_);
+    const bool perConfigGrid = gridUsesConstexprs(kernel_) && !perVariantGrid_;
     out << "  /* grid: (" << commentText(kernel_.grid[0]) << ", " << commentText(kernel_.grid[1])
         << ", " << commentText(kernel_.grid[2]) << ") */\n";
-    if (!perConfigGrid)
+    if (!perConfigGrid && !perVariantGrid_)
       writeGrid(out, nullptr, "  ");
     out << "  switch (" << kp_.config << ") {\n";
     for (std::size_t c = 0; c < kernel_.configs.size(); ++c) {
@@ -254,23 +281,136 @@ private:
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return hintCount(config.variants[a].hints) > hintCount(config.variants[b].hints);
     });
+    writeHeuristicValueChecks(out, config);
     bool first = true;
+    bool tested = false;   // some variant is chosen by a heuristic test
     for (std::size_t v : order) {
       const std::vector<int> &hints = config.variants[v].hints;
-      const std::string action = choose(kp_.variants[c][v]);
-      if (hintCount(hints) == 0) {
-        out << (first ? "    " : "    else\n      ") << action << "\n";
-        return;
+      std::string action = choose(kp_.variants[c][v]);
+      if (perVariantGrid_) {
+        KernelConfig values = config;
+        values.constexprs = config.variants[v].constexprs;
+        std::ostringstream grid;
+        writeGrid(grid, &values, "        ");
+        action = "{\n        " + action + "\n" + grid.str() + "      }";
       }
       std::vector<std::string> tests;
       for (std::size_t p = 0; p < hints.size() && p < kernel_.cParams.size(); ++p)
         if (hints[p] != 0)
           tests.push_back(hintTest(kernel_.cParams[p], kp_.params[p], hints[p], false));
+      bool never = false;
+      for (const HeuristicRecord &h : config.variants[v].heuristics)
+        if (auto test = heuristicTest(h, config.variants[v].constexprs, never); !test.empty())
+          tests.push_back(test), tested = true;
+      if (never)
+        continue;   // its heuristics' values are decided by other tests that exclude it
+      if (tests.empty()) {
+        out << (first ? "    " : "    else\n      ") << action << "\n";
+        return;
+      }
       out << "    " << (first ? "if (" : "else if (") << conjunction(tests, first ? 8 : 13) << ")\n"
           << "      " << action << "\n";
       first = false;
     }
+    if (tested) {
+      used_.invalid = true;
+      out << "    else\n      return tta_invalid("
+          << wrappedStringLiteral(kp_.api + ": no variant was compiled for these arguments "
+                                            "(its @triton.heuristics values and hints)",
+                                  25, 25, 2)
+          << ");\n";
+      return;
+    }
     writeNoVariant(out, c, order.empty() ? nullptr : &config.variants[order.back()]);
+  }
+
+  /// C over the dispatcher's variables computing heuristic \p h, with \p constexprs for the
+  /// names that are no C parameter. Empty when it cannot be emitted (the linker checked).
+  std::string heuristicC(const HeuristicRecord &h,
+                         const std::map<std::string, nlohmann::json> &constexprs,
+                         std::optional<HeuristicValue> *constant = nullptr) {
+    auto expr = parseHeuristic(h.expression, HeuristicDialect::C);
+    if (!expr)
+      return {};
+    if (constant) {
+      std::map<std::string, HeuristicValue> known;
+      auto resolve = heuristicResolver(kernel_, {}, constexprs);
+      bool all = true;
+      for (const std::string &name : expr->names) {
+        auto b = resolve(name);
+        all = all && b && b->kind == HeuristicBinding::Kind::Constant;
+        if (b)
+          known[name] = b->value;
+      }
+      if (all)
+        if (auto v = evaluateHeuristic(*expr, known))
+          *constant = *v;
+    }
+    auto text = emitHeuristicC(*expr, heuristicResolver(kernel_, kp_.params, constexprs),
+                               &used_.heuristicHelpers);
+    return text ? *text : std::string();
+  }
+
+  /// The test that heuristic \p h has this variant's value; empty when it always has (then
+  /// \p never stays false) or never can (\p never set).
+  std::string heuristicTest(const HeuristicRecord &h,
+                            const std::map<std::string, nlohmann::json> &constexprs, bool &never) {
+    std::optional<HeuristicValue> constant;
+    const std::string text = heuristicC(h, constexprs, &constant);
+    if (constant) {
+      const bool same = h.value.is_boolean()
+                            ? (constant->intValue != 0) == h.value.get<bool>()
+                            : h.value.is_number_integer() &&
+                                  constant->kind != HeuristicValue::Kind::Float &&
+                                  constant->intValue == h.value.get<std::int64_t>();
+      never = never || !same;
+      return {};
+    }
+    if (h.value.is_boolean())
+      return h.value.get<bool>() ? text : "!" + text;
+    return text + " == " + h.value.dump();
+  }
+
+  /// An integer heuristic whose value no variant of the config was compiled for fails with
+  /// INVALID_ARGUMENT naming it and the value (checked before any variant is chosen).
+  void writeHeuristicValueChecks(std::ostream &out, const KernelConfig &config) {
+    std::vector<std::string> names;
+    std::map<std::string, std::set<std::int64_t>> values;
+    std::map<std::string, const HeuristicRecord *> first;
+    for (const HintVariant &variant : config.variants)
+      for (const HeuristicRecord &h : variant.heuristics)
+        if (h.value.is_number_integer()) {
+          if (!first.count(h.name))
+            names.push_back(h.name), first[h.name] = &h;
+          values[h.name].insert(h.value.get<std::int64_t>());
+        }
+    for (const std::string &name : names) {
+      // Over the config's constexprs only: one that reads another tested heuristic is left to
+      // the variant tests.
+      auto expr = parseHeuristic(first[name]->expression, HeuristicDialect::C);
+      bool readsTested = false;
+      for (const std::string &used : expr ? expr->names : std::set<std::string>())
+        for (const HintVariant &variant : config.variants)
+          for (const HeuristicRecord &other : variant.heuristics)
+            readsTested = readsTested || other.name == used;
+      const std::string text = readsTested ? std::string() : heuristicC(*first[name], config.constexprs);
+      if (text.empty())
+        continue;
+      std::vector<std::string> tests;
+      std::string listed;
+      for (std::int64_t v : values[name]) {
+        tests.push_back(text + " != " + std::to_string(v));
+        listed += (listed.empty() ? "" : ", ") + std::to_string(v);
+      }
+      const std::string message =
+          kp_.api + ": heuristic " + name + " is %lld, which no variant was compiled for "
+          "(values: " + listed + "); add it to the values listed for " + name +
+          " (--heuristic-values / HEURISTIC_VALUES)";
+      out << "    if (" << conjunction(tests, 8) << ")\n"
+          << "      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
+          << "                             " << wrappedStringLiteral(message, 29, 29, 2) << ",\n"
+          << "                             (long long)" << text << ");\n";
+    }
   }
 
   /// No variant fits: name the first promise of the most general variant that the arguments
@@ -314,6 +454,7 @@ private:
   const Kernel &kernel_;
   const KernelPlan &kp_;
   Used &used_;
+  bool perVariantGrid_ = false;   ///< the grid reads a heuristic decided at launch
 };
 
 void writeTables(std::ostream &out, const Library &library, const CodegenPlan &plan,
@@ -452,6 +593,8 @@ void writeHelpers(std::ostream &out, const Used &used) {
     out << "static inline int64_t tta_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
   if (used.grid.cdiv || used.grid.min || used.grid.max)
     out << "\n";
+  for (const std::string &helper : used.heuristicHelpers)
+    out << heuristicHelperDefinition(helper) << "\n";
   if (used.invalid)
     out << "static triton_aot_status tta_invalid(const char *message) {\n"
            "  return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, \"%s\", message);\n"

@@ -155,6 +155,9 @@ Status checkGridNames(const ReadVariant &v) {
 
 struct HintGroup {
   std::vector<int> hints;
+  std::string heuristicKey;                   ///< the tested heuristics' values (JSON text)
+  std::vector<HeuristicRecord> heuristics;
+  std::map<std::string, nlohmann::json> constexprs;
   std::map<std::string, Function> byTarget;   ///< target spelling -> function
   std::map<std::string, std::string> fileOf;  ///< target spelling -> metadata file
 };
@@ -297,11 +300,17 @@ private:
   ConfigGroup &configFor(const ReadVariant &v, Status &status) {
     const KernelMetadata &m = v.meta;
     std::map<std::string, nlohmann::json> constexprs = m.variant.constexprs;
+    std::set<std::string> decidedAtLaunch;   // heuristics the dispatcher tests: not the config's
+    for (const HeuristicRecord &h : m.variant.heuristics)
+      if (h.runtime) {
+        decidedAtLaunch.insert(h.name);
+        constexprs.erase(h.name);
+      }
     std::vector<std::pair<std::string, std::string>> texts;
     for (const ParamInfo &p : m.params) {
       if (p.kind == ParamInfo::Kind::SpecializedToOne)
         constexprs.erase(p.name);
-      if (p.kind == ParamInfo::Kind::Constexpr)
+      if (p.kind == ParamInfo::Kind::Constexpr && !decidedAtLaunch.count(p.name))
         texts.emplace_back(p.name, p.valueText.empty() ? p.value.dump() : p.valueText);
     }
     nlohmann::json base = {{"constexprs", constexprs},
@@ -360,6 +369,22 @@ private:
     return group;
   }
 
+  /// A tested heuristic must become C over this kernel's C parameters and constexprs.
+  Status checkHeuristic(const HeuristicRecord &h, const ReadVariant &v) const {
+    auto expr = parseHeuristic(h.expression, HeuristicDialect::C);
+    std::vector<std::string> cNames;
+    for (const CParam &c : kernel_.cParams)
+      cNames.push_back(c.cName);
+    Expected<std::string> emitted =
+        expr ? emitHeuristicC(*expr, heuristicResolver(kernel_, cNames, v.meta.variant.constexprs))
+             : Expected<std::string>(expr.takeError());
+    if (!emitted)
+      return errorIn(v.file, "heuristic '" + h.name + "' of kernel '" + kernel_.name + "' (" +
+                                 h.expression + ") cannot be computed in C: " +
+                                 emitted.error().message);
+    return ok();
+  }
+
   std::vector<int> hintsOf(const ReadVariant &v) const {
     std::vector<int> hints;
     for (const CParam &c : kernel_.cParams) {
@@ -375,10 +400,21 @@ private:
     if (!status)
       return status;
     std::vector<int> hints = hintsOf(v);
-    auto hint = std::find_if(group.hints.begin(), group.hints.end(),
-                             [&](const HintGroup &h) { return h.hints == hints; });
+    std::vector<HeuristicRecord> tested;
+    nlohmann::json values = nlohmann::json::object();
+    for (const HeuristicRecord &h : v.meta.variant.heuristics)
+      if (h.runtime) {
+        if (Status s = checkHeuristic(h, v); !s)
+          return s;
+        tested.push_back(h);
+        values[h.name] = h.value;
+      }
+    const std::string heuristicKey = values.dump();
+    auto hint = std::find_if(group.hints.begin(), group.hints.end(), [&](const HintGroup &h) {
+      return h.hints == hints && h.heuristicKey == heuristicKey;
+    });
     if (hint == group.hints.end()) {
-      group.hints.push_back({hints, {}, {}});
+      group.hints.push_back({hints, heuristicKey, tested, v.meta.variant.constexprs, {}, {}});
       hint = group.hints.end() - 1;
     }
     const std::string target = targetKey(v.meta.target);
@@ -429,6 +465,8 @@ private:
       for (HintGroup &h : g.hints) {
         HintVariant variant;
         variant.hints = h.hints;
+        variant.heuristics = h.heuristics;
+        variant.constexprs = h.constexprs;
         for (const Target &t : kernel_.targets) {
           auto f = h.byTarget.find(targetKey(t));
           if (f == h.byTarget.end())
@@ -507,6 +545,47 @@ Status checkGeneratedNames(const Library &library,
 }
 
 } // namespace
+
+HeuristicResolver heuristicResolver(const Kernel &kernel, std::vector<std::string> cNames,
+                                    std::map<std::string, nlohmann::json> constexprs) {
+  std::vector<CParam> params = kernel.cParams;
+  return [params, cNames = std::move(cNames),
+          constexprs = std::move(constexprs)](const std::string &name)
+             -> std::optional<HeuristicBinding> {
+    for (std::size_t i = 0; i < params.size() && i < cNames.size(); ++i) {
+      if (params[i].name != name)
+        continue;
+      const std::string &type = params[i].tritonType;
+      HeuristicBinding b;
+      b.cExpr = cNames[i];
+      if (!type.empty() && type[0] == '*')
+        b.kind = HeuristicBinding::Kind::Pointer;
+      else if (type == "fp32" || type == "fp64")
+        b.kind = HeuristicBinding::Kind::Float;
+      else if (type == "fp16" || type == "bf16")
+        return std::nullopt;   // passed as bits: no arithmetic on them in C
+      else
+        b.kind = HeuristicBinding::Kind::Int;
+      return b;
+    }
+    auto it = constexprs.find(name);
+    if (it == constexprs.end())
+      return std::nullopt;
+    HeuristicBinding b;
+    const nlohmann::json &v = it->second;
+    if (v.is_boolean())
+      b.value = {HeuristicValue::Kind::Bool, v.get<bool>() ? 1 : 0, 0};
+    else if (v.is_number_integer())
+      b.value = {HeuristicValue::Kind::Int, v.get<std::int64_t>(), 0};
+    else if (v.is_number())
+      b.value = {HeuristicValue::Kind::Float, 0, v.get<double>()};
+    else if (v.is_null())
+      b.value = {HeuristicValue::Kind::None, 0, 0};
+    else
+      return std::nullopt;
+    return b;
+  };
+}
 
 std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints,
                       const std::string &separator, const std::string &none) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/diagnostic.h"
+#include "compiler/heuristic_expr.h"
 #include "compiler/metadata.h"
 #include "linker/link_model.h"
 
@@ -36,6 +37,11 @@ Status groupVariants(const std::vector<ReadVariant> &variants, Library &library)
 
 /// "x_ptr:16, n:1", or \p none for the generic variant: for messages, --inspect and the
 /// comments of generated code (which separate with " " and say "generic").
+/// Names in a heuristic, for generated C: the kernel's C parameters (\p cNames, parallel to
+/// kernel.cParams: the C variables holding them), else constants from \p constexprs.
+HeuristicResolver heuristicResolver(const Kernel &kernel, std::vector<std::string> cNames,
+                                    std::map<std::string, nlohmann::json> constexprs);
+
 std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints,
                       const std::string &separator = ", ", const std::string &none = "no hints");
 

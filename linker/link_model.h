@@ -52,6 +52,11 @@ struct HintVariant {
   /// Per C parameter index: 0 (no promise), 16 (pointer 16-byte aligned / integer % 16 == 0)
   /// or 1 (specialised to 1; the argument must equal 1).
   std::vector<int> hints;
+  /// The @triton.heuristics values the dispatcher tests for this variant (those over runtime
+  /// arguments), in Triton's order; empty without such heuristics.
+  std::vector<HeuristicRecord> heuristics;
+  /// Every constexpr of the variant (the config's plus its heuristics'): names in the tests.
+  std::map<std::string, nlohmann::json> constexprs;
   std::vector<Function> functions;  ///< one per Kernel::targets entry, same order
 };
 

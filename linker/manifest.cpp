@@ -96,6 +96,12 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
       variants.push_back({{"hints", hintsJson(kernel, variant)},
                           {"condition", hintCondition(kernel, variant)},
                           {"functions", std::move(functions)}});
+      if (!variant.heuristics.empty()) {
+        json heuristics = json::array();
+        for (const HeuristicRecord &h : variant.heuristics)
+          heuristics.push_back({{"name", h.name}, {"expression", h.expression}, {"value", h.value}});
+        variants.back()["heuristics"] = std::move(heuristics);
+      }
     }
     configs.push_back({{"index", c},
                        {"name", config.name},

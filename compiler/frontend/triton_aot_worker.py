@@ -597,12 +597,24 @@ def load_kernel_file(path, target):
     return entry
 
 
+def unwrap_heuristics(obj):
+    """(inner object, the @triton.heuristics layers around it, outermost first). What counts is
+    the object the module holds: `f = triton.heuristics({...})(triton.jit(f))` unwraps as the
+    stacked decorators do."""
+    layers = []
+    while A.classify(obj) == "heuristics":
+        layers.append(obj)
+        obj = obj.fn
+    return obj, layers
+
+
 def find_function(entry, name):
     """The @jit function `name` of a loaded file, or a usage error saying what is there."""
     module = entry.module
-    jit_names = [key for key, value in vars(module).items() if A.classify(value) == "jit"]
+    jit_names = [key for key, value in vars(module).items() if A.classify(unwrap_heuristics(value)[0]) == "jit"]
     where = display(entry.path)
     obj = getattr(module, name, None) if name else None
+    obj = unwrap_heuristics(obj)[0] if obj is not None else None
     kind = A.classify(obj) if obj is not None else None
     if kind == "jit":
         return obj, jit_names
@@ -611,12 +623,10 @@ def find_function(entry, name):
         notes = [f"did you mean '{match}'?" for match in difflib.get_close_matches(name, jit_names, n=1)]
         message = f"{where} has no @triton.jit function named '{name}'" if name else "no function name given"
         raise RequestError("usage", message, entry.path, notes=notes + [listing])
-    if kind in ("autotune", "heuristics"):
-        decorator = "@triton.autotune" if kind == "autotune" else "@triton.heuristics"
-        fix = ("pass the configs explicitly; triton-aot-cc compiles one config per variant" if kind == "autotune"
-               else "pass the values it computes explicitly as constexprs")
-        message = f"'{name}' in {where} is wrapped in {decorator}, which runs at launch time"
-        notes = [f"compile the @triton.jit function itself (remove {decorator}) and {fix}"]
+    if kind == "autotune":
+        message = f"'{name}' in {where} is wrapped in @triton.autotune, which runs at launch time"
+        notes = ["compile the @triton.jit function itself (remove @triton.autotune) and pass the configs "
+                 "explicitly; triton-aot-cc compiles one config per variant"]
     elif kind == "constexpr_function":
         message = f"'{name}' in {where} is a @triton.constexpr_function, not a kernel"
         notes = []
@@ -630,6 +640,96 @@ def find_function(entry, name):
         obj = obj.fn
     line = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
     raise RequestError("usage", message, entry.path, line, notes=notes + [listing])
+
+
+# ---------------------------------------------------------------------------------------------
+# @triton.heuristics: each value's expression, as text the compiler translates to C
+
+
+def _code_matches(node, code, file):
+    """Whether compiling `node` (a lambda or def) gives the code object `code`."""
+    try:
+        tree = ast.Expression(node) if isinstance(node, ast.Lambda) else ast.Module([node], [])
+        compiled = compile(ast.fix_missing_locations(tree), file, "eval" if isinstance(node, ast.Lambda) else "exec")
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    for const in compiled.co_consts:
+        if hasattr(const, "co_code") and const.co_code == code.co_code and const.co_consts == code.co_consts \
+                and const.co_names == code.co_names:
+            return True
+    return False
+
+
+def _function_node(fn):
+    """The ast node (Lambda or FunctionDef) of a Python function, found in its file by line and
+    by compiled code (several lambdas may share a line, as in a dict literal), or None."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    file = code.co_filename
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)) or open(file, encoding="utf-8").read(), file)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    candidates = [node for node in ast.walk(tree)
+                  if (isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno)
+                  or (isinstance(node, ast.FunctionDef) and node.name == fn.__name__
+                      and code.co_firstlineno in [node.lineno] + [d.lineno for d in node.decorator_list])]
+    if len(candidates) > 1:
+        candidates = [node for node in candidates if _code_matches(node, code, file)] or candidates[:1]
+    return candidates[0] if candidates else None
+
+
+class _InlineConstants(ast.NodeTransformer):
+    """Module-level or closure constants (ints, floats, bools) a heuristic reads become literals."""
+
+    def __init__(self, fn, arg):
+        self.arg = arg
+        self.env = dict(getattr(fn, "__globals__", {}))
+        closure = getattr(fn, "__closure__", None) or ()
+        for name, cell in zip(fn.__code__.co_freevars, closure):
+            try:
+                self.env[name] = cell.cell_contents
+            except ValueError:
+                pass
+
+    def visit_Name(self, node):
+        value = self.env.get(node.id)
+        if node.id != self.arg and isinstance(value, (bool, int, float)):
+            return ast.copy_location(ast.Constant(value), node)
+        return node
+
+
+def heuristic_entries(layers):
+    """One entry per heuristic in the order Triton evaluates them (outer layer first, then its
+    dict order): name, the expression text, the lambda's parameter, where it is written."""
+    entries = []
+    for layer in layers:
+        for name, fn in layer.values.items():
+            code = getattr(fn, "__code__", None)
+            file = code.co_filename if code else ""
+            line = code.co_firstlineno if code else 0
+            item = {"name": name, "file": file, "line": line, "source": line_text(file, line) if line else ""}
+            node = _function_node(fn)
+            params = node.args.args if node is not None else []
+            if node is None:
+                item["error"] = "its source cannot be found"
+            elif len(params) != 1 or node.args.vararg or node.args.kwarg or node.args.kwonlyargs:
+                item["error"] = "it must take exactly one parameter (the arguments)"
+            elif isinstance(node, ast.Lambda):
+                body = node.body
+            else:
+                statements = [st for st in node.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+                if len(statements) != 1 or not isinstance(statements[0], ast.Return) or statements[0].value is None:
+                    item["error"] = f"its body is not a single return statement (def {node.name})"
+                else:
+                    body = statements[0].value
+            if "error" not in item:
+                arg = params[0].arg
+                item["arg"] = arg
+                item["expression"] = ast.unparse(_InlineConstants(fn, arg).visit(body))
+            entries.append(item)
+    return entries
 
 
 # ---------------------------------------------------------------------------------------------
@@ -699,8 +799,12 @@ def describe(req):
             item["default"] = _value_spec(param.default)
         params.append(item)
     file, def_line, _ = A.function_start(fn)
+    layers = unwrap_heuristics(getattr(entry.module, req.get("function") or ""))[1]
     return {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
-            "jit_functions": jit_names, "file": file, "line": def_line}
+            "jit_functions": jit_names, "file": file, "line": def_line,
+            "heuristics": heuristic_entries(layers), "deps": entry.deps,
+            "do_not_specialize": [p.name for p in fn.params if p.do_not_specialize],
+            "do_not_specialize_on_alignment": [p.name for p in fn.params if p.do_not_specialize_on_alignment]}
 
 
 def _check_params(fn, params):

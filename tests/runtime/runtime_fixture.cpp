@@ -6,6 +6,7 @@ void unloadAllLibraries() {
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << rt_kernels_last_error();
   EXPECT_EQ(hop_unload(), TRITON_AOT_SUCCESS) << hop_last_error();
   EXPECT_EQ(shr_unload(), TRITON_AOT_SUCCESS) << shr_last_error();
+  EXPECT_EQ(rth_unload(), TRITON_AOT_SUCCESS) << rth_last_error();
 #ifdef TTA_RUNTIME_HAVE_RUBIN
   EXPECT_EQ(rub_unload(), TRITON_AOT_SUCCESS) << rub_last_error();
 #endif

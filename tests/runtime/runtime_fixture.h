@@ -7,6 +7,7 @@
 #include "fake_driver_handle.h"
 #include "library_files.h"
 
+#include <rt_heuristics.h>
 #include <rt_hopper.h>
 #include <rt_kernels.h>
 #include <rt_shared.h>

@@ -132,12 +132,52 @@ TEST(Options, SpecFileErrorsNameTheFileAndTheField) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().file, (dir / "bad.json").string());
   EXPECT_EQ(unknown.error().message, "kernels[0]: unknown field 'colour'; expected source, "
-                                     "function, name, signatures, configs, grid, targets");
+                                     "function, name, signatures, configs, grid, targets, "
+                                     "heuristics, heuristic_values");
   std::ofstream(dir / "syntax.json") << "{\n  \"kernels\": [\n    oops\n]}";
   auto syntax = loadSpecFile((dir / "syntax.json").string(), {});
   ASSERT_FALSE(syntax);
   EXPECT_EQ(syntax.error().line, 3);
   EXPECT_EQ(syntax.error().column, 5);
+  fs::remove_all(dir);
+}
+
+} // namespace
+} // namespace tta
+
+namespace tta {
+namespace {
+
+TEST(Options, HeuristicOverridesAndValuesFromTheCommandLineAndSpecFiles) {
+  auto cl = parseCommandLine({"k.py", "-n", "f", "-s", "*fp32, i32", "-g", "n, 1, 1", "-t",
+                              "cuda:80", "--heuristic", "EVEN=n % 64 == 0", "--heuristic-values",
+                              "BLOCK=256, 1024", "--heuristic-values", "W=4"});
+  ASSERT_TRUE(cl) << cl.error().message;
+  const HeuristicDeclarations &h = cl->request.kernels.at(0).heuristics;
+  EXPECT_EQ(h.overrides.at("EVEN"), "n % 64 == 0");
+  EXPECT_EQ(h.values.at("BLOCK"), (std::vector<std::int64_t>{256, 1024}));
+  EXPECT_EQ(h.values.at("W"), (std::vector<std::int64_t>{4}));
+  auto bad = parseCommandLine({"k.py", "-n", "f", "-s", "i32", "-g", "1", "-t", "cuda:80",
+                               "--heuristic", "EVEN=n ** 2"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("--heuristic EVEN='n ** 2'"), std::string::npos);
+
+  fs::path dir = fs::temp_directory_path() / "tta-options-heuristics";
+  fs::create_directories(dir);
+  std::ofstream(dir / "spec.json") << R"({"targets": ["cuda:80"], "kernels": [
+      {"source": "k.py", "function": "f", "signatures": "*fp32, i32", "grid": "n, 1, 1",
+       "heuristics": {"EVEN": "n % 64 == 0"}, "heuristic_values": {"BLOCK": [256, 1024]}}]})";
+  auto kernels = loadSpecFile((dir / "spec.json").string(), {});
+  ASSERT_TRUE(kernels) << kernels.error().message;
+  EXPECT_EQ((*kernels)[0].heuristics.overrides.at("EVEN"), "n % 64 == 0");
+  EXPECT_EQ((*kernels)[0].heuristics.values.at("BLOCK"), (std::vector<std::int64_t>{256, 1024}));
+  std::ofstream(dir / "bad.json") << R"({"targets": ["cuda:80"], "kernels": [
+      {"source": "k.py", "function": "f", "signatures": "i32", "grid": "1",
+       "heuristic_values": {"BLOCK": "256"}}]})";
+  auto wrong = loadSpecFile((dir / "bad.json").string(), {});
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().message.find("heuristic_values.BLOCK: expected an array of integers"),
+            std::string::npos);
   fs::remove_all(dir);
 }
 

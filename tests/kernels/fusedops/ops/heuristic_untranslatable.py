@@ -1,0 +1,14 @@
+"""A heuristic outside the subset triton-aot translates: it reads a tensor's attribute."""
+import triton
+import triton.language as tl
+
+
+@triton.heuristics({"USE_WIDE": lambda args: args["x_ptr"].dtype.itemsize >= 4})
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr, USE_WIDE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    if USE_WIDE:
+        x = x.to(tl.float32)
+    tl.store(y_ptr + offsets, x, mask=mask)

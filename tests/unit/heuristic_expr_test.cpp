@@ -1,0 +1,198 @@
+// The @triton.heuristics translator: each construct in both spellings, each refusal, build-time
+// evaluation with Python's semantics, and the C it emits.
+#include "compiler/heuristic_expr.h"
+
+#include <gtest/gtest.h>
+
+namespace tta {
+namespace {
+
+HeuristicExpr py(const std::string &text) {
+  auto e = parseHeuristic(text, HeuristicDialect::Python, "args");
+  EXPECT_TRUE(e) << text << ": " << (e ? "" : e.error().message);
+  return e ? *e : HeuristicExpr{};
+}
+
+std::string refusal(const std::string &text, HeuristicDialect dialect = HeuristicDialect::Python) {
+  auto e = parseHeuristic(text, dialect, "args");
+  EXPECT_FALSE(e) << text << " parsed";
+  return e ? std::string() : e.error().message;
+}
+
+HeuristicValue I(std::int64_t v) { return {HeuristicValue::Kind::Int, v, 0}; }
+HeuristicValue B(bool v) { return {HeuristicValue::Kind::Bool, v ? 1 : 0, 0}; }
+HeuristicValue None() { return {HeuristicValue::Kind::None, 0, 0}; }
+
+HeuristicValue eval(const std::string &text, const std::map<std::string, HeuristicValue> &env) {
+  auto v = evaluateHeuristic(py(text), env);
+  EXPECT_TRUE(v) << text << ": " << (v ? "" : v.error().message);
+  return v ? *v : HeuristicValue{};
+}
+
+/// n, m: int64 parameters; p: a pointer; s: a float; BLOCK = 128 (a constexpr).
+std::optional<HeuristicBinding> resolve(const std::string &name) {
+  HeuristicBinding b;
+  if (name == "n" || name == "m") {
+    b.kind = HeuristicBinding::Kind::Int;
+    b.cExpr = name;
+  } else if (name == "p") {
+    b.kind = HeuristicBinding::Kind::Pointer;
+    b.cExpr = "p";
+  } else if (name == "s") {
+    b.kind = HeuristicBinding::Kind::Float;
+    b.cExpr = "s";
+  } else if (name == "BLOCK") {
+    b.value = I(128);
+  } else {
+    return std::nullopt;
+  }
+  return b;
+}
+
+std::string c(const std::string &text, std::set<std::string> *helpers = nullptr) {
+  auto out = emitHeuristicC(py(text), resolve, helpers);
+  EXPECT_TRUE(out) << text << ": " << (out ? "" : out.error().message);
+  return out ? *out : std::string();
+}
+
+TEST(HeuristicExpr, ReadsArgumentsBySubscriptInEitherQuote) {
+  HeuristicExpr e = py("args[\"N\"] % args['BLOCK_N'] == 0");
+  EXPECT_EQ(e.names, (std::set<std::string>{"N", "BLOCK_N"}));
+  EXPECT_EQ(formatHeuristic(e), "N % BLOCK_N == 0");
+  EXPECT_TRUE(isBoolValued(e));
+}
+
+TEST(HeuristicExpr, EveryConstructFormatsAsCAndReadsBack) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"args['a'] + args['b'] * 2 - 1", "a + b * 2 - 1"},
+      {"(args['a'] + args['b']) // 4", "(a + b) / 4"},
+      {"-args['a'] % 3", "-a % 3"},
+      {"not args['a'] > 1 and args['b'] <= 2 or args['c'] != 0", "!(a > 1) && b <= 2 || c != 0"},
+      {"args['a'] if args['f'] else args['b']", "f ? a : b"},
+      {"min(triton.next_power_of_2(args['n_cols']), 8192)", "min(next_power_of_2(n_cols), 8192)"},
+      {"max(args['a'], args['b'], 16)", "max(a, b, 16)"},
+      {"abs(args['a'])", "abs(a)"},
+      {"triton.cdiv(args['n'], 128)", "cdiv(n, 128)"},
+      {"tl.cdiv(args['n'], 128)", "cdiv(n, 128)"},
+      {"args['bias'] is not None", "bias != NULL"},
+      {"args['bias'] is None", "bias == NULL"},
+      {"args['a'] == True", "a == true"},
+      {"0 < args['a'] < 10", "0 < a && a < 10"},
+      {"args['x'] > 0.5", "x > 0.5"},
+  };
+  for (const auto &[python, expected] : cases) {
+    HeuristicExpr e = py(python);
+    EXPECT_EQ(formatHeuristic(e), expected) << python;
+    auto back = parseHeuristic(expected, HeuristicDialect::C);
+    ASSERT_TRUE(back) << expected << ": " << back.error().message;
+    EXPECT_EQ(formatHeuristic(*back), expected);
+    EXPECT_EQ(back->names, e.names) << expected;
+  }
+}
+
+TEST(HeuristicExpr, TheLambdaParameterMayHaveAnyName) {
+  auto e = parseHeuristic("meta['N'] > 4", HeuristicDialect::Python, "meta");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(formatHeuristic(*e), "N > 4");
+}
+
+TEST(HeuristicExpr, RefusesWhatItCannotTranslateNamingTheConstruct) {
+  EXPECT_NE(refusal("args['x'].dtype.itemsize >= 4").find("attribute access on an argument ('x.dtype')"),
+            std::string::npos);
+  EXPECT_NE(refusal("torch.cuda.get_device_capability()[0] >= 9").find("the function 'torch.cuda.get_device_capability'"),
+            std::string::npos);
+  EXPECT_NE(refusal("args['n'] / 2").find("true division"), std::string::npos);
+  EXPECT_NE(refusal("args['n'] ** 2").find("'**'"), std::string::npos);
+  EXPECT_NE(refusal("args['n'] & 1").find("bitwise"), std::string::npos);
+  EXPECT_NE(refusal("args['n'] in (1, 2)").find("'in'"), std::string::npos);
+  EXPECT_NE(refusal("THRESHOLD < args['n']").find("the name 'THRESHOLD'"), std::string::npos);
+  EXPECT_NE(refusal("args.get('n', 1) > 0").find("args.get"), std::string::npos);
+  EXPECT_NE(refusal("args").find("used other than as args[\"NAME\"]"), std::string::npos);
+  EXPECT_NE(refusal("args['a'] is 3").find("'is' is supported only against None"), std::string::npos);
+  EXPECT_NE(refusal("min(args['a'])").find("two or more"), std::string::npos);
+  EXPECT_NE(refusal("args['a'] && args['b']").find("write 'and'"), std::string::npos);
+  EXPECT_NE(refusal("a and b", HeuristicDialect::C).find("write '&&'"), std::string::npos);
+  EXPECT_NE(refusal("a // 2", HeuristicDialect::C).find("'//'"), std::string::npos);
+  EXPECT_NE(refusal("args['a'] +").find("column"), std::string::npos);
+}
+
+TEST(HeuristicExpr, EvaluatesWithPythonSemantics) {
+  EXPECT_EQ(eval("args['a'] // 2", {{"a", I(-7)}}), I(-4));
+  EXPECT_EQ(eval("args['a'] % 4", {{"a", I(-7)}}), I(1));
+  EXPECT_EQ(eval("triton.next_power_of_2(args['a'])", {{"a", I(1000)}}), I(1024));
+  EXPECT_EQ(eval("triton.next_power_of_2(args['a'])", {{"a", I(1024)}}), I(1024));
+  EXPECT_EQ(eval("triton.next_power_of_2(args['a'])", {{"a", I(1)}}), I(1));
+  EXPECT_EQ(eval("min(triton.next_power_of_2(args['a']), 8192)", {{"a", I(100000)}}), I(8192));
+  EXPECT_EQ(eval("triton.cdiv(args['a'], 128)", {{"a", I(129)}}), I(2));
+  EXPECT_EQ(eval("max(args['a'], 3, 2)", {{"a", I(1)}}), I(3));
+  EXPECT_EQ(eval("abs(args['a'])", {{"a", I(-5)}}), I(5));
+  EXPECT_EQ(eval("args['a'] is not None", {{"a", None()}}), B(false));
+  EXPECT_EQ(eval("args['a'] is None", {{"a", None()}}), B(true));
+  EXPECT_EQ(eval("1 if args['a'] > 2 else 0", {{"a", I(3)}}), I(1));
+  EXPECT_EQ(eval("args['a'] > 2 and args['b']", {{"a", I(3)}, {"b", B(true)}}), B(true));
+  EXPECT_EQ(eval("0 < args['a'] < 10", {{"a", I(10)}}), B(false));
+  EXPECT_EQ(eval("not args['a']", {{"a", I(0)}}), B(true));
+  auto missing = evaluateHeuristic(py("args['n'] > 1"), {});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("'n' has no value at build time"), std::string::npos);
+  auto zero = evaluateHeuristic(py("args['n'] % args['m']"), {{"n", I(1)}, {"m", I(0)}});
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().message.find("division by zero"), std::string::npos);
+}
+
+TEST(HeuristicExpr, EmitsCOverRuntimeArgumentsAndFoldsConstexprs) {
+  EXPECT_EQ(c("args['n'] % args['BLOCK'] == 0"), "(((int64_t)n % 128) == 0)");
+  EXPECT_EQ(c("args['p'] is not None"), "(p != NULL)");
+  EXPECT_EQ(c("args['BLOCK'] // 2"), "64");
+  EXPECT_EQ(c("args['s'] > 0.5"), "((double)s > 0.5)");
+  EXPECT_EQ(c("args['n'] if args['BLOCK'] > 64 else args['m']"), "(int64_t)n");
+  EXPECT_EQ(c("not args['p']"), "(p == NULL)");
+  EXPECT_EQ(c("triton.cdiv(args['n'], args['BLOCK'])"), "(((int64_t)n + 128 - 1) / 128)");
+  EXPECT_EQ(c("min(args['n'], 8192)"), "(8192 < (int64_t)n ? 8192 : (int64_t)n)");
+  EXPECT_EQ(c("args['n'] > 3000000000"), "((int64_t)n > INT64_C(3000000000))");
+  std::set<std::string> helpers;
+  EXPECT_EQ(c("triton.next_power_of_2(args['n'])", &helpers), "tta_next_power_of_2((int64_t)n)");
+  EXPECT_EQ(helpers, (std::set<std::string>{kHeuristicNextPow2}));
+  EXPECT_NE(heuristicHelperDefinition(kHeuristicNextPow2).find("static int64_t tta_next_power_of_2"),
+            std::string::npos);
+}
+
+TEST(HeuristicExpr, EmitRefusesPointersInArithmeticAndUnknownNames) {
+  auto arith = emitHeuristicC(py("args['p'] + 1 > 0"), resolve);
+  ASSERT_FALSE(arith);
+  EXPECT_NE(arith.error().message.find("pointer"), std::string::npos);
+  auto compared = emitHeuristicC(py("args['p'] == args['n']"), resolve);
+  ASSERT_FALSE(compared);
+  EXPECT_NE(compared.error().message.find("only be compared with None"), std::string::npos);
+  auto unknown = emitHeuristicC(py("args['q'] > 1"), resolve);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("'q' is not a parameter"), std::string::npos);
+}
+
+TEST(HeuristicExpr, ArbitraryTextNeverCrashesTheParser) {
+  // A small deterministic fuzz: every prefix and every single-character mutation of real
+  // heuristics either parses (and then formats into text that parses back the same) or fails.
+  const std::vector<std::string> seeds = {
+      "min(triton.next_power_of_2(args['n_cols']), 8192)",
+      "args['N'] % args['BLOCK_N'] == 0 and args['bias'] is not None",
+      "1 if args['a'] > 2 else -args['b'] // 3"};
+  const std::string alphabet = "()[],'\"+-*/%<>=!?:. aNn0129_";
+  for (const std::string &seed : seeds)
+    for (std::size_t i = 0; i <= seed.size(); ++i)
+      for (std::size_t k = 0; k < alphabet.size() + 1; ++k) {
+        std::string text = k == alphabet.size() ? seed.substr(0, i) : seed;
+        if (k < alphabet.size() && i < seed.size())
+          text[i] = alphabet[k];
+        for (HeuristicDialect d : {HeuristicDialect::Python, HeuristicDialect::C}) {
+          auto e = parseHeuristic(text, d, "args");
+          if (!e)
+            continue;
+          auto back = parseHeuristic(formatHeuristic(*e), HeuristicDialect::C);
+          ASSERT_TRUE(back) << text << " -> " << formatHeuristic(*e);
+          EXPECT_EQ(formatHeuristic(*back), formatHeuristic(*e));
+        }
+      }
+}
+
+} // namespace
+} // namespace tta
