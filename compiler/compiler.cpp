@@ -1,5 +1,6 @@
 #include "compiler/compiler.h"
 
+#include "compiler/autotune_configs.h"
 #include "compiler/cache.h"
 #include "compiler/depfile.h"
 #include "compiler/frontend_client.h"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -154,7 +156,7 @@ struct ScratchDirectory {
 class CompileRun {
 public:
   CompileRun(const CompileRequest &request, const LogSink &log)
-      : request_(request), opts_(request.options), log_(log) {}
+      : request_(request), opts_(request.options), log_(log), kernels_(request.kernels) {}
 
   CompileOutcome run() {
     // Sources modified after this instant are not cached (file times use the same clock).
@@ -162,7 +164,8 @@ public:
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
     try {
-      if (!expand() || !lookupCache() || !compileMisses() || !stageOutputs())
+      if (!adoptDecoratorConfigs() || !expand() || !lookupCache() || !compileMisses() ||
+          !stageOutputs())
         return failed();
       if (Status s = transaction_.commit(); !s) {
         fail(s.takeError());
@@ -221,6 +224,10 @@ private:
     return std::move(outcome_);
   }
 
+  bool resolvePython();
+  void openCache();
+  WorkerPool *startWorkers(int count);
+  bool adoptDecoratorConfigs();
   bool expand();
   bool lookupCache();
   bool compileMisses();
@@ -240,13 +247,103 @@ private:
   CompileCache cache_{fs::path()};
   nlohmann::json hello_;
   OutputTransaction transaction_;
+  std::vector<KernelSpec> kernels_;   ///< the request's, with decorator configs adopted
+  std::map<std::size_t, nlohmann::json> described_;   ///< kernel index -> describe answer
+  bool cacheOpened_ = false;
+  ScratchDirectory scratch_;
+  std::unique_ptr<WorkerPool> pool_;
 };
+
+void CompileRun::openCache() {
+  if (cacheOpened_)
+    return;
+  cacheOpened_ = true;
+  // IR dumps are not cached: a run that asks for them compiles.
+  cache_ = CompileCache(opts_.irDir.empty() ? opts_.cacheDir : fs::path());
+}
+
+bool CompileRun::resolvePython() {
+  if (!python_.empty())
+    return true;
+  auto python = resolveProgram(opts_.python);
+  if (!python) {
+    fail(python.takeError());
+    return false;
+  }
+  python_ = *python;
+  return true;
+}
+
+/// Kernels declared without configs: describe them first, and a @triton.autotune'd one gets the
+/// decorator's configs (after its build-time pruning), named from their values, and a signature
+/// entry for each value they set.
+bool CompileRun::adoptDecoratorConfigs() {
+  std::vector<nlohmann::json> requests;
+  std::vector<std::size_t> kernelOf;
+  for (std::size_t k = 0; k < kernels_.size(); ++k) {
+    const KernelSpec &kernel = kernels_[k];
+    if (!kernel.configsFromDecorator || kernel.sourceKind != "python")
+      continue;
+    kernelOf.push_back(k);
+    requests.push_back({{"op", "describe"},
+                        {"source", kernel.sourcePath.string()},
+                        {"source_kind", kernel.sourceKind},
+                        {"function", kernel.function}});
+  }
+  if (requests.empty())
+    return true;
+  if (!resolvePython())
+    return false;
+  openCache();
+  WorkerPool *pool = startWorkers(1);
+  if (!pool)
+    return false;
+  Status ran = pool->run(requests, [&](std::size_t i, nlohmann::json answer) {
+    described_[kernelOf[i]] = std::move(answer);
+  });
+  if (!ran) {
+    fail(ran.takeError());
+    return false;
+  }
+  for (std::size_t k : kernelOf) {
+    KernelSpec &kernel = kernels_[k];
+    const nlohmann::json &info = described_[k];
+    if (!boolOr(info, "ok", false)) {
+      fail(diagnosticFromResponse(info, kernel.sourcePath.string()));
+      continue;
+    }
+    if (Status s = checkDescribeAnswer(info); !s) {
+      fail(s.takeError());
+      continue;
+    }
+    const nlohmann::json *autotune = member(info, "autotune");
+    if (!autotune)
+      continue;
+    auto adopted = configsFromDecorator(*autotune, kernel.signatures, info, kernel.function,
+                                        kernel.dropPreHooks);
+    if (!adopted) {
+      failAt(adopted.takeError(), kernel);
+      continue;
+    }
+    for (const std::string &warning : adopted->warnings)
+      if (log_)
+        log_("warning: " + warning);
+    std::string names;
+    for (const Config &config : adopted->configs)
+      names += (names.empty() ? "" : ", ") + config.name;
+    say("note: " + kernel.name + ": " + std::to_string(adopted->configs.size()) +
+        " config(s) from @triton.autotune: " + names);
+    kernel.configs = std::move(adopted->configs);
+    kernel.signatures = std::move(adopted->signatures);
+  }
+  return outcome_.errors.empty();
+}
 
 /// Kernels x targets x signatures x configs, each with its resolved signature and output names.
 bool CompileRun::expand() {
   std::map<std::string, const Job *> seen;   // metadata path -> the job that writes it
-  for (std::size_t k = 0; k < request_.kernels.size(); ++k) {
-    const KernelSpec &kernel = request_.kernels[k];
+  for (std::size_t k = 0; k < kernels_.size(); ++k) {
+    const KernelSpec &kernel = kernels_[k];
     std::string name = kernel.name;
     if (name.empty())
       name = kernel.sourceKind == "python" ? kernel.function : irFunctionName(kernel.sourcePath);
@@ -316,14 +413,9 @@ bool CompileRun::expand() {
 
 /// Serves every job it can from the cache; the rest become misses.
 bool CompileRun::lookupCache() {
-  auto python = resolveProgram(opts_.python);
-  if (!python) {
-    fail(python.takeError());
+  if (!resolvePython())
     return false;
-  }
-  python_ = *python;
-  // IR dumps are not cached: a run that asks for them compiles.
-  cache_ = CompileCache(opts_.irDir.empty() ? opts_.cacheDir : fs::path());
+  openCache();
   const nlohmann::json environment = tritonEnvironment();
   for (Job &job : jobs_) {
     nlohmann::json key = {{"format", 1},
@@ -354,20 +446,26 @@ bool CompileRun::lookupCache() {
   return true;
 }
 
-/// Compiles the misses through frontend workers: describe each kernel once, check every
-/// variant's signature against it, then compile all variants in parallel.
-bool CompileRun::compileMisses() {
-  if (misses_.empty())
-    return true;
-  auto started = std::chrono::steady_clock::now();
-  ScratchDirectory scratch{opts_.outputDir / (".triton-aot-tmp." + std::to_string(::getpid()))};
+/// Starts the frontend workers once: the scratch directory, Triton's cache inside ours, and
+/// \p count workers (more on a later call).
+WorkerPool *CompileRun::startWorkers(int count) {
+  if (pool_) {
+    // Already started (to describe kernels first): start the rest now.
+    if (auto more = pool_->start(count); !more) {
+      fail(more.takeError());
+      return nullptr;
+    }
+    return pool_.get();
+  }
+  ScratchDirectory &scratch = scratch_;
+  scratch.path = opts_.outputDir / (".triton-aot-tmp." + std::to_string(::getpid()));
   std::error_code ec;
   fs::create_directories(scratch.path / "ir", ec);
   if (ec) {
     fail(makeError(ExitCode::OutputError,
                    "cannot create '" + scratch.path.string() + "': " + ec.message()));
     scratch.path.clear();
-    return false;
+    return nullptr;
   }
 
   WorkerSettings settings;
@@ -395,27 +493,41 @@ bool CompileRun::compileMisses() {
     fail(makeError(ExitCode::EnvironmentError,
                    "the frontend worker is missing: '" + settings.script +
                        "' does not exist (set TRITON_AOT_FRONTEND_DIR, or reinstall triton-aot)"));
-    return false;
+    return nullptr;
   }
-  const int workers = static_cast<int>(std::min<std::size_t>(misses_.size(), opts_.jobs));
-  WorkerPool pool(settings, workers);
-  auto greeting = pool.start(workers);
+  // The pool may grow to one worker per job slot; this call starts \p count of them.
+  pool_ = std::make_unique<WorkerPool>(settings, std::max(1, opts_.jobs));
+  auto greeting = pool_->start(count);
   if (!greeting) {
     fail(greeting.takeError());
-    return false;
+    return nullptr;
   }
   hello_ = *greeting;
   if (Status s = checkHello(hello_, python_); !s) {
     fail(s.takeError());
-    return false;
+    return nullptr;
   }
   say("frontend: Triton " + stringOr(hello_, "triton_version") + " with " + python_ + ", " +
-      std::to_string(workers) + " worker(s)");
+      std::to_string(count) + " worker(s)");
+  return pool_.get();
+}
+
+/// Compiles the misses through frontend workers: describe each kernel once, check every
+/// variant's signature against it, then compile all variants in parallel.
+bool CompileRun::compileMisses() {
+  if (misses_.empty())
+    return true;
+  auto started = std::chrono::steady_clock::now();
+  const int workers = static_cast<int>(std::min<std::size_t>(misses_.size(), opts_.jobs));
+  WorkerPool *pool = startWorkers(workers);
+  if (!pool)
+    return false;
+  const ScratchDirectory &scratch = scratch_;
 
   std::vector<nlohmann::json> describeRequests;
   std::map<std::size_t, std::size_t> describeOf;   // kernel index -> request index
   for (Job *job : misses_) {
-    if (describeOf.count(job->kernelIndex))
+    if (describeOf.count(job->kernelIndex) || described_.count(job->kernelIndex))
       continue;
     describeOf[job->kernelIndex] = describeRequests.size();
     describeRequests.push_back({{"op", "describe"},
@@ -424,9 +536,11 @@ bool CompileRun::compileMisses() {
                                 {"function", job->kernel->function}});
   }
   std::vector<nlohmann::json> described(describeRequests.size());
-  Status ran = pool.run(describeRequests, [&](std::size_t i, nlohmann::json answer) {
+  Status ran = pool->run(describeRequests, [&](std::size_t i, nlohmann::json answer) {
     described[i] = std::move(answer);
   });
+  for (const auto &[kernel, request] : describeOf)
+    described_[kernel] = std::move(described[request]);
   if (!ran) {
     fail(ran.takeError());
     return false;
@@ -435,7 +549,7 @@ bool CompileRun::compileMisses() {
   std::vector<nlohmann::json> compileRequests;
   std::vector<Job *> compiling;
   for (Job *job : misses_) {
-    const nlohmann::json &info = described[describeOf[job->kernelIndex]];
+    const nlohmann::json &info = described_[job->kernelIndex];
     const std::string file = job->kernel->sourcePath.string();
     if (!boolOr(info, "ok", false)) {
       fail(diagnosticFromResponse(info, file));
@@ -480,7 +594,7 @@ bool CompileRun::compileMisses() {
     compiling.push_back(job);
   }
 
-  ran = pool.run(compileRequests, [&](std::size_t i, nlohmann::json answer) {
+  ran = pool->run(compileRequests, [&](std::size_t i, nlohmann::json answer) {
     finishCompile(*compiling[i], std::move(answer));
   });
   if (!ran) {
@@ -537,7 +651,7 @@ bool CompileRun::stageOutputs() {
     if (seen.insert(path).second)
       depends.push_back(path);
   };
-  for (const KernelSpec &kernel : request_.kernels)
+  for (const KernelSpec &kernel : kernels_)
     if (kernel.origin != "command line")
       addDepend(fs::absolute(kernel.origin).lexically_normal().string());
 

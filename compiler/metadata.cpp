@@ -82,7 +82,7 @@ json toJson(const KernelMetadata &meta) {
 
   const LaunchInfo &launch = meta.launch;
   const VariantInfo &variant = meta.variant;
-  return {
+  json out = {
       {"schema", kMetadataSchema},
       {"schema_version", meta.schemaVersion},
       {"generator", meta.generator},
@@ -125,6 +125,13 @@ json toJson(const KernelMetadata &meta) {
       {"resources", resourcesJson(meta.resources)},
       {"triton_hash", meta.tritonHash},
   };
+  if (const std::optional<AutotuneInfo> &autotune = variant.autotune)
+    out["variant"]["autotune"] = {{"key", autotune->key},
+                                  {"reset_to_zero", autotune->resetToZero},
+                                  {"restore_value", autotune->restoreValue},
+                                  {"configs", autotune->configsFrom},
+                                  {"dropped_pre_hooks", autotune->droppedPreHooks}};
+  return out;
 }
 
 // --- Reading ---------------------------------------------------------------------------------
@@ -299,6 +306,21 @@ void readVariant(const ObjectReader &obj, VariantInfo &variant) {
   variant.numWarps = obj.integer("num_warps", 1);
   variant.numStages = obj.integer("num_stages", 1);
   variant.options = obj.object("options").value();
+  if (obj.find("autotune")) {
+    ObjectReader autotune = obj.object("autotune");
+    AutotuneInfo info;
+    auto names = [&](const char *key, std::vector<std::string> &out) {
+      const json &list = autotune.array(key);
+      for (std::size_t i = 0; i < list.size(); ++i)
+        out.push_back(readString(list[i], indexPath(autotune.path(key), i), false));
+    };
+    names("key", info.key);
+    names("reset_to_zero", info.resetToZero);
+    names("restore_value", info.restoreValue);
+    info.configsFrom = readChoice(autotune, "configs", {"decorator", "declaration"});
+    names("dropped_pre_hooks", info.droppedPreHooks);
+    variant.autotune = std::move(info);
+  }
 }
 
 // The launcher sizes the argument buffer from these, so they must be exactly right.

@@ -82,6 +82,16 @@ struct ResourceInfo {
   bool operator==(const ResourceInfo &) const = default;
 };
 
+/// What a @triton.autotune declares that outlives the build (docs/metadata.md, variant.autotune).
+struct AutotuneInfo {
+  std::vector<std::string> key;           ///< argument names whose values select a tuned config
+  std::vector<std::string> resetToZero;   ///< zeroed before each benchmark run (tuning only)
+  std::vector<std::string> restoreValue;  ///< restored after each benchmark run (tuning only)
+  std::string configsFrom;                ///< "decorator" or "declaration" (CONFIG replaced them)
+  std::vector<std::string> droppedPreHooks;   ///< config pre_hooks dropped by --drop-pre-hooks
+  bool operator==(const AutotuneInfo &) const = default;
+};
+
 struct VariantInfo {
   std::string id;                      ///< unique within a library: "<name>.<target tag>.<digest>"
   std::string config;                  ///< config name ("" when none was given)
@@ -90,6 +100,7 @@ struct VariantInfo {
   int numWarps = 0;                    ///< as requested
   int numStages = 0;                   ///< as requested (or the backend default)
   nlohmann::json options = nlohmann::json::object();  ///< every other Triton option requested
+  std::optional<AutotuneInfo> autotune;   ///< the kernel is @triton.autotune'd
   bool operator==(const VariantInfo &) const = default;
 };
 

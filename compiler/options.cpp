@@ -187,7 +187,7 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
 
   const fs::path base = fs::absolute(path).parent_path();
   const std::set<std::string> known = {"source", "function", "name", "signatures", "signature",
-                                       "configs", "grid", "targets"};
+                                       "configs", "grid", "targets", "drop_pre_hooks"};
   std::vector<KernelSpec> kernels;
   for (std::size_t k = 0; k < spec["kernels"].size(); ++k) {
     const nlohmann::json &entry = spec["kernels"][k];
@@ -197,7 +197,8 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     for (const auto &[key, value] : entry.items())
       if (!known.count(key))
         return fail(where + ": unknown field '" + key +
-                    "'; expected source, function, name, signatures, configs, grid, targets");
+                    "'; expected source, function, name, signatures, configs, grid, targets, "
+                    "drop_pre_hooks");
     if (!entry.contains("source") || !entry["source"].is_string())
       return fail(where + ": missing \"source\" (the kernel file)");
     KernelSpec kernel;
@@ -236,6 +237,10 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     if (!configs)
       return configs.takeError();
     kernel.configs = withDefaults(*configs, std::nullopt, std::nullopt);
+    kernel.configsFromDecorator = texts.empty();
+    if (entry.contains("drop_pre_hooks") && !entry["drop_pre_hooks"].is_boolean())
+      return fail(where + ".drop_pre_hooks: expected true or false");
+    kernel.dropPreHooks = entry.value("drop_pre_hooks", false);
 
     texts.clear();
     if (!entry.contains("grid"))
@@ -282,7 +287,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   std::vector<std::string> signatures, targets, configs;
   std::optional<int> numWarps, numStages;
   int jobs = 0;
-  bool noCache = false, noPtx = false, summary = false, verbose = false, version = false;
+  bool noCache = false, noPtx = false, summary = false, verbose = false, version = false,
+       dropPreHooks = false;
 
   app.add_option("kernel", kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
   app.add_option("-n,--kernel-name", kernelName, "Name of the @triton.jit / @gluon.jit function");
@@ -305,6 +311,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                  "Config \"BLOCK=1024 num_warps=4 num_stages=3\"; repeat for several configs")
       ->take_all()
       ->allow_extra_args(false);
+  app.add_flag("--drop-pre-hooks", dropPreHooks,
+               "Drop the pre_hooks of @triton.autotune configs (they run Python before each launch)");
   app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
   app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
   app.add_option("--index", index, "Write a JSON list of the metadata files written");
@@ -389,8 +397,10 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     auto kernels = loadSpecFile(spec, *parsedTargets);
     if (!kernels)
       return kernels.takeError();
-    for (KernelSpec &k : *kernels)
+    for (KernelSpec &k : *kernels) {
       k.configs = withDefaults(std::move(k.configs), numWarps, numStages);
+      k.dropPreHooks = k.dropPreHooks || dropPreHooks;
+    }
     out.request.kernels = std::move(*kernels);
     opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
   } else {
@@ -423,6 +433,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     if (!parsedConfigs)
       return parsedConfigs.takeError();
     kernel.configs = withDefaults(*parsedConfigs, numWarps, numStages);
+    kernel.configsFromDecorator = configs.empty();
+    kernel.dropPreHooks = dropPreHooks;
     if (grid.empty())
       return usage("missing -g/--grid: give three C expressions, e.g. -g \"cdiv(n, BLOCK), 1, 1\"");
     auto parsedGrid = parseGrid(grid);

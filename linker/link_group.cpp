@@ -225,6 +225,7 @@ public:
     kernel_.source = first.meta.source;
     kernel_.params = first.meta.params;
     kernel_.grid = first.meta.grid;
+    kernel_.autotune = first.meta.variant.autotune;
     for (const ParamInfo &p : kernel_.params) {
       kernel_.globalScratchArg |= p.kind == ParamInfo::Kind::GlobalScratch;
       kernel_.profileScratchArg |= p.kind == ParamInfo::Kind::ProfileScratch;

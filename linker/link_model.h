@@ -79,6 +79,7 @@ struct Kernel {
   bool profileScratchArg = false;   ///< ... and profile_scratch
   std::vector<Target> targets;      ///< every config and variant has a function for each
   std::vector<KernelConfig> configs;   ///< first = default; order of first appearance
+  std::optional<AutotuneInfo> autotune;   ///< of the first variant: key, reset/restore, sources
 };
 
 /// The library-wide C functions, <prefix>_<name>, in the generated header's order

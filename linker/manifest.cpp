@@ -116,7 +116,13 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
           {"global_scratch_arg", kernel.globalScratchArg},
           {"profile_scratch_arg", kernel.profileScratchArg},
           {"targets", std::move(targets)},
-          {"configs", std::move(configs)}};
+          {"configs", std::move(configs)},
+          {"autotune", kernel.autotune ? json{{"key", kernel.autotune->key},
+                                              {"reset_to_zero", kernel.autotune->resetToZero},
+                                              {"restore_value", kernel.autotune->restoreValue},
+                                              {"configs", kernel.autotune->configsFrom},
+                                              {"dropped_pre_hooks", kernel.autotune->droppedPreHooks}}
+                                       : json(nullptr)}};
 }
 
 // ---------------------------------------------------------------------------------------------

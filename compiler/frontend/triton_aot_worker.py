@@ -496,26 +496,47 @@ def load_kernel_file(path):
     return entry
 
 
+def unwrap_kernel(obj):
+    """(the @jit function, [(kind, layer), ...] outermost first) of a kernel object: through
+    @triton.autotune and @triton.heuristics wrappers, however they were applied (decorators or
+    assignments such as `k = triton.autotune(...)(triton.jit(f))`: the object counts, not the
+    syntax). The function is None when the chain does not end in a @jit function."""
+    layers = []
+    while A.classify(obj) in ("autotune", "heuristics"):
+        layers.append((A.classify(obj), obj))
+        obj = obj.fn
+    return (obj if A.classify(obj) == "jit" else None), layers
+
+
+def _refused_layer(layers):
+    """The first wrapper the frontend cannot compile through yet, as (kind, layer), or None."""
+    return next(((kind, layer) for kind, layer in layers if kind == "heuristics"), None)
+
+
 def find_function(entry, name):
-    """The @jit function `name` of a loaded file, or a usage error saying what is there."""
+    """The @jit function `name` of a loaded file (through its autotune wrapper), or a usage
+    error saying what is there."""
     module = entry.module
-    jit_names = [key for key, value in vars(module).items() if A.classify(value) == "jit"]
+    jit_names = [key for key, value in vars(module).items() if unwrap_kernel(value)[0] is not None]
     where = display(entry.path)
     obj = getattr(module, name, None) if name else None
     kind = A.classify(obj) if obj is not None else None
-    if kind == "jit":
-        return obj, jit_names
+    fn, layers = unwrap_kernel(obj) if obj is not None else (None, [])
+    refused = _refused_layer(layers)
+    if fn is not None and refused is None:
+        return fn, jit_names
     listing = f"@jit functions in {where}: {', '.join(jit_names)}" if jit_names else f"{where} defines no @jit functions"
     if obj is None:
         notes = [f"did you mean '{match}'?" for match in difflib.get_close_matches(name, jit_names, n=1)]
         message = f"{where} has no @triton.jit function named '{name}'" if name else "no function name given"
         raise RequestError("usage", message, entry.path, notes=notes + [listing])
-    if kind in ("autotune", "heuristics"):
-        decorator = "@triton.autotune" if kind == "autotune" else "@triton.heuristics"
-        fix = ("pass the configs explicitly; triton-aot-cc compiles one config per variant" if kind == "autotune"
-               else "pass the values it computes explicitly as constexprs")
-        message = f"'{name}' in {where} is wrapped in {decorator}, which runs at launch time"
-        notes = [f"compile the @triton.jit function itself (remove {decorator}) and {fix}"]
+    if refused is not None:
+        message = f"'{name}' in {where} is wrapped in @triton.heuristics, which runs at launch time"
+        notes = ["compile the @triton.jit function itself (remove @triton.heuristics) and pass the values "
+                 "it computes explicitly as constexprs"]
+    elif kind == "autotune":
+        message = f"'{name}' in {where} is a @triton.autotune over something that is not a @triton.jit function"
+        notes = []
     elif kind == "constexpr_function":
         message = f"'{name}' in {where} is a @triton.constexpr_function, not a kernel"
         notes = []
@@ -529,6 +550,94 @@ def find_function(entry, name):
         obj = obj.fn
     line = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
     raise RequestError("usage", message, entry.path, line, notes=notes + [listing])
+
+
+class _NeedsArguments(Exception):
+    """An early_config_prune asked for an argument value, which a build does not have."""
+
+
+class _NoArgumentValues(dict):
+    """named_args at build time: there are no argument values, so any look-up says so."""
+
+    def _refuse(self, *args, **kwargs):
+        raise _NeedsArguments(args[0] if args else "")
+
+    __getitem__ = get = __contains__ = __iter__ = keys = items = values = _refuse
+
+
+def _callable_facts(fn):
+    """name (module.qualname), file, line and that line's text of a Python callable."""
+    code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)
+    name = f"{getattr(fn, '__module__', None) or '?'}.{getattr(fn, '__qualname__', None) or type(fn).__name__}"
+    file = code.co_filename if code else ""
+    line = code.co_firstlineno if code else 0
+    return {"name": name, "file": file, "line": line, "source_line": line_text(file, line).strip()}
+
+
+def _config_text_value(value):
+    """A config value in the config grammar of triton-aot-cc (compiler/config.h)."""
+    spec = _value_spec(value)
+    kind = spec["type"]
+    if kind == "none":
+        return "None"
+    if kind == "bool":
+        return "True" if spec["value"] else "False"
+    if kind in ("int", "float"):
+        return repr(spec["value"])
+    if kind == "str":
+        return "'" + spec["value"].replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if kind == "dtype":
+        return "tl." + spec["value"]
+    return None
+
+
+def autotune_facts(fn, layers, path, name):
+    """The facts of the kernel's @triton.autotune layer (the outermost), or None: its configs
+    (after a build-time early_config_prune), key, what is recorded for tuning, and notes."""
+    autotuner = next((layer for kind, layer in layers if kind == "autotune"), None)
+    if autotuner is None:
+        return None
+    facts = A.autotune_layer_facts(autotuner)
+    configs, notes = facts["configs"], []
+    prune_info = None
+    if facts["early_config_prune"] is not None:
+        prune_info = {**_callable_facts(facts["early_config_prune"]), "applied": False, "declared": len(configs)}
+        try:
+            kept = A.prune_configs(facts["early_config_prune"], configs, _NoArgumentValues())
+        except Exception as exc:  # it needs argument values (or the device): keep every config
+            what = (f"argument '{exc.args[0]}'" if isinstance(exc, _NeedsArguments) and exc.args[0]
+                    else "argument values" if isinstance(exc, _NeedsArguments) else f"{type(exc).__name__}: {exc}")
+            notes.append(f"early_config_prune {prune_info['name']} needs {what} at launch time, so it cannot "
+                         f"run at build time: all {len(configs)} configs of {name} are built")
+        else:
+            kept = list(kept or [])
+            if not kept:
+                raise RequestError("usage", f"early_config_prune {prune_info['name']} of {fn.__name__} keeps no "
+                                   "config at build time (Triton requires at least one)",
+                                   prune_info["file"], prune_info["line"])
+            configs, prune_info["applied"] = kept, True
+        prune_info["kept"] = len(configs)
+    if facts["perf_model"] is not None:
+        notes.append(f"perf_model {_callable_facts(facts['perf_model'])['name']} (top_k={facts['top_k']}) ranks "
+                     f"configs with argument values at launch time; it is ignored and every config is built")
+    described = []
+    for index, config in enumerate(configs):
+        kwargs, options, pre_hook = A.config_facts(config)
+        parts = []
+        for key, value in list(kwargs.items()) + list(options.items()):
+            text = _config_text_value(value)
+            if text is None:
+                raise RequestError("usage", f"config {index + 1} of the @triton.autotune of {fn.__name__} sets "
+                                   f"{key}={value!r}, which cannot be compiled in", path,
+                                   A.function_start(fn)[1])
+            parts.append([key, text])
+        described.append({"values": parts, "kwargs": list(kwargs),
+                          "pre_hook": _callable_facts(pre_hook) if pre_hook is not None else None})
+    tuning_hooks = [_callable_facts(h)["name"] for h in (facts["pre_hook"], facts["post_hook"]) if h is not None]
+    return {"configs": described, "key": [str(k) for k in facts["key"]],
+            "reset_to_zero": [str(k) for k in facts["reset_to_zero"]],
+            "restore_value": [str(k) for k in facts["restore_value"]],
+            "prune": prune_info, "tuning_hooks": tuning_hooks, "notes": notes}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -583,6 +692,8 @@ def describe(req):
                 "num_warps": info["num_warps"] if ttgir else None, "num_ctas": info["num_ctas"] if ttgir else None}
     entry = load_kernel_file(path)
     fn, jit_names = find_function(entry, req.get("function") or "")
+    name = req.get("function") or ""
+    autotune = autotune_facts(fn, unwrap_kernel(getattr(entry.module, name))[1], path, name)
     tree = fn.parse().body[0].args
     annotations = {a.arg: a.annotation for a in tree.posonlyargs + tree.args + tree.kwonlyargs}
     params = []
@@ -594,8 +705,11 @@ def describe(req):
             item["default"] = _value_spec(param.default)
         params.append(item)
     file, def_line, _ = A.function_start(fn)
-    return {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
-            "jit_functions": jit_names, "file": file, "line": def_line}
+    answer = {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
+              "jit_functions": jit_names, "file": file, "line": def_line}
+    if autotune is not None:
+        answer["autotune"] = autotune
+    return answer
 
 
 def _check_params(fn, params):
