@@ -8,6 +8,7 @@
 #include "compiler/lexing.h"
 #include "compiler/naming.h"
 #include "compiler/output_transaction.h"
+#include "compiler/target_limits.h"
 #include "compiler/variant_metadata.h"
 #include "compiler/worker.h"
 
@@ -43,6 +44,9 @@ struct Job {
   nlohmann::json result;      ///< the worker's compile answer plus "describe"
   std::map<std::string, std::string> files;   ///< role ("image", "ptx", "ir:<file>") -> bytes
   bool fromCache = false;
+  /// Why this target cannot build or run the config ("" when it can): the config is left out
+  /// for the target, with a warning and a refusal record in place of its outputs.
+  std::string refusal;
 };
 
 std::optional<std::string> readFile(const fs::path &path) {
@@ -235,6 +239,7 @@ private:
   void storeInCache(std::int64_t started);
 
   void finishCompile(Job &job, nlohmann::json answer);
+  void stageRefusal(const Job &job);
   void removeUnwantedPtx();
 
   const CompileRequest &request_;
@@ -252,6 +257,7 @@ private:
   bool cacheOpened_ = false;
   ScratchDirectory scratch_;
   std::unique_ptr<WorkerPool> pool_;
+  std::vector<fs::path> refusals_;   ///< refusal records written in place of variants
 };
 
 void CompileRun::openCache() {
@@ -378,6 +384,7 @@ bool CompileRun::expand() {
           job.requested = requested.spelling();
           job.target = *target;
           job.config = withBackendDefaults(config, *target, kernel.sourceKind);
+          job.refusal = refusalBeforeCompiling(job.config, job.target);
           // Before the defaults: an option names a constexpr only where the config sets it.
           auto resolved = resolveSignature(signature, config);
           if (!resolved) {
@@ -429,7 +436,16 @@ bool CompileRun::lookupCache() {
                           {"config", formatConfig(job.config)},
                           {"target", job.target.spelling()}};
     job.cacheKey = sha256Hex(key.dump());
+    if (!job.refusal.empty())
+      continue;   // nothing to compile
     auto entry = cache_.enabled() ? cache_.lookup(job.cacheKey) : std::nullopt;
+    if (entry && member(entry->result, "refused")) {   // the target refused it last time
+      job.refusal = stringOr(entry->result, "refused");
+      job.result = std::move(entry->result);
+      job.fromCache = true;
+      say("cache hit (refused for " + job.target.spelling() + "): " + job.id);
+      continue;
+    }
     if (entry && !checkCompileAnswer(entry->result)) {
       say("cache entry for " + job.id + " is damaged; compiling again");
       entry.reset();
@@ -612,6 +628,13 @@ bool CompileRun::compileMisses() {
 /// Takes one compile answer: keeps the result and reads the files the worker wrote.
 void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
   say("compiled: " + job.id);
+  if (!boolOr(answer, "ok", false) && stringOr(objectOf(answer, "error"), "kind") == "target") {
+    job.refusal = stringOr(objectOf(answer, "error"), "message", "Triton refused it");
+    job.result = nlohmann::json{{"refused", job.refusal},
+                                {"describe", std::move(job.result["describe"])},
+                                {"deps", nlohmann::json::array()}};
+    return;
+  }
   if (!boolOr(answer, "ok", false)) {
     fail(diagnosticFromResponse(answer, job.kernel->sourcePath.string()));
     return;
@@ -656,6 +679,11 @@ bool CompileRun::stageOutputs() {
       addDepend(fs::absolute(kernel.origin).lexically_normal().string());
 
   for (Job &job : jobs_) {
+    if (!job.refusal.empty()) {
+      stageRefusal(job);
+      addDepend(job.kernel->sourcePath.string());
+      continue;
+    }
     // Parameters left to their defaults, from the describe answer (kept in cache entries too).
     Signature signature = job.signature;
     if (job.kernel->sourceKind == "python") {
@@ -671,6 +699,14 @@ bool CompileRun::stageOutputs() {
                               job.id, job.paths, job.result, job.files, opts_.writePtx);
     if (!meta) {
       failAt(meta.takeError(), *job.kernel);
+      continue;
+    }
+    // A config whose shared memory exceeds the target's limit is left out for it.
+    if (std::string why = refusalOfCompiled(job.target, meta->launch.shared +
+                                                            meta->resources.staticShared.value_or(0));
+        !why.empty()) {
+      job.refusal = why;
+      stageRefusal(job);
       continue;
     }
     // What we write must be what the linker accepts: read it back with the strict reader.
@@ -706,10 +742,14 @@ bool CompileRun::stageOutputs() {
 
   if (!opts_.index.empty()) {
     nlohmann::json list = nlohmann::json::array();
-    for (const CompiledVariant &v : outcome_.variants) {
+    std::vector<fs::path> listed;
+    for (const CompiledVariant &v : outcome_.variants)
+      listed.push_back(v.metadataPath);
+    listed.insert(listed.end(), refusals_.begin(), refusals_.end());
+    for (const fs::path &path : listed) {
       std::error_code ec;
-      fs::path relative = fs::proximate(v.metadataPath, opts_.index.parent_path(), ec);
-      list.push_back(ec ? v.metadataPath.string() : relative.string());
+      fs::path relative = fs::proximate(path, opts_.index.parent_path(), ec);
+      list.push_back(ec ? path.string() : relative.string());
     }
     nlohmann::json index = {{"schema", "triton-aot-index"}, {"schema_version", 1}, {"metadata", list}};
     if (Status s = transaction_.stage(opts_.index, index.dump(2) + "\n"); !s)
@@ -747,6 +787,42 @@ bool CompileRun::stageOutputs() {
       fail(s.takeError());
   }
   return outcome_.errors.empty();
+}
+
+/// A config the target cannot build or run: one warning line, and a refusal record where its
+/// metadata would be (the build's outputs stay complete; the linker makes the library refuse
+/// the config on such a device).
+void CompileRun::stageRefusal(const Job &job) {
+  const std::string config = job.config.name.empty() ? formatConfig(job.config) : job.config.name;
+  if (log_)
+    log_("warning: config " + config + " of " + job.name + " is not built for " +
+         job.target.spelling() + ": " + job.refusal);
+  nlohmann::json options = requestOptions(job.config);
+  options.erase("num_warps");
+  options.erase("num_stages");
+  nlohmann::json record = {
+      {"schema", kRefusalSchema},
+      {"schema_version", 1},
+      {"generator", std::string("triton-aot-cc ") + TRITON_AOT_VERSION},
+      {"kernel",
+       {{"name", job.name},
+        {"function", job.kernel->function},
+        {"source", job.kernel->source},
+        {"source_kind", job.kernel->sourceKind}}},
+      {"target", {{"spelling", job.target.spelling()}}},
+      {"variant",
+       {{"id", job.id},
+        {"config", job.config.name},
+        {"signature", formatSignature(job.signature)},
+        {"num_warps", job.config.numWarps.value_or(0)},
+        {"num_stages", job.config.numStages.value_or(0)},
+        {"options", options}}},
+      {"reason", job.refusal}};
+  if (Status s = transaction_.stage(job.paths.metadata, record.dump(2) + "\n"); !s) {
+    fail(s.takeError());
+    return;
+  }
+  refusals_.push_back(job.paths.metadata);
 }
 
 /// With --no-ptx, a .ptx an earlier run wrote beside a cubin would be stale: remove it.

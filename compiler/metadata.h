@@ -18,6 +18,8 @@
 namespace tta {
 
 inline constexpr const char *kMetadataSchema = "triton-aot-kernel";
+/// The record written in place of a variant that a target cannot build or run (docs/metadata.md).
+inline constexpr const char *kRefusalSchema = "triton-aot-refusal";
 inline constexpr int kMetadataSchemaVersion = 1;
 
 /// One kernel parameter in declaration order, then the trailing parameters Triton appends.

@@ -83,6 +83,10 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
       json functions = json::array();
       for (std::size_t t = 0; t < variant.functions.size() && t < kernel.targets.size(); ++t) {
         const Function &f = variant.functions[t];
+        if (!f.refusal.empty()) {
+          functions.push_back({{"target", kernel.targets[t].spelling()}, {"refused", f.refusal}});
+          continue;
+        }
         functions.push_back(
             {{"target", kernel.targets[t].spelling()},
              {"variant_id", f.variantId},
@@ -333,9 +337,18 @@ Expected<Manifest> parseManifest(const json &manifest) {
         variant.hints = hintsFromJson(f.object(variants[v], vp, "hints"), kernel.params);
         variant.condition = f.str(variants[v], vp, "condition");
         const auto &functions = f.list(variants[v], vp, "functions");
-        for (std::size_t i = 0; i < functions.size(); ++i)
+        for (std::size_t i = 0; i < functions.size(); ++i) {
+          if (auto refused = functions[i].find("refused");
+              refused != functions[i].end() && refused->is_string()) {
+            ManifestFunction function;
+            function.target = f.str(functions[i], vp + "functions[].", "target");
+            function.refused = refused->get<std::string>();
+            variant.functions.push_back(std::move(function));
+            continue;
+          }
           variant.functions.push_back(
               readFunction(f, functions[i], vp + "functions[" + std::to_string(i) + "]."));
+        }
         config.variants.push_back(std::move(variant));
       }
       kernel.configs.push_back(std::move(config));

@@ -407,6 +407,21 @@ def prune_configs(prune, configs, named_args):
     return prune(list(configs), named_args)
 
 
+# How Triton (3.5 to 3.9) refuses a config that the target cannot build, as opposed to an error
+# in the kernel: fp8e4nv before sm_89 ("type fp8e4nv not supported in this architecture"),
+# num_ctas > 1 before sm_90 ("num_ctas > 1 requires NVIDIA SM90+"), resources it checks itself.
+_TARGET_REFUSALS = (re.compile(r"not supported in this architecture"), re.compile(r"requires NVIDIA SM\d+"),
+                    re.compile(r"out of resource", re.IGNORECASE))
+
+
+def target_cannot_build(exc, message):
+    """Is this failure the target's (it cannot build the config), not the kernel's?"""
+    out_of_resources = getattr(_errors, "OutOfResources", None)
+    if out_of_resources is not None and isinstance(exc, out_of_resources):
+        return True
+    return any(pattern.search(message or "") for pattern in _TARGET_REFUSALS)
+
+
 def is_jit_callable(obj):
     """Anything whose source Triton compiles (kernels, helpers, constexpr functions)."""
     base = getattr(_jit, "JITCallable", _jit.JITFunction)  # JITCallable appeared in 3.5

@@ -737,6 +737,9 @@ def _target_and_options(req):
         raise RequestError("usage", str(exc), notes=exc.notes) from None
     except Exception as exc:
         where = A.target_name(target) if target else req.get("target")
+        if target is not None and A.target_cannot_build(exc, str(exc)):
+            raise RequestError("target", str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                               tb=format_exc(exc)) from None
         raise RequestError("usage", f"invalid options for {where}: {exc}", tb=format_exc(exc)) from None
     return target, options
 
@@ -813,10 +816,12 @@ def compile_request(req, tap):
     except (Exception, SystemExit) as exc:
         failure = exc
     captured = tap.stop_recording()
-    if isinstance(failure, A.CompilationError):
-        raise compilation_error(failure, fn) from None
     if failure is not None:
-        raise backend_error(failure, path, captured) from None
+        error = compilation_error(failure, fn) if isinstance(failure, A.CompilationError) else \
+            backend_error(failure, path, captured)
+        if A.target_cannot_build(failure, error.fields["message"]):
+            error.fields["kind"] = "target"  # the config is left out for this target
+        raise error from None
 
     try:
         A.check_launch_fields(compiled.metadata._asdict())

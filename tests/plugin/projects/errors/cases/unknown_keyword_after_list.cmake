@@ -1,6 +1,6 @@
 # A misspelt keyword after a list keyword (GRID) must not pass as one more grid expression.
 # expect: triton_add_kernel\(add\): unknown keyword 'CONFIGS'
-# expect: SOURCE, FUNCTION, SIGNATURE, GRID, CONFIG and OPTIONS
+# expect: SOURCE, FUNCTION, SIGNATURE, GRID, CONFIG, DROP_PRE_HOOKS and OPTIONS
 triton_add_kernel(add  # <- error
   SOURCE ${KERNELS}/add.py
   FUNCTION add_kernel
