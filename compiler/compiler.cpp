@@ -240,6 +240,8 @@ private:
 
   void finishCompile(Job &job, nlohmann::json answer);
   void stageRefusal(const Job &job);
+  void storeDescribe(const std::string &key, const KernelSpec &kernel, const nlohmann::json &answer,
+                     std::int64_t started);
   void removeUnwantedPtx();
 
   const CompileRequest &request_;
@@ -284,34 +286,54 @@ bool CompileRun::resolvePython() {
 /// decorator's configs (after its build-time pruning), named from their values, and a signature
 /// entry for each value they set.
 bool CompileRun::adoptDecoratorConfigs() {
+  const std::int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
   std::vector<nlohmann::json> requests;
-  std::vector<std::size_t> kernelOf;
+  std::vector<std::size_t> kernelOf, undeclared;
+  std::map<std::size_t, std::string> cacheKeys;
   for (std::size_t k = 0; k < kernels_.size(); ++k) {
     const KernelSpec &kernel = kernels_[k];
     if (!kernel.configsFromDecorator || kernel.sourceKind != "python")
       continue;
+    undeclared.push_back(k);
+    if (!resolvePython())
+      return false;
+    openCache();
+    // Described before: served from the cache, so an unchanged build starts no Python.
+    if (cache_.enabled()) {
+      nlohmann::json key = {{"format", 1}, {"op", "describe"}, {"tool", TRITON_AOT_VERSION},
+                            {"python", python_}, {"environment", tritonEnvironment()},
+                            {"source", kernel.sourcePath.string()}, {"function", kernel.function}};
+      cacheKeys[k] = sha256Hex(key.dump());
+      if (auto entry = cache_.lookup(cacheKeys[k]); entry && boolOr(entry->result, "ok", false)) {
+        described_[k] = std::move(entry->result);
+        say("cache hit: describe " + kernel.name);
+        continue;
+      }
+    }
     kernelOf.push_back(k);
     requests.push_back({{"op", "describe"},
                         {"source", kernel.sourcePath.string()},
                         {"source_kind", kernel.sourceKind},
                         {"function", kernel.function}});
   }
-  if (requests.empty())
-    return true;
-  if (!resolvePython())
-    return false;
-  openCache();
-  WorkerPool *pool = startWorkers(1);
-  if (!pool)
-    return false;
-  Status ran = pool->run(requests, [&](std::size_t i, nlohmann::json answer) {
-    described_[kernelOf[i]] = std::move(answer);
-  });
-  if (!ran) {
-    fail(ran.takeError());
-    return false;
+  if (!requests.empty()) {
+    WorkerPool *pool = startWorkers(1);
+    if (!pool)
+      return false;
+    Status ran = pool->run(requests, [&](std::size_t i, nlohmann::json answer) {
+      described_[kernelOf[i]] = std::move(answer);
+    });
+    if (!ran) {
+      fail(ran.takeError());
+      return false;
+    }
+    for (std::size_t k : kernelOf)
+      if (cacheKeys.count(k) && boolOr(described_[k], "ok", false))
+        storeDescribe(cacheKeys[k], kernels_[k], described_[k], started);
   }
-  for (std::size_t k : kernelOf) {
+  for (std::size_t k : undeclared) {
     KernelSpec &kernel = kernels_[k];
     const nlohmann::json &info = described_[k];
     if (!boolOr(info, "ok", false)) {
@@ -837,19 +859,51 @@ void CompileRun::removeUnwantedPtx() {
 
 /// Remembers this run's compiles. A source that changed while it compiled is not trusted
 /// (ccache's rule), and a failure here only costs a later recompile.
+/// The Triton installation's files (stat identity) as cache dependencies; none when one cannot
+/// be read.
+std::optional<std::vector<CacheDependency>> toolchainDependencies(const nlohmann::json &hello) {
+  std::vector<CacheDependency> toolchain;
+  for (const auto &file : arrayOf(hello, "toolchain_files")) {
+    auto dep = file.is_string() ? CompileCache::describe(file.get<std::string>(), false)
+                                : std::nullopt;
+    if (!dep)
+      return std::nullopt;
+    toolchain.push_back(*dep);
+  }
+  return toolchain;
+}
+
+/// Remembers a describe answer (the decorator's configs) under the kernel file and the project
+/// modules it imported, as compiles are remembered.
+void CompileRun::storeDescribe(const std::string &key, const KernelSpec &kernel,
+                               const nlohmann::json &answer, std::int64_t started) {
+  auto toolchain = toolchainDependencies(hello_);
+  if (!toolchain)
+    return;
+  CacheEntry entry;
+  entry.result = answer;
+  std::vector<std::string> sources = {kernel.sourcePath.string()};
+  for (const auto &dep : arrayOf(answer, "deps"))
+    if (dep.is_string())
+      sources.push_back(dep.get<std::string>());
+  for (const std::string &path : sources) {
+    auto dep = mtimeNs(path) < started ? CompileCache::describe(path, true) : std::nullopt;
+    if (!dep)
+      return;   // changed during the run, or unreadable: not trusted
+    entry.dependencies.push_back(*dep);
+  }
+  entry.dependencies.insert(entry.dependencies.end(), toolchain->begin(), toolchain->end());
+  if (Status s = cache_.store(key, entry); !s && log_)
+    log_("warning: " + s.error().message + " (only caching failed)");
+}
+
 void CompileRun::storeInCache(std::int64_t started) {
   if (!cache_.enabled())
     return;
   // The toolchain is the same for every entry: describe it once.
-  std::vector<CacheDependency> toolchain;
-  bool toolchainKnown = true;
-  for (const auto &file : arrayOf(hello_, "toolchain_files")) {
-    auto dep = file.is_string() ? CompileCache::describe(file.get<std::string>(), false)
-                                : std::nullopt;
-    toolchainKnown = toolchainKnown && dep;
-    if (dep)
-      toolchain.push_back(*dep);
-  }
+  auto toolchainFiles = toolchainDependencies(hello_);
+  const bool toolchainKnown = toolchainFiles.has_value();
+  const std::vector<CacheDependency> toolchain = toolchainFiles.value_or(std::vector<CacheDependency>{});
   if (!toolchainKnown) {
     say("not caching: a file of the Triton installation cannot be read");
     return;

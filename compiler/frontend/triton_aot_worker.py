@@ -706,7 +706,7 @@ def describe(req):
         params.append(item)
     file, def_line, _ = A.function_start(fn)
     answer = {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
-              "jit_functions": jit_names, "file": file, "line": def_line}
+              "jit_functions": jit_names, "file": file, "line": def_line, "deps": entry.deps}
     if autotune is not None:
         answer["autotune"] = autotune
     return answer
