@@ -12,8 +12,14 @@ namespace {
 
 using nlohmann::json;
 
-json config(json values, json preHook = nullptr) {
-  return {{"values", std::move(values)}, {"kwargs", json::array()}, {"pre_hook", std::move(preHook)}};
+/// A decorator config as describe reports it: [key, value] pairs in order (built explicitly, as
+/// a braced list of pairs would make a JSON object).
+json config(std::initializer_list<std::pair<const char *, const char *>> values,
+            json preHook = nullptr) {
+  json pairs = json::array();
+  for (const auto &[key, value] : values)
+    pairs.push_back(json::array({key, value}));
+  return {{"values", std::move(pairs)}, {"kwargs", json::array()}, {"pre_hook", std::move(preHook)}};
 }
 
 // def matmul(a_ptr, b_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr)
