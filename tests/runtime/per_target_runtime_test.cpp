@@ -14,7 +14,13 @@ const void *kX = devicePointer(0x10000);
 const void *kY = devicePointer(0x20000);
 const void *kOut = devicePointer(0x30000);
 
-class PerTargetConfigs : public RuntimeTest {};
+class PerTargetConfigs : public RuntimeTest {
+protected:
+  void TearDown() override {
+    EXPECT_EQ(ptg_unload(), TRITON_AOT_SUCCESS) << ptg_last_error();
+    RuntimeTest::TearDown();
+  }
+};
 
 TEST_F(PerTargetConfigs, TheRefusedConfigSaysWhyAndTheOthersRun) {
   useCudaDevices("sm_80,sm_90");
