@@ -21,6 +21,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 extern char **environ;
 namespace fs = std::filesystem;
@@ -168,8 +169,15 @@ public:
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
     try {
-      if (!adoptDecoratorConfigs() || !expand() || !lookupCache() || !compileMisses() ||
-          !stageOutputs())
+      if (!adoptDecoratorConfigs()) {
+        // Still name this run's outputs (without more errors), so that failed() removes what
+        // an earlier run wrote under those names.
+        CompileOutcome reported = outcome_;
+        expand();
+        outcome_ = std::move(reported);
+        return failed();
+      }
+      if (!expand() || !lookupCache() || !compileMisses() || !stageOutputs())
         return failed();
       if (Status s = transaction_.commit(); !s) {
         fail(s.takeError());
@@ -177,6 +185,9 @@ public:
       }
       removeUnwantedPtx();
       storeInCache(started);
+      // Descriptions too, only after a run that succeeded (as compiles are).
+      for (const auto &[key, kernel, describeStarted] : describesToStore_)
+        storeDescribe(key, kernels_[kernel], described_[kernel], describeStarted);
     } catch (const std::exception &e) {
       // Answers are validated before use; this is the last line of defence, so that an
       // unexpected exception still leaves nothing behind.
@@ -260,6 +271,8 @@ private:
   ScratchDirectory scratch_;
   std::unique_ptr<WorkerPool> pool_;
   std::vector<fs::path> refusals_;   ///< refusal records written in place of variants
+  /// Describe answers to cache once the run succeeded: key, kernel index, when describing began.
+  std::vector<std::tuple<std::string, std::size_t, std::int64_t>> describesToStore_;
 };
 
 void CompileRun::openCache() {
@@ -331,7 +344,7 @@ bool CompileRun::adoptDecoratorConfigs() {
     }
     for (std::size_t k : kernelOf)
       if (cacheKeys.count(k) && boolOr(described_[k], "ok", false))
-        storeDescribe(cacheKeys[k], kernels_[k], described_[k], started);
+        describesToStore_.emplace_back(cacheKeys[k], k, started);
   }
   for (std::size_t k : undeclared) {
     KernelSpec &kernel = kernels_[k];
