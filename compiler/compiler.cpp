@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -332,7 +333,14 @@ bool CompileRun::adoptDecoratorConfigs() {
                         {"function", kernel.function}});
   }
   if (!requests.empty()) {
-    WorkerPool *pool = startWorkers(1);
+    // As many workers as the compiles will want at least, started together (Triton imports in
+    // parallel), rather than one now and the rest after describing.
+    std::size_t variants = 0;
+    for (const KernelSpec &kernel : kernels_)
+      variants += std::max<std::size_t>(1, kernel.signatures.size()) * kernel.targets.size() *
+                  std::max<std::size_t>(1, kernel.configs.size());
+    WorkerPool *pool = startWorkers(static_cast<int>(
+        std::clamp<std::size_t>(variants, 1, static_cast<std::size_t>(std::max(1, opts_.jobs)))));
     if (!pool)
       return false;
     Status ran = pool->run(requests, [&](std::size_t i, nlohmann::json answer) {

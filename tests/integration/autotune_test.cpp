@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <system_error>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
@@ -20,13 +23,20 @@ using tta::testing::readText;
 using tta::testing::run;
 using tta::testing::RunResult;
 using tta::testing::testPython;
+using tta::testing::testTritonVersion;
 using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
 
 fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / "autotune" / name;
+  // One directory per test process (CTest runs the suites of two Triton versions at once,
+  // in one work directory), removed when the process ends.
+  static const fs::path root = testWorkDir() / ("autotune." + std::to_string(::getpid()));
+  static const struct RemoveAtExit {
+    ~RemoveAtExit() { std::error_code ec; fs::remove_all(root, ec); }
+  } removeAtExit;
+  fs::path dir = root / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

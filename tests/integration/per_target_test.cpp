@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <system_error>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -16,13 +19,20 @@ using tta::testing::readText;
 using tta::testing::run;
 using tta::testing::RunResult;
 using tta::testing::testPython;
+using tta::testing::testTritonVersion;
 using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
 
 fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / "per_target" / name;
+  // One directory per test process (CTest runs the suites of two Triton versions at once,
+  // in one work directory), removed when the process ends.
+  static const fs::path root = testWorkDir() / ("per_target." + std::to_string(::getpid()));
+  static const struct RemoveAtExit {
+    ~RemoveAtExit() { std::error_code ec; fs::remove_all(root, ec); }
+  } removeAtExit;
+  fs::path dir = root / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -39,7 +49,7 @@ RunResult compile(std::vector<std::string> extra, const fs::path &dir,
                                    "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), 1", "-t", "cuda:80", "-t",
                                    "cuda:90a", "-o", dir.string() + "/", "--index",
                                    (dir / "index.json").string(),
-                                   "--cache-dir", (testWorkDir() / "per_target" / "cache").string()};
+                                   "--cache-dir", (testWorkDir() / ("per_target-" + testTritonVersion()) / "cache").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return run(TTA_COMPILER, args, dir);
 }
