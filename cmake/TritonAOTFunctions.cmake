@@ -10,17 +10,20 @@ include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTPython.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTSignature.cmake)
 
-# triton_add_kernel(<name> SOURCE <file> | MODULE <dotted.name> [FUNCTION <fn>] SIGNATURE <sig>... GRID <x> [<y> [<z>]]
-#                   [CONFIG <config>...] [HEURISTIC <NAME=C expression>...]
-#                   [HEURISTIC_VALUES <NAME=V1,V2>...] [OPTIONS <triton-aot-cc argument>...])
+# triton_add_kernel(<name> SOURCE <file> | MODULE <dotted.name> [FUNCTION <fn>] SIGNATURE <sig>...
+#                   [GRID <x> [<y> [<z>]]] [CONFIG <config>...] [DROP_PRE_HOOKS]
+#                   [HEURISTIC <NAME=C expression>...] [HEURISTIC_VALUES <NAME=V1,V2>...]
+#                   [OPTIONS <triton-aot-cc argument>...])
+# Without CONFIG, a @triton.autotune'd kernel's configs are its decorator's.
 function(triton_add_kernel name)
   set(context "triton_add_kernel(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;MODULE;FUNCTION"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "DROP_PRE_HOOKS" "SOURCE;MODULE;FUNCTION"
                         "SIGNATURE;GRID;CONFIG;OPTIONS;HEURISTIC;HEURISTIC_VALUES")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
     message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are SOURCE, "
-                        "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG and OPTIONS")
+                        "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG, "
+                        "DROP_PRE_HOOKS and OPTIONS")
   endif()
   # Passed to triton-aot-cc as --heuristic / --heuristic-values (docs/compiler.md#heuristics).
   foreach(value IN LISTS arg_HEURISTIC)
@@ -36,7 +39,8 @@ function(triton_add_kernel name)
   foreach(value IN LISTS arg_SIGNATURE arg_GRID arg_CONFIG arg_OPTIONS)
     if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES)$")
       message(FATAL_ERROR "${context}: unknown keyword '${value}'; the keywords are SOURCE, "
-                          "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG and OPTIONS")
+                          "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG, "
+                          "DROP_PRE_HOOKS and OPTIONS")
     endif()
   endforeach()
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
@@ -82,6 +86,9 @@ function(triton_add_kernel name)
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_SIGNATURES "${arg_SIGNATURE}")
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_GRID "${grid}")
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_CONFIGS "${arg_CONFIG}")
+  if(arg_DROP_PRE_HOOKS)
+    list(APPEND arg_OPTIONS --drop-pre-hooks)
+  endif()
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_OPTIONS "${arg_OPTIONS}")
   set_property(GLOBAL APPEND PROPERTY TRITON_AOT_KERNELS "${name}")
 endfunction()
@@ -257,13 +264,15 @@ function(_triton_aot_add_build_rules target)
     endforeach()
     list(LENGTH SIGNATURES signature_count)
     list(LENGTH CONFIGS config_count)
-    if(config_count EQUAL 0)
-      set(config_count 1)
-    endif()
-    math(EXPR variant_count "${signature_count} * ${config_count}")
     set(kernel_workers ${workers})
-    if(kernel_workers GREATER variant_count)
-      set(kernel_workers ${variant_count})
+    if(config_count EQUAL 0)
+      # The configs of a @triton.autotune'd kernel are known only when it compiles.
+      set(variant_count "${signature_count} x the decorator's configs")
+    else()
+      math(EXPR variant_count "${signature_count} * ${config_count}")
+      if(kernel_workers GREATER variant_count)
+        set(kernel_workers ${variant_count})
+      endif()
     endif()
     cmake_path(RELATIVE_PATH SOURCE BASE_DIRECTORY "${CMAKE_SOURCE_DIR}" OUTPUT_VARIABLE shown_source)
     foreach(entry IN LISTS resolved)

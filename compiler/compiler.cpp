@@ -1,5 +1,6 @@
 #include "compiler/compiler.h"
 
+#include "compiler/autotune_configs.h"
 #include "compiler/cache.h"
 #include "compiler/depfile.h"
 #include "compiler/frontend_client.h"
@@ -7,17 +8,21 @@
 #include "compiler/lexing.h"
 #include "compiler/naming.h"
 #include "compiler/output_transaction.h"
+#include "compiler/target_limits.h"
 #include "compiler/variant_metadata.h"
 #include "compiler/worker.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 extern char **environ;
 namespace fs = std::filesystem;
@@ -43,6 +48,9 @@ struct Job {
   nlohmann::json result;      ///< the worker's compile answer plus "describe"
   std::map<std::string, std::string> files;   ///< role ("image", "ptx", "ir:<file>") -> bytes
   bool fromCache = false;
+  /// Why this target cannot build or run the config ("" when it can): the config is left out
+  /// for the target, with a warning and a refusal record in place of its outputs.
+  std::string refusal;
 };
 
 std::optional<std::string> readFile(const fs::path &path) {
@@ -156,7 +164,7 @@ struct ScratchDirectory {
 class CompileRun {
 public:
   CompileRun(const CompileRequest &request, const LogSink &log)
-      : request_(request), opts_(request.options), log_(log) {}
+      : request_(request), opts_(request.options), log_(log), kernels_(request.kernels) {}
 
   CompileOutcome run() {
     // Sources modified after this instant are not cached (file times use the same clock).
@@ -164,6 +172,15 @@ public:
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
     try {
+      if (!adoptDecoratorConfigs()) {
+        // Still name this run's outputs (without more errors), so that failed() removes what
+        // an earlier run wrote under those names.
+        CompileOutcome reported = outcome_;
+        expand();
+        nameJobs();
+        outcome_ = std::move(reported);
+        return failed();
+      }
       // Named before describing too: a failure then removes the earlier outputs of those names.
       if (!expand() || !nameJobs() || !describeKernels() || !applyHeuristics() || !nameJobs() ||
           !lookupCache() || !compileMisses() || !stageOutputs())
@@ -225,8 +242,22 @@ private:
     return std::move(outcome_);
   }
 
+  /// (kernel index, target spelling) -> describe answer: a module may answer differently per
+  /// target when it asks Triton's driver about the device at import (target_driver.py).
+  using DescribeKey = std::pair<std::size_t, std::string>;
+  struct DescribeWanted {
+    DescribeKey key;
+    const KernelSpec *kernel;
+    Target target;
+  };
+  static DescribeKey describeKey(const Job &job) { return {job.kernelIndex, job.target.spelling()}; }
+
+  bool resolvePython();
+  void openCache();
+  bool adoptDecoratorConfigs();
   bool expand();
   bool describeKernels();
+  bool describe(const std::vector<DescribeWanted> &wanted, int workers);
   bool applyHeuristics();
   bool nameJobs();
   Status startPool(int count);
@@ -236,6 +267,7 @@ private:
   void storeInCache(std::int64_t started);
 
   void finishCompile(Job &job, nlohmann::json answer);
+  void stageRefusal(const Job &job);
   void removeUnwantedPtx();
 
   const CompileRequest &request_;
@@ -243,10 +275,6 @@ private:
   const LogSink &log_;
   CompileOutcome outcome_;
   std::vector<Job> jobs_;
-  /// (kernel index, target spelling) -> describe answer: a module may answer differently per
-  /// target when it asks Triton's driver about the device at import (target_driver.py).
-  using DescribeKey = std::pair<std::size_t, std::string>;
-  static DescribeKey describeKey(const Job &job) { return {job.kernelIndex, job.target.spelling()}; }
   std::map<DescribeKey, nlohmann::json> described_;
   std::map<DescribeKey, std::string> describeKeys_;   ///< -> cache key, if described now
   ScratchDirectory scratch_;
@@ -256,12 +284,128 @@ private:
   CompileCache cache_{fs::path()};
   nlohmann::json hello_;
   OutputTransaction transaction_;
+  std::vector<KernelSpec> kernels_;   ///< the request's, with decorator configs adopted
+  bool cacheOpened_ = false;
+  std::vector<fs::path> refusals_;   ///< refusal records written in place of variants
 };
+
+void CompileRun::openCache() {
+  if (cacheOpened_)
+    return;
+  cacheOpened_ = true;
+  // IR dumps are not cached: a run that asks for them compiles.
+  cache_ = CompileCache(opts_.irDir.empty() ? opts_.cacheDir : fs::path());
+}
+
+bool CompileRun::resolvePython() {
+  if (!python_.empty())
+    return true;
+  auto python = resolveProgram(opts_.python);
+  if (!python) {
+    fail(python.takeError());
+    return false;
+  }
+  python_ = *python;
+  return true;
+}
+
+/// Kernels declared without configs: described first, per target (a module may choose its
+/// autotune configs by backend), and a @triton.autotune'd one gets the decorator's configs
+/// (after its build-time pruning), named from their values, and a signature entry for each value
+/// they set. A config some targets' lists lack is limited to the others (archs=).
+bool CompileRun::adoptDecoratorConfigs() {
+  std::vector<std::size_t> undeclared;
+  std::vector<DescribeWanted> wanted;
+  for (std::size_t k = 0; k < kernels_.size(); ++k) {
+    const KernelSpec &kernel = kernels_[k];
+    if (!kernel.configsFromDecorator || kernel.sourceKind != "python")
+      continue;
+    undeclared.push_back(k);
+    for (const Target &requested : kernel.targets)
+      if (auto target = effectiveTarget(requested))   // the others fail in expand()
+        wanted.push_back({{k, target->spelling()}, &kernel, *target});
+  }
+  if (undeclared.empty())
+    return true;
+  // As many workers as the compiles will want at least, started together (Triton imports in
+  // parallel), rather than one now and the rest after describing.
+  std::size_t variants = 0;
+  for (const KernelSpec &kernel : kernels_)
+    variants += std::max<std::size_t>(1, kernel.signatures.size()) * kernel.targets.size() *
+                std::max<std::size_t>(1, kernel.configs.size());
+  if (!describe(wanted, static_cast<int>(std::clamp<std::size_t>(
+                            variants, 1, static_cast<std::size_t>(std::max(1, opts_.jobs))))))
+    return false;
+  for (std::size_t k : undeclared) {
+    KernelSpec &kernel = kernels_[k];
+    std::vector<std::pair<std::string, DecoratorConfigs>> perTarget;   // target -> its configs
+    bool failedHere = false;
+    for (const DescribeWanted &w : wanted) {
+      if (w.key.first != k)
+        continue;
+      const nlohmann::json &info = described_[w.key];
+      const nlohmann::json *autotune = member(info, "autotune");
+      if (!autotune)
+        continue;
+      auto adopted = configsFromDecorator(*autotune, kernel.signatures, info, kernel.function,
+                                          kernel.dropPreHooks);
+      if (!adopted) {
+        failAt(adopted.takeError(), kernel);
+        failedHere = true;
+        break;
+      }
+      perTarget.emplace_back(w.target.arch, std::move(*adopted));
+    }
+    if (failedHere || perTarget.empty())
+      continue;
+    // Targets whose lists differ: the union, each config limited to the targets that list it.
+    bool same = true;
+    for (const auto &[arch, adopted] : perTarget)
+      same = same && adopted.configs == perTarget.front().second.configs;
+    DecoratorConfigs merged = perTarget.front().second;
+    if (!same) {
+      std::vector<Config> all;
+      for (const auto &[arch, adopted] : perTarget)
+        for (const Config &config : adopted.configs) {
+          auto it = std::find_if(all.begin(), all.end(), [&](const Config &c) {
+            Config a = c, b = config;
+            a.archs.clear();
+            b.archs.clear();
+            return a == b;
+          });
+          if (it == all.end()) {
+            all.push_back(config);
+            all.back().archs = {arch};
+          } else {
+            it->archs.push_back(arch);
+          }
+        }
+      for (Config &config : all)
+        if (config.archs.size() == perTarget.size())
+          config.archs.clear();
+      merged.configs = std::move(all);
+      say("note: " + kernel.name + ": the decorator's configs differ per target; each is built "
+          "for the targets that list it");
+    }
+    for (const std::string &warning : merged.warnings)
+      if (log_)
+        log_("warning: " + warning);
+    std::string names;
+    for (const Config &config : merged.configs)
+      names += (names.empty() ? "" : ", ") + config.name;
+    say("note: " + kernel.name + ": " + std::to_string(merged.configs.size()) +
+        " config(s) from @triton.autotune: " + names);
+    kernel.configs = std::move(merged.configs);
+    kernel.signatures = std::move(merged.signatures);
+  }
+  return outcome_.errors.empty();
+}
 
 /// Kernels x targets x signatures x configs, each with its resolved signature and output names.
 bool CompileRun::expand() {
-  for (std::size_t k = 0; k < request_.kernels.size(); ++k) {
-    const KernelSpec &kernel = request_.kernels[k];
+  std::map<std::string, const Job *> seen;   // metadata path -> the job that writes it
+  for (std::size_t k = 0; k < kernels_.size(); ++k) {
+    const KernelSpec &kernel = kernels_[k];
     std::string name = kernel.name;
     if (name.empty())
       name = kernel.sourceKind == "python" ? kernel.function : irFunctionName(kernel.sourcePath);
@@ -295,6 +439,7 @@ bool CompileRun::expand() {
           job.requested = requested.spelling();
           job.target = *target;
           job.config = withBackendDefaults(config, *target, kernel.sourceKind);
+          job.refusal = refusalBeforeCompiling(job.config, job.target);
           // Before the defaults: an option names a constexpr only where the config sets it.
           auto resolved = resolveSignature(signature, config);
           if (!resolved) {
@@ -340,6 +485,12 @@ bool CompileRun::nameJobs() {
 
 /// The interpreter, the cache and the worker pool's settings; the pool starts on first need.
 Status CompileRun::startPool(int count) {
+  if (python_.empty()) {   // IR sources are described with their compile: not resolved yet
+    auto python = resolveProgram(opts_.python);
+    if (!python)
+      return python.takeError();
+    python_ = *python;
+  }
   if (pool_) {
     if (auto started = pool_->start(count); !started)
       return started.takeError();
@@ -393,50 +544,58 @@ Status CompileRun::startPool(int count) {
   return ok();
 }
 
-/// Describes every Python kernel (parameters, heuristics), from the cache where it can: the
-/// variants a kernel has depend on its @triton.heuristics.
+/// Describes every Python kernel for each of its targets (parameters, heuristics), from the
+/// cache where it can: the variants a kernel has depend on its @triton.heuristics.
 bool CompileRun::describeKernels() {
-  auto python = resolveProgram(opts_.python);
-  if (!python) {
-    fail(python.takeError());
+  std::vector<DescribeWanted> wanted;
+  for (const Job &job : jobs_)
+    if (job.kernel->sourceKind == "python")
+      wanted.push_back({describeKey(job), job.kernel, job.target});
+  return describe(wanted, static_cast<int>(std::min<std::size_t>(jobs_.size(),
+                                                                 std::max(1, opts_.jobs))));
+}
+
+/// Describes what \p wanted names and is not described yet (cached answers first; the rest
+/// through up to \p workers workers); reports failed answers.
+bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers) {
+  if (wanted.empty())
+    return true;
+  if (!resolvePython())
     return false;
-  }
-  python_ = *python;
-  // IR dumps are not cached: a run that asks for them compiles.
-  cache_ = CompileCache(opts_.irDir.empty() ? opts_.cacheDir : fs::path());
+  openCache();
   const nlohmann::json environment = tritonEnvironment();
   std::vector<nlohmann::json> requests;
   std::vector<DescribeKey> kernelOf;
   std::set<DescribeKey> asked;
-  for (const Job &job : jobs_) {
-    const DescribeKey k = describeKey(job);
-    if (job.kernel->sourceKind != "python" || !asked.insert(k).second)
+  for (const DescribeWanted &w : wanted) {
+    const DescribeKey &k = w.key;
+    if (described_.count(k) || !asked.insert(k).second)
       continue;
     nlohmann::json key = {{"format", 2},
                           {"op", "describe"},
                           {"tool", TRITON_AOT_VERSION},
                           {"python", python_},
                           {"environment", environment},
-                          {"source", job.kernel->sourcePath.string()},
-                          {"function", job.kernel->function},
+                          {"source", w.kernel->sourcePath.string()},
+                          {"function", w.kernel->function},
                           {"target", k.second}};
     const std::string cacheKey = sha256Hex(key.dump());
     auto entry = cache_.enabled() ? cache_.lookup(cacheKey) : std::nullopt;
     if (entry && checkDescribeAnswer(entry->result)) {
+      say("cache hit: describe " + w.kernel->function + " for " + k.second);
       described_[k] = std::move(entry->result);
       continue;
     }
     describeKeys_[k] = cacheKey;
     kernelOf.push_back(k);
     requests.push_back({{"op", "describe"},
-                        {"source", job.kernel->sourcePath.string()},
-                        {"source_kind", job.kernel->sourceKind},
-                        {"function", job.kernel->function},
-                        {"target", requestTarget(job.target)}});
+                        {"source", w.kernel->sourcePath.string()},
+                        {"source_kind", w.kernel->sourceKind},
+                        {"function", w.kernel->function},
+                        {"target", requestTarget(w.target)}});
   }
   if (requests.empty())
     return true;
-  const int workers = static_cast<int>(std::min<std::size_t>(jobs_.size(), std::max(1, opts_.jobs)));
   if (Status s = startPool(workers); !s) {
     fail(s.takeError());
     return false;
@@ -450,7 +609,7 @@ bool CompileRun::describeKernels() {
   }
   for (const DescribeKey &k : kernelOf) {
     const nlohmann::json &info = described_[k];
-    const std::string file = request_.kernels[k.first].sourcePath.string();
+    const std::string file = kernels_[k.first].sourcePath.string();
     if (!boolOr(info, "ok", false))
       fail(diagnosticFromResponse(info, file));
     else if (Status s = checkDescribeAnswer(info); !s)
@@ -516,7 +675,16 @@ bool CompileRun::lookupCache() {
                           {"config", formatConfig(job.config)},
                           {"target", job.target.spelling()}};
     job.cacheKey = sha256Hex(key.dump());
+    if (!job.refusal.empty())
+      continue;   // nothing to compile
     auto entry = cache_.enabled() ? cache_.lookup(job.cacheKey) : std::nullopt;
+    if (entry && member(entry->result, "refused")) {   // the target refused it last time
+      job.refusal = stringOr(entry->result, "refused");
+      job.result = std::move(entry->result);
+      job.fromCache = true;
+      say("cache hit (refused for " + job.target.spelling() + "): " + job.id);
+      continue;
+    }
     if (entry && !checkCompileAnswer(entry->result)) {
       say("cache entry for " + job.id + " is damaged; compiling again");
       entry.reset();
@@ -636,6 +804,13 @@ bool CompileRun::compileMisses() {
 /// Takes one compile answer: keeps the result and reads the files the worker wrote.
 void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
   say("compiled: " + job.id);
+  if (!boolOr(answer, "ok", false) && stringOr(objectOf(answer, "error"), "kind") == "target") {
+    job.refusal = stringOr(objectOf(answer, "error"), "message", "Triton refused it");
+    job.result = nlohmann::json{{"refused", job.refusal},
+                                {"describe", std::move(job.result["describe"])},
+                                {"deps", nlohmann::json::array()}};
+    return;
+  }
   if (!boolOr(answer, "ok", false)) {
     fail(diagnosticFromResponse(answer, job.kernel->sourcePath.string()));
     return;
@@ -675,11 +850,16 @@ bool CompileRun::stageOutputs() {
     if (seen.insert(path).second)
       depends.push_back(path);
   };
-  for (const KernelSpec &kernel : request_.kernels)
+  for (const KernelSpec &kernel : kernels_)
     if (kernel.origin != "command line")
       addDepend(fs::absolute(kernel.origin).lexically_normal().string());
 
   for (Job &job : jobs_) {
+    if (!job.refusal.empty()) {
+      stageRefusal(job);
+      addDepend(job.kernel->sourcePath.string());
+      continue;
+    }
     // Parameters left to their defaults, from the describe answer (kept in cache entries too).
     Signature signature = job.signature;
     if (job.kernel->sourceKind == "python") {
@@ -701,6 +881,14 @@ bool CompileRun::stageOutputs() {
       meta->variant.heuristics.push_back({stringOr(h, "name"), stringOr(h, "expression"),
                                           stringOr(h, "written"), boolOr(h, "runtime", false),
                                           h.contains("value") ? h["value"] : nlohmann::json()});
+    // A config whose shared memory exceeds the target's limit is left out for it.
+    if (std::string why = refusalOfCompiled(job.target, meta->launch.shared +
+                                                            meta->resources.staticShared.value_or(0));
+        !why.empty()) {
+      job.refusal = why;
+      stageRefusal(job);
+      continue;
+    }
     // What we write must be what the linker accepts: read it back with the strict reader.
     if (auto readBack = parseMetadata(toJson(*meta)); !readBack) {
       fail(makeError(ExitCode::InternalError, "metadata of " + job.id +
@@ -734,10 +922,14 @@ bool CompileRun::stageOutputs() {
 
   if (!opts_.index.empty()) {
     nlohmann::json list = nlohmann::json::array();
-    for (const CompiledVariant &v : outcome_.variants) {
+    std::vector<fs::path> listed;
+    for (const CompiledVariant &v : outcome_.variants)
+      listed.push_back(v.metadataPath);
+    listed.insert(listed.end(), refusals_.begin(), refusals_.end());
+    for (const fs::path &path : listed) {
       std::error_code ec;
-      fs::path relative = fs::proximate(v.metadataPath, opts_.index.parent_path(), ec);
-      list.push_back(ec ? v.metadataPath.string() : relative.string());
+      fs::path relative = fs::proximate(path, opts_.index.parent_path(), ec);
+      list.push_back(ec ? path.string() : relative.string());
     }
     nlohmann::json index = {{"schema", "triton-aot-index"}, {"schema_version", 1}, {"metadata", list}};
     if (Status s = transaction_.stage(opts_.index, index.dump(2) + "\n"); !s)
@@ -777,6 +969,42 @@ bool CompileRun::stageOutputs() {
   return outcome_.errors.empty();
 }
 
+/// A config the target cannot build or run: one warning line, and a refusal record where its
+/// metadata would be (the build's outputs stay complete; the linker makes the library refuse
+/// the config on such a device).
+void CompileRun::stageRefusal(const Job &job) {
+  const std::string config = job.config.name.empty() ? formatConfig(job.config) : job.config.name;
+  if (log_)
+    log_("warning: config " + config + " of " + job.name + " is not built for " +
+         job.target.spelling() + ": " + job.refusal);
+  nlohmann::json options = requestOptions(job.config);
+  options.erase("num_warps");
+  options.erase("num_stages");
+  nlohmann::json record = {
+      {"schema", kRefusalSchema},
+      {"schema_version", 1},
+      {"generator", std::string("triton-aot-cc ") + TRITON_AOT_VERSION},
+      {"kernel",
+       {{"name", job.name},
+        {"function", job.kernel->function},
+        {"source", job.kernel->source},
+        {"source_kind", job.kernel->sourceKind}}},
+      {"target", {{"spelling", job.target.spelling()}}},
+      {"variant",
+       {{"id", job.id},
+        {"config", job.config.name},
+        {"signature", formatSignature(job.signature)},
+        {"num_warps", job.config.numWarps.value_or(0)},
+        {"num_stages", job.config.numStages.value_or(0)},
+        {"options", options}}},
+      {"reason", job.refusal}};
+  if (Status s = transaction_.stage(job.paths.metadata, record.dump(2) + "\n"); !s) {
+    fail(s.takeError());
+    return;
+  }
+  refusals_.push_back(job.paths.metadata);
+}
+
 /// With --no-ptx, a .ptx an earlier run wrote beside a cubin would be stale: remove it.
 void CompileRun::removeUnwantedPtx() {
   if (opts_.writePtx)
@@ -789,19 +1017,27 @@ void CompileRun::removeUnwantedPtx() {
 
 /// Remembers this run's compiles. A source that changed while it compiled is not trusted
 /// (ccache's rule), and a failure here only costs a later recompile.
+/// The Triton installation's files (stat identity) as cache dependencies; none when one cannot
+/// be read.
+std::optional<std::vector<CacheDependency>> toolchainDependencies(const nlohmann::json &hello) {
+  std::vector<CacheDependency> toolchain;
+  for (const auto &file : arrayOf(hello, "toolchain_files")) {
+    auto dep = file.is_string() ? CompileCache::describe(file.get<std::string>(), false)
+                                : std::nullopt;
+    if (!dep)
+      return std::nullopt;
+    toolchain.push_back(*dep);
+  }
+  return toolchain;
+}
+
 void CompileRun::storeInCache(std::int64_t started) {
   if (!cache_.enabled())
     return;
   // The toolchain is the same for every entry: describe it once.
-  std::vector<CacheDependency> toolchain;
-  bool toolchainKnown = true;
-  for (const auto &file : arrayOf(hello_, "toolchain_files")) {
-    auto dep = file.is_string() ? CompileCache::describe(file.get<std::string>(), false)
-                                : std::nullopt;
-    toolchainKnown = toolchainKnown && dep;
-    if (dep)
-      toolchain.push_back(*dep);
-  }
+  auto toolchainFiles = toolchainDependencies(hello_);
+  const bool toolchainKnown = toolchainFiles.has_value();
+  const std::vector<CacheDependency> toolchain = toolchainFiles.value_or(std::vector<CacheDependency>{});
   if (!toolchainKnown) {
     say("not caching: a file of the Triton installation cannot be read");
     return;
@@ -823,7 +1059,7 @@ void CompileRun::storeInCache(std::int64_t started) {
       continue;
     CacheEntry entry;
     entry.result = answer;
-    std::vector<std::string> sources = {request_.kernels[k.first].sourcePath.string()};
+    std::vector<std::string> sources = {kernels_[k.first].sourcePath.string()};
     for (const auto &dep : arrayOf(answer, "deps"))
       if (dep.is_string())
         sources.push_back(dep.get<std::string>());

@@ -28,6 +28,10 @@ struct KernelSpec {
   std::string name;                    ///< entry point name; default: function
   std::vector<Signature> signatures;   ///< hint variants; empty for IR sources
   std::vector<Config> configs;         ///< at least one (possibly empty)
+  /// The declaration gave no config: a @triton.autotune'd kernel's configs are the decorator's
+  /// (docs/compiler.md#autotuned-kernels); any other kernel compiles the one empty config.
+  bool configsFromDecorator = false;
+  bool dropPreHooks = false;           ///< --drop-pre-hooks: decorator configs' pre_hooks are dropped
   std::vector<Target> targets;         ///< at least one
   Grid grid;
   HeuristicDeclarations heuristics;    ///< --heuristic / --heuristic-values

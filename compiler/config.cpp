@@ -3,7 +3,9 @@
 #include "compiler/lexing.h"
 #include "compiler/spelling.h"
 
+#include <algorithm>
 #include <cctype>
+#include <regex>
 #include <utility>
 #include <vector>
 
@@ -142,6 +144,16 @@ std::string checkOption(std::string_view key, ConstexprValue &value, Config &con
 
 } // namespace
 
+bool archsInclude(const std::vector<std::string> &archs, const std::string &arch) {
+  if (archs.empty())
+    return true;
+  const std::string processor = arch.substr(0, arch.find(':'));
+  for (const std::string &named : archs)
+    if (named == arch || named + "a" == arch || (named == processor && named.rfind("gfx", 0) == 0))
+      return true;
+  return false;
+}
+
 bool isTritonOption(std::string_view key) {
   for (std::string_view typed : kTypedOptions)
     if (typed == key)
@@ -178,6 +190,23 @@ Expected<Config> parseConfig(std::string_view text) {
                                     std::to_string(index) + "; expected each key once");
     seen.emplace_back(item.key, n + 1);
 
+    if (item.key == "archs") {
+      // A list, not a constexpr: "archs=90a,100a" or "archs=gfx942,gfx950".
+      std::string list(raw);
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        std::size_t end = std::min(list.find(',', start), list.size());
+        std::string arch = list.substr(start, end - start);
+        static const std::regex valid("([1-9][0-9]{1,2}[af]?|gfx[0-9a-f]+(:(sramecc|xnack)[+-])*)");
+        if (!std::regex_match(arch, valid))
+          return fail(item.valueBegin + start,
+                      "'" + arch + "' is not a target arch; expected a list such as "
+                      "archs=90a,100a or archs=gfx942 (CUDA capabilities, HIP processors)");
+        config.archs.push_back(arch);
+        start = end + 1;
+      }
+      continue;
+    }
     if (item.key == "name") {
       // Becomes part of C symbols and file names, so quotes are fine but the contents are not free.
       Expected<ConstexprValue> value = parseConstexpr(raw);
@@ -237,6 +266,12 @@ std::string formatConfig(const Config &config) {
   };
   if (!config.name.empty())
     add("name", config.name);
+  if (!config.archs.empty()) {
+    std::string archs;
+    for (const std::string &arch : config.archs)
+      archs += (archs.empty() ? "" : ",") + arch;
+    add("archs", archs);
+  }
   for (const auto &[key, value] : options)
     add(key, value);
   for (const auto &[key, value] : config.constexprs)

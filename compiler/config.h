@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tta {
 
@@ -24,12 +25,20 @@ struct Config {
   /// launch_cooperative_grid, debug, waves_per_eu, matrix_instr_nonkdim, kpack ...).
   std::map<std::string, ConstexprValue> options;
   std::map<std::string, ConstexprValue> constexprs;   ///< the values of named signature entries
+  /// "archs=90a,100a,gfx942": the targets the config is built for (empty: every target). Not a
+  /// Triton option: the compiler leaves the config out for other targets, with a record.
+  std::vector<std::string> archs;
 
   bool operator==(const Config &) const = default;
 };
 
 /// Option keys a config may set besides constexprs.
 bool isTritonOption(std::string_view key);
+
+/// Does \p archs (a config's archs=) include the target arch \p arch ("90a", "80", "gfx942",
+/// "gfx90a:xnack-")? "90" names "90a" too (Triton builds 90 only as 90a); a HIP processor names
+/// its target IDs. Empty: every target.
+bool archsInclude(const std::vector<std::string> &archs, const std::string &arch);
 
 /// Parses "KEY=VALUE KEY=VALUE ...". Values use the constexpr grammar.
 Expected<Config> parseConfig(std::string_view text);

@@ -135,6 +135,12 @@ json toJson(const KernelMetadata &meta) {
                             {"value", h.value}});
     out["variant"]["heuristics"] = std::move(heuristics);
   }
+  if (const std::optional<AutotuneInfo> &autotune = variant.autotune)
+    out["variant"]["autotune"] = {{"key", autotune->key},
+                                  {"reset_to_zero", autotune->resetToZero},
+                                  {"restore_value", autotune->restoreValue},
+                                  {"configs", autotune->configsFrom},
+                                  {"dropped_pre_hooks", autotune->droppedPreHooks}};
   return out;
 }
 
@@ -325,6 +331,21 @@ void readVariant(const ObjectReader &obj, VariantInfo &variant) {
         fail(item.path("value"), "expected a bool, number or null, got " + show(h.value));
       variant.heuristics.push_back(std::move(h));
     }
+  }
+  if (obj.find("autotune")) {
+    ObjectReader autotune = obj.object("autotune");
+    AutotuneInfo info;
+    auto names = [&](const char *key, std::vector<std::string> &out) {
+      const json &list = autotune.array(key);
+      for (std::size_t i = 0; i < list.size(); ++i)
+        out.push_back(readString(list[i], indexPath(autotune.path(key), i), false));
+    };
+    names("key", info.key);
+    names("reset_to_zero", info.resetToZero);
+    names("restore_value", info.restoreValue);
+    info.configsFrom = readChoice(autotune, "configs", {"decorator", "declaration"});
+    names("dropped_pre_hooks", info.droppedPreHooks);
+    variant.autotune = std::move(info);
   }
 }
 

@@ -18,6 +18,8 @@
 namespace tta {
 
 inline constexpr const char *kMetadataSchema = "triton-aot-kernel";
+/// The record written in place of a variant that a target cannot build or run (docs/metadata.md).
+inline constexpr const char *kRefusalSchema = "triton-aot-refusal";
 inline constexpr int kMetadataSchemaVersion = 1;
 
 /// One kernel parameter in declaration order, then the trailing parameters Triton appends.
@@ -92,6 +94,16 @@ struct HeuristicRecord {
   bool operator==(const HeuristicRecord &) const = default;
 };
 
+/// What a @triton.autotune declares that outlives the build (docs/metadata.md, variant.autotune).
+struct AutotuneInfo {
+  std::vector<std::string> key;           ///< argument names whose values select a tuned config
+  std::vector<std::string> resetToZero;   ///< zeroed before each benchmark run (tuning only)
+  std::vector<std::string> restoreValue;  ///< restored after each benchmark run (tuning only)
+  std::string configsFrom;                ///< "decorator" or "declaration" (CONFIG replaced them)
+  std::vector<std::string> droppedPreHooks;   ///< config pre_hooks dropped by --drop-pre-hooks
+  bool operator==(const AutotuneInfo &) const = default;
+};
+
 struct VariantInfo {
   std::string id;                      ///< unique within a library: "<name>.<target tag>.<digest>"
   std::string config;                  ///< config name ("" when none was given)
@@ -102,6 +114,7 @@ struct VariantInfo {
   nlohmann::json options = nlohmann::json::object();  ///< every other Triton option requested
   /// @triton.heuristics values of this variant, in Triton's order.
   std::vector<HeuristicRecord> heuristics;
+  std::optional<AutotuneInfo> autotune;   ///< the kernel is @triton.autotune'd
   bool operator==(const VariantInfo &) const = default;
 };
 

@@ -210,7 +210,7 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
   const fs::path base = fs::absolute(path).parent_path();
   const std::set<std::string> known = {"source", "function", "name", "signatures", "signature",
                                        "configs", "grid", "targets", "heuristics",
-                                       "heuristic_values"};
+                                       "heuristic_values", "drop_pre_hooks"};
   std::vector<KernelSpec> kernels;
   for (std::size_t k = 0; k < spec["kernels"].size(); ++k) {
     const nlohmann::json &entry = spec["kernels"][k];
@@ -221,7 +221,7 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
       if (!known.count(key))
         return fail(where + ": unknown field '" + key +
                     "'; expected source, function, name, signatures, configs, grid, targets, "
-                    "heuristics, heuristic_values");
+                    "heuristics, heuristic_values, drop_pre_hooks");
     if (!entry.contains("source") || !entry["source"].is_string())
       return fail(where + ": missing \"source\" (the kernel file)");
     KernelSpec kernel;
@@ -260,6 +260,10 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     if (!configs)
       return configs.takeError();
     kernel.configs = withDefaults(*configs, std::nullopt, std::nullopt);
+    kernel.configsFromDecorator = texts.empty();
+    if (entry.contains("drop_pre_hooks") && !entry["drop_pre_hooks"].is_boolean())
+      return fail(where + ".drop_pre_hooks: expected true or false");
+    kernel.dropPreHooks = entry.value("drop_pre_hooks", false);
 
     // "heuristics": {"NAME": "C expression"}, "heuristic_values": {"NAME": [256, 512]}.
     for (const char *field : {"heuristics", "heuristic_values"}) {
@@ -334,7 +338,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
   std::optional<int> numWarps, numStages;
   int jobs = 0;
-  bool noCache = false, noPtx = false, summary = false, verbose = false, version = false;
+  bool noCache = false, noPtx = false, summary = false, verbose = false, version = false,
+       dropPreHooks = false;
   bool noWorkerPool = false;
 
   app.add_option("kernel", kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
@@ -364,6 +369,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--heuristic-values", heuristicValues,
                  "NAME=V1,V2,...: the values to compile an integer heuristic over runtime "
                  "arguments for");
+  app.add_flag("--drop-pre-hooks", dropPreHooks,
+               "Drop the pre_hooks of @triton.autotune configs (they run Python before each launch)");
   app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
   app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
   app.add_option("--index", index, "Write a JSON list of the metadata files written");
@@ -453,8 +460,10 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     auto kernels = loadSpecFile(spec, *parsedTargets);
     if (!kernels)
       return kernels.takeError();
-    for (KernelSpec &k : *kernels)
+    for (KernelSpec &k : *kernels) {
       k.configs = withDefaults(std::move(k.configs), numWarps, numStages);
+      k.dropPreHooks = k.dropPreHooks || dropPreHooks;
+    }
     out.request.kernels = std::move(*kernels);
     opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
   } else {
@@ -487,6 +496,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     if (!parsedConfigs)
       return parsedConfigs.takeError();
     kernel.configs = withDefaults(*parsedConfigs, numWarps, numStages);
+    kernel.configsFromDecorator = configs.empty();
+    kernel.dropPreHooks = dropPreHooks;
     if (grid.empty())
       return usage("missing -g/--grid: give three C expressions, e.g. -g \"cdiv(n, BLOCK), 1, 1\"");
     auto parsedGrid = parseGrid(grid);

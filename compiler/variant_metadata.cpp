@@ -7,6 +7,7 @@
 #include "compiler/json_access.h"
 #include "compiler/naming.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <span>
 
@@ -62,6 +63,25 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
   options.erase("num_warps");
   options.erase("num_stages");
   meta.variant.options = options;
+  if (const nlohmann::json *autotune = member(describe, "autotune"); autotune && autotune->is_object()) {
+    AutotuneInfo info;
+    auto names = [&](const char *key, std::vector<std::string> &out) {
+      for (const auto &item : arrayOf(*autotune, key))
+        if (item.is_string())
+          out.push_back(item.get<std::string>());
+    };
+    names("key", info.key);
+    names("reset_to_zero", info.resetToZero);
+    names("restore_value", info.restoreValue);
+    info.configsFrom = kernel.configsFromDecorator ? "decorator" : "declaration";
+    if (kernel.configsFromDecorator && kernel.dropPreHooks)
+      for (const auto &tuned : arrayOf(*autotune, "configs"))
+        if (std::string hook = stringOr(objectOf(tuned, "pre_hook"), "name"); !hook.empty() &&
+            std::find(info.droppedPreHooks.begin(), info.droppedPreHooks.end(), hook) ==
+                info.droppedPreHooks.end())
+          info.droppedPreHooks.push_back(hook);
+    meta.variant.autotune = std::move(info);
+  }
 
   // Parameters: declaration order, then what Triton appends.
   std::vector<std::string> names;

@@ -1,4 +1,5 @@
 // <lib>.h: self-contained (only <stddef.h>, <stdint.h>, <stdbool.h>), C and C++.
+#include "linker/c_names.h"
 #include "linker/c_text.h"
 #include "linker/codegen_parts.h"
 #include "linker/link_group.h"
@@ -135,6 +136,22 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
   out << " */\n";
 }
 
+/// Config indices by name, for configs named with C identifiers (named ones and those derived
+/// from a @triton.autotune's values): <api>_CONFIG_<name>, an index for <api>_config().
+void writeConfigIndices(std::ostream &out, const Kernel &kernel, const KernelPlan &kp) {
+  std::vector<std::string> lines;
+  for (std::size_t c = 0; c < kernel.configs.size(); ++c)
+    if (kernel.configs[c].named && isCIdentifier(kernel.configs[c].name))
+      lines.push_back("  " + kp.api + "_CONFIG_" + kernel.configs[c].name + " = " +
+                      std::to_string(c));
+  if (lines.empty())
+    return;
+  out << "/* Config indices for " << kp.api << "_config(), by name. */\nenum {\n";
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out << lines[i] << (i + 1 < lines.size() ? ",\n" : "\n");
+  out << "};\n";
+}
+
 } // namespace
 
 std::string generateHeader(const Library &library, const CodegenPlan &plan) {
@@ -169,7 +186,9 @@ std::string generateHeader(const Library &library, const CodegenPlan &plan) {
                     apiParameters(kernel, kp, true), ";\n")
         << "TRITON_AOT_API int " << kp.api << "_config_count(void);\n"
         << "/* NULL when config is out of range. */\n"
-        << "TRITON_AOT_API const char *" << kp.api << "_config_name(int config);\n\n";
+        << "TRITON_AOT_API const char *" << kp.api << "_config_name(int config);\n";
+    writeConfigIndices(out, kernel, kp);
+    out << "\n";
   }
 
   out << "/* Chooses and loads every kernel's image on the current device, so that no launch\n"

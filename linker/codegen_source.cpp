@@ -521,6 +521,15 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
         const std::vector<Function> &functions = config.variants[v].functions;
         for (std::size_t t = 0; t < functions.size(); ++t) {
           const Function &f = functions[t];
+          if (!f.refusal.empty()) {
+            // Not built for this target: no image; the entry string is why (the runtime's
+            // message when the config is launched on such a device).
+            out << "  {" << strings.add(f.refusal) << ", TRITON_AOT_NO_IMAGE, TRITON_AOT_NO_IMAGE, "
+                << launchInfo(f.launch) << "}, /* refused: "
+                << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
+                << " */\n";
+            continue;
+          }
           out << "  {" << strings.add(f.entry) << ", " << f.binary << ", "
               << (f.ptx ? std::to_string(*f.ptx) : "TRITON_AOT_NO_IMAGE") << ", "
               << launchInfo(f.launch) << "}, /* "

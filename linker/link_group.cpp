@@ -219,7 +219,8 @@ std::string configLabel(const ConfigGroup &group) {
 
 class KernelBuilder {
 public:
-  KernelBuilder(std::vector<const ReadVariant *> variants) : variants_(std::move(variants)) {}
+  KernelBuilder(std::vector<const ReadVariant *> variants, std::vector<const Refusal *> refusals)
+      : variants_(std::move(variants)), refusals_(std::move(refusals)) {}
 
   Expected<Kernel> build() {
     const ReadVariant &first = *variants_.front();
@@ -228,6 +229,7 @@ public:
     kernel_.source = first.meta.source;
     kernel_.params = first.meta.params;
     kernel_.grid = first.meta.grid;
+    kernel_.autotune = first.meta.variant.autotune;
     for (const ParamInfo &p : kernel_.params) {
       kernel_.globalScratchArg |= p.kind == ParamInfo::Kind::GlobalScratch;
       kernel_.profileScratchArg |= p.kind == ParamInfo::Kind::ProfileScratch;
@@ -469,8 +471,17 @@ private:
         variant.constexprs = h.constexprs;
         for (const Target &t : kernel_.targets) {
           auto f = h.byTarget.find(targetKey(t));
-          if (f == h.byTarget.end())
-            return missing(g, h, t);
+          if (f == h.byTarget.end()) {
+            const Refusal *refused = refusalFor(g.config.name, targetKey(t));
+            if (!refused)
+              return missing(g, h, t);
+            Function function;
+            function.metadataFile = refused->file;
+            function.refusal = "config " + g.config.name + " is not built for " + targetKey(t) +
+                               ": " + refused->reason;
+            variant.functions.push_back(std::move(function));
+            continue;
+          }
           variant.functions.push_back(std::move(f->second));
         }
         g.config.variants.push_back(std::move(variant));
@@ -485,6 +496,46 @@ private:
                          return count(a) > count(b);
                        });
       kernel_.configs.push_back(std::move(g.config));
+    }
+    return checkEveryTargetHasAConfig();
+  }
+
+  const Refusal *refusalFor(const std::string &config, const std::string &target) const {
+    for (const Refusal *r : refusals_)
+      if (r->config == config && r->target == target)
+        return r;
+    return nullptr;
+  }
+
+  /// A target (of its variants or of its refusals) for which every config is refused.
+  Status checkEveryTargetHasAConfig() const {
+    std::map<std::string, std::string> targets;   // spelling -> a file that names it
+    for (const Target &t : kernel_.targets)
+      targets.emplace(targetKey(t), "");
+    for (const Refusal *r : refusals_)
+      targets.emplace(r->target, r->file);
+    for (const auto &[spelling, file] : targets) {
+      std::string reasons, where = file;
+      bool built = false;
+      const auto position = std::find_if(kernel_.targets.begin(), kernel_.targets.end(),
+                                         [&](const Target &t) { return targetKey(t) == spelling; });
+      for (const KernelConfig &config : kernel_.configs)
+        for (const HintVariant &variant : config.variants)
+          if (position != kernel_.targets.end()) {
+            const Function &f = variant.functions[position - kernel_.targets.begin()];
+            built = built || f.refusal.empty();
+          }
+      if (built)
+        continue;
+      for (const Refusal *r : refusals_)
+        if (r->target == spelling) {
+          reasons += (reasons.empty() ? "" : "; ") + r->config + ": " + r->reason;
+          where = r->file;
+        }
+      return errorIn(where, "kernel '" + kernel_.name + "' has no config built for " + spelling +
+                                " (" + (reasons.empty() ? "none" : reasons) +
+                                "); give it a config that target can build, or leave " + spelling +
+                                " out of the library");
     }
     return ok();
   }
@@ -511,6 +562,7 @@ private:
   }
 
   std::vector<const ReadVariant *> variants_;
+  std::vector<const Refusal *> refusals_;
   Kernel kernel_;
   std::vector<ConfigGroup> groups_;
   std::map<std::string, std::size_t> configIndex_;
@@ -633,7 +685,8 @@ Status checkLibraryNames(const Library &library) {
   return ok();
 }
 
-Status groupVariants(const std::vector<ReadVariant> &variants, Library &library) {
+Status groupVariants(const std::vector<ReadVariant> &variants, Library &library,
+                     const std::vector<Refusal> &refusals) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const ReadVariant *>> byKernel;
   for (const ReadVariant &v : variants) {
@@ -642,9 +695,16 @@ Status groupVariants(const std::vector<ReadVariant> &variants, Library &library)
       order.push_back(v.meta.name);
     list.push_back(&v);
   }
+  std::map<std::string, std::vector<const Refusal *>> refusedOf;
+  for (const Refusal &r : refusals) {
+    if (!byKernel.count(r.kernel))
+      return errorIn(r.file, "kernel '" + r.kernel + "' has no config built for " + r.target +
+                                 " (" + r.config + ": " + r.reason + ") nor for any other target");
+    refusedOf[r.kernel].push_back(&r);
+  }
   std::vector<std::string> firstFiles;
   for (const std::string &name : order) {
-    auto kernel = KernelBuilder(byKernel[name]).build();
+    auto kernel = KernelBuilder(byKernel[name], refusedOf[name]).build();
     if (!kernel)
       return kernel.takeError();
     library.kernels.push_back(std::move(*kernel));

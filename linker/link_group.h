@@ -31,9 +31,20 @@ bool isOutputName(const std::string &name);
 /// The library name (a file name stem) and the prefix (a C identifier; default: the name).
 Status checkLibraryNames(const Library &library);
 
-/// Fills Library::kernels from \p variants (in order of first appearance). Errors name the
-/// metadata file that caused them.
-Status groupVariants(const std::vector<ReadVariant> &variants, Library &library);
+/// A refusal record: the compiler left config `config` of kernel `kernel` out for `target`.
+struct Refusal {
+  std::string file;      ///< the record (for messages)
+  std::string kernel;    ///< kernel.name
+  std::string target;    ///< target spelling ("cuda:80")
+  std::string config;    ///< the config's name
+  std::string reason;
+};
+
+/// Fills Library::kernels from \p variants (in order of first appearance). A config with a
+/// refusal for a target gets a function that refuses to launch there; a kernel left with no
+/// config for one of its targets is an error. Errors name the metadata file that caused them.
+Status groupVariants(const std::vector<ReadVariant> &variants, Library &library,
+                     const std::vector<Refusal> &refusals = {});
 
 /// "x_ptr:16, n:1", or \p none for the generic variant: for messages, --inspect and the
 /// comments of generated code (which separate with " " and say "generic").

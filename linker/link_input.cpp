@@ -55,7 +55,7 @@ Expected<std::vector<InputFile>> loadInputs(const std::vector<std::string> &inpu
     if (!json)
       return json.takeError();
     std::string schema = stringOr(*json, "schema");
-    if (schema == kMetadataSchema) {
+    if (schema == kMetadataSchema || schema == kRefusalSchema) {
       files.push_back({input, std::move(*json)});
       continue;
     }
@@ -80,7 +80,8 @@ Expected<std::vector<InputFile>> loadInputs(const std::vector<std::string> &inpu
       auto listedJson = readJson(path, input);
       if (!listedJson)
         return listedJson.takeError();
-      if (stringOr(*listedJson, "schema") != kMetadataSchema)
+      if (stringOr(*listedJson, "schema") != kMetadataSchema &&
+          stringOr(*listedJson, "schema") != kRefusalSchema)
         return errorIn(path, "not a triton-aot metadata file (listed in the index '" + input + "')");
       files.push_back({path, std::move(*listedJson)});
     }
@@ -226,7 +227,21 @@ Expected<Library> buildLibrary(const LinkOptions &options, const LogSink &log) {
   ImageTable images(library.images);
   std::vector<ReadVariant> variants;
   std::map<std::string, std::string> fileOfId;   // variant id -> the file that has it
+  std::vector<Refusal> refusals;
   for (const InputFile &file : *files) {
+    if (stringOr(file.json, "schema") == kRefusalSchema) {
+      Refusal refusal{file.path, stringOr(objectOf(file.json, "kernel"), "name"),
+                      stringOr(objectOf(file.json, "target"), "spelling"),
+                      stringOr(objectOf(file.json, "variant"), "config"), stringOr(file.json, "reason")};
+      if (refusal.kernel.empty() || refusal.target.empty() || refusal.reason.empty())
+        return errorIn(file.path, "a refusal record needs kernel.name, target.spelling and reason");
+      if (refusal.config.empty())
+        return errorIn(file.path, "kernel '" + refusal.kernel + "': an unnamed config is not built for " +
+                                      refusal.target + " (" + refusal.reason + "); name the config "
+                                      "(name=...) so the library can refuse it there");
+      refusals.push_back(std::move(refusal));
+      continue;
+    }
     auto variant = readVariant(file, options.embedPtx, images);
     if (!variant)
       return variant.takeError();
@@ -239,7 +254,7 @@ Expected<Library> buildLibrary(const LinkOptions &options, const LogSink &log) {
     variants.push_back(std::move(*variant));
   }
 
-  if (Status s = groupVariants(variants, library); !s)
+  if (Status s = groupVariants(variants, library, refusals); !s)
     return s.takeError();
 
   // Mixed Triton versions work (the metadata resolves every ABI difference) but are unusual.

@@ -45,6 +45,9 @@ struct Function {
   ResourceInfo resources;     ///< as read from the image by the linker (not trusted from metadata)
   std::uint64_t imageSize = 0;      ///< binary bytes
   std::string tritonVersion;
+  /// Not built for this target ("config X is not built for cuda:80: <reason>"): the launch
+  /// returns TRITON_AOT_ERROR_NO_IMAGE with this message; no image.
+  std::string refusal;
 };
 
 /// The argument properties one hint variant was specialised for.
@@ -84,6 +87,7 @@ struct Kernel {
   bool profileScratchArg = false;   ///< ... and profile_scratch
   std::vector<Target> targets;      ///< every config and variant has a function for each
   std::vector<KernelConfig> configs;   ///< first = default; order of first appearance
+  std::optional<AutotuneInfo> autotune;   ///< of the first variant: key, reset/restore, sources
 };
 
 /// The library-wide C functions, <prefix>_<name>, in the generated header's order

@@ -83,6 +83,10 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
       json functions = json::array();
       for (std::size_t t = 0; t < variant.functions.size() && t < kernel.targets.size(); ++t) {
         const Function &f = variant.functions[t];
+        if (!f.refusal.empty()) {
+          functions.push_back({{"target", kernel.targets[t].spelling()}, {"refused", f.refusal}});
+          continue;
+        }
         functions.push_back(
             {{"target", kernel.targets[t].spelling()},
              {"variant_id", f.variantId},
@@ -122,7 +126,13 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
           {"global_scratch_arg", kernel.globalScratchArg},
           {"profile_scratch_arg", kernel.profileScratchArg},
           {"targets", std::move(targets)},
-          {"configs", std::move(configs)}};
+          {"configs", std::move(configs)},
+          {"autotune", kernel.autotune ? json{{"key", kernel.autotune->key},
+                                              {"reset_to_zero", kernel.autotune->resetToZero},
+                                              {"restore_value", kernel.autotune->restoreValue},
+                                              {"configs", kernel.autotune->configsFrom},
+                                              {"dropped_pre_hooks", kernel.autotune->droppedPreHooks}}
+                                       : json(nullptr)}};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -333,9 +343,18 @@ Expected<Manifest> parseManifest(const json &manifest) {
         variant.hints = hintsFromJson(f.object(variants[v], vp, "hints"), kernel.params);
         variant.condition = f.str(variants[v], vp, "condition");
         const auto &functions = f.list(variants[v], vp, "functions");
-        for (std::size_t i = 0; i < functions.size(); ++i)
+        for (std::size_t i = 0; i < functions.size(); ++i) {
+          if (auto refused = functions[i].find("refused");
+              refused != functions[i].end() && refused->is_string()) {
+            ManifestFunction function;
+            function.target = f.str(functions[i], vp + "functions[].", "target");
+            function.refused = refused->get<std::string>();
+            variant.functions.push_back(std::move(function));
+            continue;
+          }
           variant.functions.push_back(
               readFunction(f, functions[i], vp + "functions[" + std::to_string(i) + "]."));
+        }
         config.variants.push_back(std::move(variant));
       }
       kernel.configs.push_back(std::move(config));

@@ -45,6 +45,7 @@ struct ManifestFunction {
   ResourceInfo resources;
   ManifestImage image;
   std::optional<ManifestImage> ptx;
+  std::string refused;          ///< why the config is not built for this target ("" if it is)
   bool operator==(const ManifestFunction &) const = default;
 };
 

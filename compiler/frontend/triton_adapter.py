@@ -373,6 +373,55 @@ def classify(obj):
     return "other"
 
 
+def config_facts(config):
+    """(kwargs, options, pre_hook) of a triton.Config: options are what Config.all_kwargs() adds
+    to kwargs in this Triton (num_warps, num_stages, num_ctas, maxnreg, ir_override; older
+    releases also had num_buffers_warp_spec and friends), None ones left out."""
+    kwargs = dict(getattr(config, "kwargs", None) or {})
+    every = config.all_kwargs() if hasattr(config, "all_kwargs") else dict(kwargs)
+    options = {k: v for k, v in every.items() if k not in kwargs and v is not None}
+    return kwargs, options, getattr(config, "pre_hook", None)
+
+
+def autotune_layer_facts(autotuner):
+    """What a @triton.autotune object declares, version-independently: its triton.Config
+    objects, key, pruning and hooks."""
+    prune = getattr(autotuner, "early_config_prune", None)
+    return {
+        "configs": list(getattr(autotuner, "configs", None) or []),
+        "key": list(getattr(autotuner, "keys", None) or getattr(autotuner, "key", None) or []),
+        "reset_to_zero": list(getattr(autotuner, "reset_to_zero", None) or []),
+        "restore_value": list(getattr(autotuner, "restore_value", None) or []),
+        "early_config_prune": prune,
+        "perf_model": getattr(autotuner, "perf_model", None),
+        "top_k": getattr(autotuner, "configs_top_k", None),
+        # Autotuner-level hooks run only around benchmarking, never on a tuned launch.
+        "pre_hook": autotuner.pre_hook if getattr(autotuner, "user_defined_pre_hook", False) else None,
+        "post_hook": autotuner.post_hook if getattr(autotuner, "user_defined_post_hook", False) else None,
+    }
+
+
+def prune_configs(prune, configs, named_args):
+    """Calls an early_config_prune as Triton's Autotuner.prune_configs does (3.5 to 3.9:
+    `early_config_prune(configs, named_args, **kwargs)`), with no launch keywords."""
+    return prune(list(configs), named_args)
+
+
+# How Triton (3.5 to 3.9) refuses a config that the target cannot build, as opposed to an error
+# in the kernel: fp8e4nv before sm_89 ("type fp8e4nv not supported in this architecture"),
+# num_ctas > 1 before sm_90 ("num_ctas > 1 requires NVIDIA SM90+"), resources it checks itself.
+_TARGET_REFUSALS = (re.compile(r"not supported in this architecture"), re.compile(r"requires NVIDIA SM\d+"),
+                    re.compile(r"out of resource", re.IGNORECASE))
+
+
+def target_cannot_build(exc, message):
+    """Is this failure the target's (it cannot build the config), not the kernel's?"""
+    out_of_resources = getattr(_errors, "OutOfResources", None)
+    if out_of_resources is not None and isinstance(exc, out_of_resources):
+        return True
+    return any(pattern.search(message or "") for pattern in _TARGET_REFUSALS)
+
+
 def is_jit_callable(obj):
     """Anything whose source Triton compiles (kernels, helpers, constexpr functions)."""
     base = getattr(_jit, "JITCallable", _jit.JITFunction)  # JITCallable appeared in 3.5

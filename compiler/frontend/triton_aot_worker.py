@@ -597,36 +597,42 @@ def load_kernel_file(path, target):
     return entry
 
 
-def unwrap_heuristics(obj):
-    """(inner object, the @triton.heuristics layers around it, outermost first). What counts is
-    the object the module holds: `f = triton.heuristics({...})(triton.jit(f))` unwraps as the
-    stacked decorators do."""
+def unwrap_kernel(obj):
+    """(the @jit function, [(kind, layer), ...] outermost first) of a kernel object: through
+    @triton.autotune and @triton.heuristics wrappers, however they were applied (decorators or
+    assignments such as `k = triton.autotune(...)(triton.jit(f))`: the object counts, not the
+    syntax). The function is None when the chain does not end in a @jit function."""
     layers = []
-    while A.classify(obj) == "heuristics":
-        layers.append(obj)
+    while A.classify(obj) in ("autotune", "heuristics"):
+        layers.append((A.classify(obj), obj))
         obj = obj.fn
-    return obj, layers
+    return (obj if A.classify(obj) == "jit" else None), layers
+
+
+def heuristics_layers(layers):
+    """The @triton.heuristics objects among unwrap_kernel()'s layers, outermost first."""
+    return [layer for kind, layer in layers if kind == "heuristics"]
 
 
 def find_function(entry, name):
-    """The @jit function `name` of a loaded file, or a usage error saying what is there."""
+    """The @jit function `name` of a loaded file (through its autotune wrapper), or a usage
+    error saying what is there."""
     module = entry.module
-    jit_names = [key for key, value in vars(module).items() if A.classify(unwrap_heuristics(value)[0]) == "jit"]
+    jit_names = [key for key, value in vars(module).items() if unwrap_kernel(value)[0] is not None]
     where = display(entry.path)
     obj = getattr(module, name, None) if name else None
-    obj = unwrap_heuristics(obj)[0] if obj is not None else None
     kind = A.classify(obj) if obj is not None else None
-    if kind == "jit":
-        return obj, jit_names
+    fn, layers = unwrap_kernel(obj) if obj is not None else (None, [])
+    if fn is not None:
+        return fn, jit_names
     listing = f"@jit functions in {where}: {', '.join(jit_names)}" if jit_names else f"{where} defines no @jit functions"
     if obj is None:
         notes = [f"did you mean '{match}'?" for match in difflib.get_close_matches(name, jit_names, n=1)]
         message = f"{where} has no @triton.jit function named '{name}'" if name else "no function name given"
         raise RequestError("usage", message, entry.path, notes=notes + [listing])
-    if kind == "autotune":
-        message = f"'{name}' in {where} is wrapped in @triton.autotune, which runs at launch time"
-        notes = ["compile the @triton.jit function itself (remove @triton.autotune) and pass the configs "
-                 "explicitly; triton-aot-cc compiles one config per variant"]
+    if kind in ("autotune", "heuristics"):
+        message = f"'{name}' in {where} is a @triton.{kind} over something that is not a @triton.jit function"
+        notes = []
     elif kind == "constexpr_function":
         message = f"'{name}' in {where} is a @triton.constexpr_function, not a kernel"
         notes = []
@@ -640,6 +646,94 @@ def find_function(entry, name):
         obj = obj.fn
     line = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
     raise RequestError("usage", message, entry.path, line, notes=notes + [listing])
+
+
+class _NeedsArguments(Exception):
+    """An early_config_prune asked for an argument value, which a build does not have."""
+
+
+class _NoArgumentValues(dict):
+    """named_args at build time: there are no argument values, so any look-up says so."""
+
+    def _refuse(self, *args, **kwargs):
+        raise _NeedsArguments(args[0] if args else "")
+
+    __getitem__ = get = __contains__ = __iter__ = keys = items = values = _refuse
+
+
+def _callable_facts(fn):
+    """name (module.qualname), file, line and that line's text of a Python callable."""
+    code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)
+    name = f"{getattr(fn, '__module__', None) or '?'}.{getattr(fn, '__qualname__', None) or type(fn).__name__}"
+    file = code.co_filename if code else ""
+    line = code.co_firstlineno if code else 0
+    return {"name": name, "file": file, "line": line, "source_line": line_text(file, line).strip()}
+
+
+def _config_text_value(value):
+    """A config value in the config grammar of triton-aot-cc (compiler/config.h)."""
+    spec = _value_spec(value)
+    kind = spec["type"]
+    if kind == "none":
+        return "None"
+    if kind == "bool":
+        return "True" if spec["value"] else "False"
+    if kind in ("int", "float"):
+        return repr(spec["value"])
+    if kind == "str":
+        return "'" + spec["value"].replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if kind == "dtype":
+        return "tl." + spec["value"]
+    return None
+
+
+def autotune_facts(fn, layers, path, name):
+    """The facts of the kernel's @triton.autotune layer (the outermost), or None: its configs
+    (after a build-time early_config_prune), key, what is recorded for tuning, and notes."""
+    autotuner = next((layer for kind, layer in layers if kind == "autotune"), None)
+    if autotuner is None:
+        return None
+    facts = A.autotune_layer_facts(autotuner)
+    configs, notes = facts["configs"], []
+    prune_info = None
+    if facts["early_config_prune"] is not None:
+        prune_info = {**_callable_facts(facts["early_config_prune"]), "applied": False, "declared": len(configs)}
+        try:
+            kept = A.prune_configs(facts["early_config_prune"], configs, _NoArgumentValues())
+        except Exception as exc:  # it needs argument values (or the device): keep every config
+            what = (f"argument '{exc.args[0]}'" if isinstance(exc, _NeedsArguments) and exc.args[0]
+                    else "argument values" if isinstance(exc, _NeedsArguments) else f"{type(exc).__name__}: {exc}")
+            notes.append(f"early_config_prune {prune_info['name']} needs {what} at launch time, so it cannot "
+                         f"run at build time: all {len(configs)} configs of {name} are built")
+        else:
+            kept = list(kept or [])
+            if not kept:
+                raise RequestError("usage", f"early_config_prune {prune_info['name']} of {fn.__name__} keeps no "
+                                   "config at build time (Triton requires at least one)",
+                                   prune_info["file"], prune_info["line"])
+            configs, prune_info["applied"] = kept, True
+        prune_info["kept"] = len(configs)
+    if facts["perf_model"] is not None:
+        notes.append(f"perf_model {_callable_facts(facts['perf_model'])['name']} (top_k={facts['top_k']}) ranks "
+                     f"configs with argument values at launch time; it is ignored and every config is built")
+    described = []
+    for index, config in enumerate(configs):
+        kwargs, options, pre_hook = A.config_facts(config)
+        parts = []
+        for key, value in list(kwargs.items()) + list(options.items()):
+            text = _config_text_value(value)
+            if text is None:
+                raise RequestError("usage", f"config {index + 1} of the @triton.autotune of {fn.__name__} sets "
+                                   f"{key}={value!r}, which cannot be compiled in", path,
+                                   A.function_start(fn)[1])
+            parts.append([key, text])
+        described.append({"values": parts, "kwargs": list(kwargs),
+                          "pre_hook": _callable_facts(pre_hook) if pre_hook is not None else None})
+    tuning_hooks = [_callable_facts(h)["name"] for h in (facts["pre_hook"], facts["post_hook"]) if h is not None]
+    return {"configs": described, "key": [str(k) for k in facts["key"]],
+            "reset_to_zero": [str(k) for k in facts["reset_to_zero"]],
+            "restore_value": [str(k) for k in facts["restore_value"]],
+            "prune": prune_info, "tuning_hooks": tuning_hooks, "notes": notes}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -788,6 +882,8 @@ def describe(req):
         raise RequestError("usage", str(exc)) from None
     entry = load_kernel_file(path, target)
     fn, jit_names = find_function(entry, req.get("function") or "")
+    name = req.get("function") or ""
+    autotune = autotune_facts(fn, unwrap_kernel(getattr(entry.module, name))[1], path, name)
     tree = fn.parse().body[0].args
     annotations = {a.arg: a.annotation for a in tree.posonlyargs + tree.args + tree.kwonlyargs}
     params = []
@@ -799,12 +895,15 @@ def describe(req):
             item["default"] = _value_spec(param.default)
         params.append(item)
     file, def_line, _ = A.function_start(fn)
-    layers = unwrap_heuristics(getattr(entry.module, req.get("function") or ""))[1]
-    return {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
-            "jit_functions": jit_names, "file": file, "line": def_line,
-            "heuristics": heuristic_entries(layers), "deps": entry.deps,
-            "do_not_specialize": [p.name for p in fn.params if p.do_not_specialize],
-            "do_not_specialize_on_alignment": [p.name for p in fn.params if p.do_not_specialize_on_alignment]}
+    heuristic_layers = heuristics_layers(unwrap_kernel(getattr(entry.module, name))[1])
+    answer = {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
+              "jit_functions": jit_names, "file": file, "line": def_line,
+              "heuristics": heuristic_entries(heuristic_layers), "deps": entry.deps,
+              "do_not_specialize": [p.name for p in fn.params if p.do_not_specialize],
+              "do_not_specialize_on_alignment": [p.name for p in fn.params if p.do_not_specialize_on_alignment]}
+    if autotune is not None:
+        answer["autotune"] = autotune
+    return answer
 
 
 def _check_params(fn, params):
@@ -832,6 +931,9 @@ def _target_and_options(req):
         raise RequestError("usage", str(exc), notes=exc.notes) from None
     except Exception as exc:
         where = A.target_name(target) if target else req.get("target")
+        if target is not None and A.target_cannot_build(exc, str(exc)):
+            raise RequestError("target", str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                               tb=format_exc(exc)) from None
         raise RequestError("usage", f"invalid options for {where}: {exc}", tb=format_exc(exc)) from None
     return target, options
 
@@ -908,10 +1010,12 @@ def compile_request(req, tap):
     except (Exception, SystemExit) as exc:
         failure = exc
     captured = tap.stop_recording()
-    if isinstance(failure, A.CompilationError):
-        raise compilation_error(failure, fn) from None
     if failure is not None:
-        raise backend_error(failure, path, captured) from None
+        error = compilation_error(failure, fn) if isinstance(failure, A.CompilationError) else \
+            backend_error(failure, path, captured)
+        if A.target_cannot_build(failure, error.fields["message"]):
+            error.fields["kind"] = "target"  # the config is left out for this target
+        raise error from None
 
     try:
         A.check_launch_fields(compiled.metadata._asdict())

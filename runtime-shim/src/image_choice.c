@@ -9,19 +9,23 @@
 /* Does every variant of the kernel have an image of `kind` for target position `target`? */
 static int tta_every_variant_has(const triton_aot_library *library, const triton_aot_kernel *kernel,
                                  uint32_t target, uint32_t kind) {
-  uint32_t variant;
+  uint32_t variant, built = 0;
   if (kernel->variant_count == 0)
     return 0;
   for (variant = 0; variant < kernel->variant_count; ++variant) {
     const triton_aot_function *function =
         &kernel->functions[(size_t)variant * kernel->target_count + target];
     uint32_t image = kind == TRITON_AOT_IMAGE_PTX ? function->ptx : function->binary;
+    /* A config not built for this target (no image at all): launching it says why. */
+    if (tta_function_refused(function))
+      continue;
     if (image == TRITON_AOT_NO_IMAGE || image >= library->image_count)
       return 0;
     if (library->images[image].kind != kind)
       return 0;
+    ++built;
   }
-  return 1;
+  return built > 0;
 }
 
 static const triton_aot_target *tta_kernel_target(const triton_aot_library *library,

@@ -44,6 +44,12 @@ typedef struct tta_image_choice {
  *   device's mode; the target that specifies more features wins.
  * A kind counts for a target only if every variant has that image. Ties keep the first target.
  * Returns 1 and fills *choice, or 0 (choice->reason = TTA_CHOICE_NONE). */
+/* A function the linker made for a config that is not built for its target: no image, and
+ * its entry string is the reason (docs/generated-api.md). */
+static inline int tta_function_refused(const triton_aot_function *function) {
+  return function->binary == TRITON_AOT_NO_IMAGE && function->ptx == TRITON_AOT_NO_IMAGE;
+}
+
 TRITON_AOT_HIDDEN int tta_choose_image(const triton_aot_library *library,
                                        const triton_aot_kernel *kernel,
                                        const tta_device_arch *device, tta_image_choice *choice);

@@ -266,6 +266,8 @@ triton_aot_status triton_aot_preload(const triton_aot_library *library) {
     for (v = 0; status == TRITON_AOT_SUCCESS && v < library->kernels[k].variant_count; ++v) {
       const triton_aot_function *descriptor;
       void *function;
+      if (tta_slot_refused(library, &current, k, v))
+        continue;   /* not built for this device's target: its launch says why */
       status = tta_slot_function(library, &current, k, v, &function, &descriptor);
     }
   return status;

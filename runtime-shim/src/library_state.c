@@ -405,6 +405,15 @@ static TTA_COLD triton_aot_status tta_fail_no_image(const triton_aot_library *li
   return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "%s", message);
 }
 
+int tta_slot_refused(const triton_aot_library *library, const tta_current *current,
+                     uint32_t kernel_index, uint32_t variant) {
+  const triton_aot_kernel *kernel = &library->kernels[kernel_index];
+  const tta_image_choice *choice = &current->device->choices[kernel_index];
+  return choice->reason != TTA_CHOICE_NONE &&
+         tta_function_refused(
+             &kernel->functions[(size_t)variant * kernel->target_count + choice->target]);
+}
+
 triton_aot_status tta_slot_function(const triton_aot_library *library, const tta_current *current,
                                     uint32_t kernel_index, uint32_t variant, void **function,
                                     const triton_aot_function **descriptor) {
@@ -414,6 +423,10 @@ triton_aot_status tta_slot_function(const triton_aot_library *library, const tta
   if (choice->reason == TTA_CHOICE_NONE)
     return tta_fail_no_image(library, current, kernel);
   *descriptor = &kernel->functions[(size_t)variant * kernel->target_count + choice->target];
+  if (tta_function_refused(*descriptor))
+    return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "%s: %s (device %d, %s, %s)", kernel->name,
+                           library->strings + (*descriptor)->entry, current->device->ordinal,
+                           current->device->name, current->device->arch.arch);
   *function = tta_published_function(current->state, current, slot);
   if (*function != NULL)
     return TRITON_AOT_SUCCESS;

@@ -125,6 +125,12 @@ static inline void *tta_published_function(const tta_library_state *state,
 TRITON_AOT_HIDDEN triton_aot_status tta_current_device(const triton_aot_library *library,
                                                        tta_current *current);
 
+/* Is variant `variant` of kernel `kernel` a config not built for the target chosen on
+ * current->device (preloading skips it; launching it fails with the reason)? */
+TRITON_AOT_HIDDEN int tta_slot_refused(const triton_aot_library *library,
+                                       const tta_current *current, uint32_t kernel,
+                                       uint32_t variant);
+
 /* The loaded function for variant `variant` of kernel `kernel` on current->device (loading it
  * on first use), and its descriptor for the chosen target. */
 TRITON_AOT_HIDDEN triton_aot_status tta_slot_function(const triton_aot_library *library,

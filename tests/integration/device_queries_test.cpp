@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 namespace fs = std::filesystem;
 using tta::testing::listFiles;
@@ -64,6 +66,31 @@ TEST(DeviceQueries, EachTargetImportsWithItsOwnAnswers) {
     ++seen;
   }
   EXPECT_EQ(seen, 3);
+}
+
+TEST(DeviceQueries, AutotuneConfigsChosenByBackendAtImportArePerTarget) {
+  fs::path dir = freshDir("device_queries_autotune");
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", testPython(), kernel("fusedops/ops/tuned_scale.py"), "-n",
+                     "tuned_scale_kernel", "-s", "*fp32:16, *fp32:16, i32", "-g",
+                     "cdiv(n, BLOCK), 1, 1", "-t", "cuda:80", "-t", "cuda:90a", "-t",
+                     "hip:gfx942", "-o", dir.string() + "/", "-j", "1"},
+                    dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<std::string, std::set<int>> blocks;   // target arch -> BLOCK values built
+  for (const std::string &file : listFiles(dir, ".triton-aot-cache")) {
+    if (fs::path(file).extension() != ".json" || file == "index.json")
+      continue;
+    auto json = nlohmann::json::parse(readText(dir / file));
+    if (json.value("schema", "") != "triton-aot-kernel")
+      continue;   // a refusal record: the config is not built for that target
+    auto meta = parseMetadata(json);
+    ASSERT_TRUE(meta) << meta.error().message;
+    blocks[meta->target.arch].insert(constexprValue(*meta, "BLOCK").get<int>());
+  }
+  EXPECT_EQ(blocks["80"], (std::set<int>{1024, 512}));
+  EXPECT_EQ(blocks["90a"], (std::set<int>{1024, 512}));
+  EXPECT_EQ(blocks["gfx942"], (std::set<int>{256, 1024}));
 }
 
 TEST(DeviceQueries, AQuestionOnlyALiveGpuAnswersIsAClearError) {

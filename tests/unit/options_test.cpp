@@ -45,6 +45,20 @@ TEST(Options, RepeatedSignaturesTargetsAndConfigs) {
   EXPECT_EQ(cl->request.options.cacheDir, fs::absolute("dir/") / ".triton-aot-cache");
 }
 
+TEST(Options, WithoutConfigsTheDecoratorsMayGiveThemAndPreHooksMayBeDropped) {
+  auto declared = parse({"k.py", "-n", "f", "-s", "*fp32, BLOCK", "-g", "1", "-t", "cuda:80",
+                         "--config", "BLOCK=128"});
+  ASSERT_TRUE(declared) << declared.error().message;
+  EXPECT_FALSE(declared->request.kernels.at(0).configsFromDecorator);
+  EXPECT_FALSE(declared->request.kernels.at(0).dropPreHooks);
+  auto tuned = parse({"k.py", "-n", "f", "-s", "*fp32", "-g", "1", "-t", "cuda:80", "--drop-pre-hooks"});
+  ASSERT_TRUE(tuned) << tuned.error().message;
+  const KernelSpec &k = tuned->request.kernels.at(0);
+  EXPECT_TRUE(k.configsFromDecorator);
+  EXPECT_TRUE(k.dropPreHooks);
+  ASSERT_EQ(k.configs.size(), 1u);   // the one empty config, unless the kernel is autotuned
+}
+
 TEST(Options, KernelFileMayComeLastAfterRepeatableOptions) {
   auto cl = parse({"-n", "f", "-s", "i32", "-s", "i64", "-g", "1", "-t", "cuda:80", "-t",
                    "hip:gfx942", "--config", "num_warps=2", "k.py"});
@@ -133,7 +147,7 @@ TEST(Options, SpecFileErrorsNameTheFileAndTheField) {
   EXPECT_EQ(unknown.error().file, (dir / "bad.json").string());
   EXPECT_EQ(unknown.error().message, "kernels[0]: unknown field 'colour'; expected source, "
                                      "function, name, signatures, configs, grid, targets, "
-                                     "heuristics, heuristic_values");
+                                     "heuristics, heuristic_values, drop_pre_hooks");
   std::ofstream(dir / "syntax.json") << "{\n  \"kernels\": [\n    oops\n]}";
   auto syntax = loadSpecFile((dir / "syntax.json").string(), {});
   ASSERT_FALSE(syntax);

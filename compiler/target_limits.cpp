@@ -1,0 +1,63 @@
+#include "compiler/target_limits.h"
+
+#include <map>
+
+namespace tta {
+
+namespace {
+
+std::string kib(std::uint64_t bytes) {
+  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB" : std::to_string(bytes) + " bytes";
+}
+
+} // namespace
+
+std::optional<std::uint64_t> sharedMemoryLimit(const Target &target) {
+  // CUDA: the per-block maximum with the opt-in (cudaDevAttrMaxSharedMemoryPerBlockOptin), by
+  // capability. AMD: LDS per workgroup.
+  static const std::map<int, std::uint64_t> cuda = {
+      {75, 64 * 1024},  {80, 163 * 1024}, {86, 99 * 1024},  {87, 163 * 1024}, {88, 99 * 1024},
+      {89, 99 * 1024},  {90, 227 * 1024}, {100, 227 * 1024}, {101, 227 * 1024}, {103, 227 * 1024},
+      {110, 227 * 1024}, {120, 99 * 1024}, {121, 99 * 1024}};
+  static const std::map<std::string, std::uint64_t> hip = {
+      {"gfx908", 64 * 1024},   {"gfx90a", 64 * 1024},   {"gfx942", 64 * 1024},
+      {"gfx950", 160 * 1024},  {"gfx1030", 64 * 1024},  {"gfx1100", 64 * 1024},
+      {"gfx1101", 64 * 1024},  {"gfx1102", 64 * 1024},  {"gfx1200", 64 * 1024},
+      {"gfx1201", 64 * 1024}};
+  if (target.backend == Backend::Cuda) {
+    auto found = cuda.find(target.capability);
+    return found == cuda.end() ? std::nullopt : std::optional(found->second);
+  }
+  auto found = hip.find(target.processor);
+  return found == hip.end() ? std::nullopt : std::optional(found->second);
+}
+
+std::string refusalBeforeCompiling(const Config &config, const Target &target) {
+  if (!archsInclude(config.archs, target.arch)) {
+    std::string archs;
+    for (const std::string &arch : config.archs)
+      archs += (archs.empty() ? "" : ",") + arch;
+    return "the config is limited to archs=" + archs;
+  }
+  if (target.backend != Backend::Cuda || target.capability >= 90)
+    return {};
+  if (config.numCtas && *config.numCtas > 1)
+    return "num_ctas=" + std::to_string(*config.numCtas) +
+           " needs thread block clusters (sm_90 or newer)";
+  if (auto pdl = config.options.find("launch_pdl");
+      pdl != config.options.end() && pdl->second.kind == ConstexprValue::Kind::Bool &&
+      pdl->second.intValue != 0)
+    return "launch_pdl=True needs programmatic dependent launch (sm_90 or newer)";
+  return {};
+}
+
+std::string refusalOfCompiled(const Target &target, std::uint64_t sharedBytes) {
+  std::optional<std::uint64_t> limit = sharedMemoryLimit(target);
+  if (!limit || sharedBytes <= *limit)
+    return {};
+  return "it needs " + std::to_string(sharedBytes) + " bytes of shared memory, more than the " +
+         kib(*limit) + " a block has on " +
+         (target.backend == Backend::Cuda ? "sm_" + target.arch : target.processor);
+}
+
+} // namespace tta

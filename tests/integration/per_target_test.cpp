@@ -1,0 +1,182 @@
+// Per-target configs: a config a target cannot build or run (shared memory above its limit,
+// num_ctas=2 before sm_90) or one limited with archs= is left out for that target with one
+// warning line and a refusal record; the linked library refuses it there with the reason; a
+// kernel left with no config for a target does not link.
+#include "cli_runner.h"
+#include "compiler/metadata.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using tta::testing::readText;
+using tta::testing::run;
+using tta::testing::RunResult;
+using tta::testing::testPython;
+using tta::testing::testTritonVersion;
+using tta::testing::testWorkDir;
+
+namespace tta {
+namespace {
+
+fs::path freshDir(const std::string &name) {
+  // One directory per test process (CTest runs the suites of two Triton versions at once,
+  // in one work directory), removed when the process ends.
+  static const fs::path root = testWorkDir() / ("per_target." + std::to_string(::getpid()));
+  static const struct RemoveAtExit {
+    ~RemoveAtExit() { std::error_code ec; fs::remove_all(root, ec); }
+  } removeAtExit;
+  fs::path dir = root / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+const std::string kSignature =
+    "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1";
+
+RunResult compile(std::vector<std::string> extra, const fs::path &dir,
+                  const std::string &signature = kSignature) {
+  std::vector<std::string> args = {"--python", testPython(),
+                                   std::string(TTA_KERNELS_DIR) + "/per_target_matmul.py", "-n",
+                                   "matmul_kernel", "-on", "matmul", "-s", signature, "-g",
+                                   "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), 1", "-t", "cuda:80", "-t",
+                                   "cuda:90a", "-o", dir.string() + "/", "--index",
+                                   (dir / "index.json").string(),
+                                   "--cache-dir", (testWorkDir() / ("per_target-" + testTritonVersion()) / "cache").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run(TTA_COMPILER, args, dir);
+}
+
+RunResult link(const fs::path &dir) {
+  return run(TTA_LINKER, {"--name", "mm", "-o", (dir / "lib").string(), (dir / "index.json").string()},
+             dir);
+}
+
+std::size_t occurrences(const std::string &text, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+/// The index's files by schema: metadata and refusal records.
+std::pair<int, std::vector<nlohmann::json>> indexed(const fs::path &dir) {
+  int metadata = 0;
+  std::vector<nlohmann::json> refusals;
+  const nlohmann::json index = nlohmann::json::parse(readText(dir / "index.json"));
+  for (const auto &file : index["metadata"]) {
+    auto json = nlohmann::json::parse(readText(dir / file.get<std::string>()));
+    if (json["schema"] == kRefusalSchema)
+      refusals.push_back(json);
+    else
+      ++metadata;
+  }
+  return {metadata, refusals};
+}
+
+const char *kBig = "BLOCK_M128_BLOCK_N256_BLOCK_K128_w8_s5";
+const char *kCluster = "BLOCK_M128_BLOCK_N128_BLOCK_K32_w4_s3_c2";
+
+TEST(PerTarget, ConfigsSm80CannotBuildAreLeftOutForItAndRefusedByTheLibrary) {
+  fs::path dir = freshDir("matmul");
+  RunResult r = compile({}, dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "warning: config "), 2u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(std::string("warning: config ") + kBig +
+                               " of matmul is not built for cuda:80: it needs "));
+  EXPECT_THAT(r.err, HasSubstr(" bytes of shared memory, more than the 163 KiB a block has on sm_80"));
+  EXPECT_THAT(r.err, HasSubstr(std::string("warning: config ") + kCluster +
+                               " of matmul is not built for cuda:80: num_ctas=2 needs thread "
+                               "block clusters (sm_90 or newer)"));
+  auto [metadata, refusals] = indexed(dir);
+  EXPECT_EQ(metadata, 4);   // three configs on sm_90a, one on sm_80
+  ASSERT_EQ(refusals.size(), 2u);
+  for (const auto &refusal : refusals) {
+    EXPECT_EQ(refusal["target"]["spelling"], "cuda:80");
+    EXPECT_EQ(refusal["kernel"]["name"], "matmul");
+    EXPECT_TRUE(refusal["variant"]["config"] == kBig || refusal["variant"]["config"] == kCluster);
+  }
+
+  // Again from the cache: the same refusals, the same warnings.
+  RunResult again = compile({}, dir);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(occurrences(again.err, "warning: config "), 2u) << again.err;
+
+  RunResult ld = link(dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  auto manifest = nlohmann::json::parse(readText(dir / "lib" / "mm.json"));
+  const auto &configs = manifest["kernels"][0]["configs"];
+  ASSERT_EQ(configs.size(), 3u);
+  EXPECT_EQ(configs[1]["name"], kBig);
+  int refused = 0;
+  for (const auto &config : configs)
+    for (const auto &function : config["variants"][0]["functions"])
+      if (function.contains("refused")) {
+        ++refused;
+        EXPECT_EQ(function["target"], "cuda:80");
+        EXPECT_THAT(function["refused"].get<std::string>(),
+                    HasSubstr("is not built for cuda:80: "));
+      }
+  EXPECT_EQ(refused, 2);
+  const std::string source = readText(dir / "lib" / "mm.c");
+  EXPECT_THAT(source, HasSubstr(std::string("config ") + kBig +
+                                " is not built for cuda:80: it needs "));
+  EXPECT_THAT(source, HasSubstr("TRITON_AOT_NO_IMAGE, TRITON_AOT_NO_IMAGE"));
+}
+
+TEST(PerTarget, AConfigLimitedWithArchsAndAKernelLeftWithNoConfigForATarget) {
+  fs::path dir = freshDir("archs");
+  RunResult r = compile({"--config", "name=big BLOCK_M=64 BLOCK_N=64 BLOCK_K=32 archs=90a",
+                         "--config", "name=small BLOCK_M=32 BLOCK_N=32 BLOCK_K=32"},
+                        dir, kSignature + ", BLOCK_M, BLOCK_N, BLOCK_K");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("warning: config big of matmul is not built for cuda:80: the "
+                               "config is limited to archs=90a"));
+  auto [metadata, refusals] = indexed(dir);
+  EXPECT_EQ(metadata, 3);
+  ASSERT_EQ(refusals.size(), 1u);
+  RunResult ld = link(dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  EXPECT_THAT(readText(dir / "lib" / "mm.c"),
+              HasSubstr("config big is not built for cuda:80: the config is limited to archs=90a"));
+
+  // Only the limited config: nothing is left for sm_80, which the link refuses.
+  fs::path lonely = freshDir("lonely");
+  r = compile({"--config", "name=big BLOCK_M=64 BLOCK_N=64 BLOCK_K=32 archs=90a"}, lonely,
+              kSignature + ", BLOCK_M, BLOCK_N, BLOCK_K");
+  ASSERT_EQ(r.status, 0) << r.err;
+  RunResult failed = link(lonely);
+  EXPECT_NE(failed.status, 0);
+  EXPECT_THAT(failed.err, HasSubstr("kernel 'matmul' has no config built for cuda:80 (big: the "
+                                    "config is limited to archs=90a)"));
+  EXPECT_FALSE(fs::exists(lonely / "lib" / "mm.c"));
+}
+
+TEST(PerTarget, ATypeTritonRefusesForTheTargetIsLeftOutNotAFailedBuild) {
+  fs::path dir = freshDir("fp8");
+  RunResult r = run(TTA_COMPILER,
+                    {"--python", testPython(), std::string(TTA_KERNELS_DIR) + "/fp8_cast.py", "-n",
+                     "to_fp8_kernel", "-s", "*fp32:16, *fp8e4nv:16, i32, BLOCK", "-g",
+                     "cdiv(n_elements, BLOCK), 1, 1", "--config", "name=b256 BLOCK=256", "-t",
+                     "cuda:80", "-t", "cuda:90a", "-o", dir.string() + "/", "--index",
+                     (dir / "index.json").string(), "--no-cache"},
+                    dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("warning: config b256 of to_fp8_kernel is not built for cuda:80: "));
+  EXPECT_THAT(r.err, HasSubstr("type fp8e4nv not supported in this architecture"));
+  EXPECT_EQ(occurrences(r.err, "warning: "), 1u) << r.err;
+  auto [metadata, refusals] = indexed(dir);
+  EXPECT_EQ(metadata, 1);
+  ASSERT_EQ(refusals.size(), 1u);
+  EXPECT_EQ(refusals[0]["target"]["spelling"], "cuda:80");
+}
+
+} // namespace
+} // namespace tta

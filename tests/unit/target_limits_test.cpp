@@ -1,0 +1,73 @@
+// Per-target configs: the archs= key of the config grammar, the shared memory table, and the
+// checks that leave a config out for a target instead of failing the build.
+#include "compiler/target_limits.h"
+
+#include "parse_expect.h"
+
+#include <gtest/gtest.h>
+
+namespace tta {
+namespace {
+
+Target target(const char *spelling) { return expectParsed(parseTarget(spelling), spelling); }
+Config config(const char *text) { return expectParsed(parseConfig(text), text); }
+
+TEST(ConfigArchs, AListOfCudaCapabilitiesAndHipProcessors) {
+  Config c = config("name=big BLOCK=128 archs=90a,100a,gfx950");
+  EXPECT_EQ(c.archs, (std::vector<std::string>{"90a", "100a", "gfx950"}));
+  EXPECT_EQ(formatConfig(c), "name=big archs=90a,100a,gfx950 BLOCK=128");
+  EXPECT_TRUE(config("BLOCK=1").archs.empty());
+}
+
+TEST(ConfigArchs, AnythingElseIsAUsageErrorAtItsColumn) {
+  Diagnostic diag = expectUsageError(parseConfig("BLOCK=1 archs=90a,sm_80"), "sm_80");
+  EXPECT_NE(diag.message.find("'sm_80' is not a target arch"), std::string::npos) << diag.message;
+  EXPECT_EQ(diag.column, 19);
+  expectUsageError(parseConfig("archs="), "empty");
+  expectUsageError(parseConfig("archs=90a,"), "trailing comma");
+}
+
+TEST(ConfigArchs, MatchesTargetsAsTritonBuildsThem) {
+  EXPECT_TRUE(archsInclude({}, "80"));
+  EXPECT_TRUE(archsInclude({"90a", "100a"}, "90a"));
+  EXPECT_TRUE(archsInclude({"90"}, "90a"));   // cuda:90 builds as 90a
+  EXPECT_FALSE(archsInclude({"90a", "100a"}, "80"));
+  EXPECT_FALSE(archsInclude({"90a"}, "100a"));
+  EXPECT_TRUE(archsInclude({"gfx90a"}, "gfx90a:xnack-"));
+  EXPECT_FALSE(archsInclude({"gfx942"}, "gfx950"));
+}
+
+TEST(TargetLimits, SharedMemoryPerBlockByTarget) {
+  EXPECT_EQ(sharedMemoryLimit(target("cuda:80")), 163u * 1024);
+  EXPECT_EQ(sharedMemoryLimit(target("cuda:90a")), 227u * 1024);
+  EXPECT_EQ(sharedMemoryLimit(target("cuda:89")), 99u * 1024);
+  EXPECT_EQ(sharedMemoryLimit(target("hip:gfx942")), 64u * 1024);
+  EXPECT_EQ(sharedMemoryLimit(target("hip:gfx950")), 160u * 1024);
+  EXPECT_EQ(sharedMemoryLimit(target("cuda:107a")), std::nullopt);   // not known: not checked
+}
+
+TEST(TargetLimits, TheMatmulTutorialsBigConfigFitsSm90ButNotSm80) {
+  // 128x256x64 fp16, three stages: (128*64 + 64*256) * 2 bytes * 3 = 147456 bytes; with four
+  // stages 196608, over sm_80's 163 KiB.
+  EXPECT_EQ(refusalOfCompiled(target("cuda:90a"), 196608), "");
+  EXPECT_EQ(refusalOfCompiled(target("cuda:80"), 196608),
+            "it needs 196608 bytes of shared memory, more than the 163 KiB a block has on sm_80");
+  EXPECT_EQ(refusalOfCompiled(target("cuda:80"), 163 * 1024), "");
+  EXPECT_NE(refusalOfCompiled(target("hip:gfx942"), 65537).find("64 KiB a block has on gfx942"),
+            std::string::npos);
+}
+
+TEST(TargetLimits, RefusedBeforeCompiling) {
+  EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=1 num_ctas=2"), target("cuda:80")),
+            "num_ctas=2 needs thread block clusters (sm_90 or newer)");
+  EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=1 num_ctas=2"), target("cuda:90a")), "");
+  EXPECT_EQ(refusalBeforeCompiling(config("launch_pdl=True"), target("cuda:86")),
+            "launch_pdl=True needs programmatic dependent launch (sm_90 or newer)");
+  EXPECT_EQ(refusalBeforeCompiling(config("archs=90a BLOCK=1"), target("cuda:80")),
+            "the config is limited to archs=90a");
+  EXPECT_EQ(refusalBeforeCompiling(config("archs=90a BLOCK=1"), target("cuda:90a")), "");
+  EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=1"), target("hip:gfx942")), "");
+}
+
+} // namespace
+} // namespace tta
