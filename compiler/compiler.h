@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +29,9 @@ struct KernelSpec {
   std::vector<Signature> signatures;   ///< hint variants; empty for IR sources
   std::vector<Config> configs;         ///< at least one (possibly empty)
   std::vector<Target> targets;         ///< at least one
-  Grid grid;
+  /// The launch grid as expressions; absent: the caller passes the grid (grid_x, grid_y, grid_z
+  /// after the stream), as upstream compile.py's launchers take it.
+  std::optional<Grid> grid;
   std::string origin;                  ///< where it was declared: "command line" or the spec file
 };
 

@@ -82,7 +82,7 @@ json toJson(const KernelMetadata &meta) {
 
   const LaunchInfo &launch = meta.launch;
   const VariantInfo &variant = meta.variant;
-  return {
+  json out = {
       {"schema", kMetadataSchema},
       {"schema_version", meta.schemaVersion},
       {"generator", meta.generator},
@@ -120,11 +120,14 @@ json toJson(const KernelMetadata &meta) {
         {"cooperative", launch.cooperative},
         {"pdl", launch.pdl},
         {"tmem_size", launch.tmemSize}}},
-      {"grid", meta.grid},
       {"images", std::move(images)},
       {"resources", resourcesJson(meta.resources)},
       {"triton_hash", meta.tritonHash},
   };
+  // Left out: the caller passes the grid (docs/metadata.md).
+  if (meta.grid)
+    out["grid"] = *meta.grid;
+  return out;
 }
 
 // --- Reading ---------------------------------------------------------------------------------
@@ -462,11 +465,15 @@ KernelMetadata readMetadata(const json &root) {
   readParams(top.array("params"), meta.params);
   readLaunch(top.object("launch"), meta.target, meta.launch);
 
-  const json &grid = top.get("grid");
-  if (!grid.is_array() || grid.size() != 3)
-    fail("grid", "expected an array of 3 strings, got " + show(grid));
-  for (std::size_t i = 0; i < 3; ++i)
-    meta.grid[i] = readString(grid[i], indexPath("grid", i), /*allowEmpty=*/false);
+  // Absent (or null): the caller passes the grid.
+  if (const json *found = top.find("grid")) {
+    const json &grid = *found;
+    if (!grid.is_array() || grid.size() != 3)
+      fail("grid", "expected an array of 3 strings, got " + show(grid));
+    meta.grid.emplace();
+    for (std::size_t i = 0; i < 3; ++i)
+      (*meta.grid)[i] = readString(grid[i], indexPath("grid", i), /*allowEmpty=*/false);
+  }
 
   readImages(top.array("images"), meta.target.backend, meta.images);
   readResources(top.object("resources"), meta.resources);

@@ -106,7 +106,8 @@ struct KernelMetadata {
   VariantInfo variant;
   std::vector<ParamInfo> params;       ///< declaration order, then trailing scratch params
   LaunchInfo launch;
-  std::array<std::string, 3> grid;     ///< C expressions over parameter and constexpr names
+  /// C expressions over parameter and constexpr names; absent: the caller passes the grid.
+  std::optional<std::array<std::string, 3>> grid;
   std::vector<ImageFile> images;       ///< the binary first, then the PTX (CUDA)
   ResourceInfo resources;
   std::string tritonHash;              ///< Triton's own hash of this compilation

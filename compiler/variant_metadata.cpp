@@ -153,10 +153,12 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
     return makeError(ExitCode::InternalError,
                      "Triton's metadata for " + id + " has no usable num_warps / warp_size");
 
-  // Grid: the expressions may only use parameter and constexpr names.
-  if (Status s = checkGridNames(kernel.grid, names); !s)
-    return s.takeError();
-  meta.grid = kernel.grid.dims;
+  // Grid: the expressions may only use parameter and constexpr names; none: the caller's grid.
+  if (kernel.grid) {
+    if (Status s = checkGridNames(*kernel.grid, names); !s)
+      return s.takeError();
+    meta.grid = kernel.grid->dims;
+  }
 
   // The image: it must be what the target asked for.
   auto image = files.find("image");

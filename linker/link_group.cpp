@@ -65,8 +65,10 @@ std::string paramNames(const std::vector<ParamInfo> &params) {
   return out;
 }
 
-std::string gridText(const std::array<std::string, 3> &grid) {
-  return "[" + grid[0] + ", " + grid[1] + ", " + grid[2] + "]";
+std::string gridText(const std::optional<std::array<std::string, 3>> &grid) {
+  if (!grid)
+    return "the caller's (no grid compiled in)";
+  return "[" + (*grid)[0] + ", " + (*grid)[1] + ", " + (*grid)[2] + "]";
 }
 
 /// \p other must be the same kernel as \p first: same function, parameters and grid.
@@ -125,7 +127,9 @@ const ParamInfo *findParam(const std::vector<ParamInfo> &params, const std::stri
 
 /// The grid is evaluated in 64-bit integers: every name in it must be an integer.
 Status checkGridNames(const ReadVariant &v) {
-  auto grid = parseGrid(std::vector<std::string>(v.meta.grid.begin(), v.meta.grid.end()));
+  if (!v.meta.grid)
+    return ok(); // the caller's grid
+  auto grid = parseGrid(std::vector<std::string>(v.meta.grid->begin(), v.meta.grid->end()));
   if (!grid)
     return errorIn(v.file, "grid: " + grid.error().message);
   const std::string kernel = "kernel '" + v.meta.name + "'";

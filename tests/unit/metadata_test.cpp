@@ -162,6 +162,21 @@ TEST(MetadataTest, RoundTripsHip) {
   EXPECT_EQ(*parsed, meta);
 }
 
+TEST(MetadataTest, ACallerGridIsAnAbsentGridAndRoundTrips) {
+  KernelMetadata meta = hipExample();
+  meta.grid.reset();
+  json out = toJson(meta);
+  EXPECT_FALSE(out.contains("grid"));
+  Expected<KernelMetadata> parsed = parseMetadata(json::parse(out.dump()));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->grid);
+  EXPECT_EQ(*parsed, meta);
+  out["grid"] = nullptr; // null reads as absent
+  parsed = parseMetadata(out);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->grid);
+}
+
 TEST(MetadataTest, WritesTheDocumentedLayout) {
   json out = toJson(cudaExample());
   EXPECT_EQ(out["schema"], "triton-aot-kernel");
