@@ -24,6 +24,9 @@ enum class ParamClass { Pointer, Scalar, Constexpr, GlobalScratch, ProfileScratc
 ParamClass classOf(ParamInfo::Kind kind) {
   switch (kind) {
   case ParamInfo::Kind::Pointer:
+  case ParamInfo::Kind::TensorDesc: // refused by KernelBuilder::build
+  case ParamInfo::Kind::TensorDescShape:
+  case ParamInfo::Kind::TensorDescStride:
     return ParamClass::Pointer;
   case ParamInfo::Kind::Scalar:
   case ParamInfo::Kind::SpecializedToOne:
@@ -235,6 +238,15 @@ public:
     }
     if (!isCIdentifier(kernel_.name))
       return errorIn(first.file, "kernel name '" + kernel_.name + "' is not a C identifier");
+    for (const ParamInfo &p : kernel_.params)
+      if (p.kind == ParamInfo::Kind::TensorDesc)
+        return errorIn(first.file,
+                       "kernel '" + kernel_.name + "' takes the host tensor descriptor '" + p.name +
+                           "' (" + p.type +
+                           "): triton-aot-ld cannot generate its launch yet (the runtime encodes "
+                           "such descriptors, the generated entry points do not take them); give "
+                           "the kernel pointer parameters and build descriptors in the kernel "
+                           "(tl.make_tensor_descriptor)");
     for (const ReadVariant *v : variants_) {
       if (v != &first)
         if (Status s = checkSameKernel(first, *v); !s)
