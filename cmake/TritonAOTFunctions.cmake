@@ -55,7 +55,7 @@ function(triton_add_kernel name)
     message(FATAL_ERROR "${context}: SOURCE (a kernel file) or MODULE (a module of an installed "
                         "package) is missing; see docs/cmake.md")
   endif()
-  foreach(required SIGNATURE GRID)
+  foreach(required SIGNATURE)
     if(NOT DEFINED arg_${required})
       message(FATAL_ERROR "${context}: ${required} is missing; see docs/cmake.md")
     endif()
@@ -77,7 +77,11 @@ function(triton_add_kernel name)
     _triton_aot_check_function("${context}" "${arg_SOURCE}" "${arg_FUNCTION}")
   endif()
 
-  _triton_aot_grid("${context}" grid ${arg_GRID})
+  # No GRID: the caller passes the grid to the entry point (grid_x, grid_y, grid_z).
+  set(grid "")
+  if(DEFINED arg_GRID)
+    _triton_aot_grid("${context}" grid ${arg_GRID})
+  endif()
   _triton_aot_check_constexpr_values("${context}" "${arg_SIGNATURE}" "${arg_CONFIG}")
 
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_DECLARED_IN "${CMAKE_CURRENT_LIST_FILE}")
@@ -262,6 +266,9 @@ function(_triton_aot_add_build_rules target)
     foreach(config IN LISTS CONFIGS)
       list(APPEND variant_args --config "${config}")
     endforeach()
+    if(NOT GRID STREQUAL "")
+      list(APPEND variant_args -g "${GRID}")
+    endif()
     list(LENGTH SIGNATURES signature_count)
     list(LENGTH CONFIGS config_count)
     set(kernel_workers ${workers})
@@ -288,7 +295,7 @@ function(_triton_aot_add_build_rules target)
       add_custom_command(
         OUTPUT "${out}/index.json"
         COMMAND TritonAOT::triton-aot-cc "${SOURCE}" -n "${FUNCTION}" -on "${kernel}"
-                ${variant_args} -g "${GRID}" -t "${compile_target}" -o "${out}/"
+                ${variant_args} -t "${compile_target}" -o "${out}/"
                 --index "${out}/index.json" --depfile "${out}/index.d"
                 --python "${python}" --cache-dir "${cache_dir}" -j ${kernel_workers}
                 ${ptx_option} ${OPTIONS}

@@ -755,7 +755,7 @@ bool CompileRun::compileMisses() {
     std::vector<std::string> names;
     for (const auto &param : arrayOf(info, "params"))
       names.push_back(stringOr(param, "name"));
-    if (Status s = checkGridNames(job->kernel->grid, names); !s) {
+    if (Status s = job->kernel->grid ? checkGridNames(*job->kernel->grid, names) : ok(); !s) {
       failAt(s.takeError(), *job->kernel);
       continue;
     }

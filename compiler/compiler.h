@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,7 +34,9 @@ struct KernelSpec {
   bool configsFromDecorator = false;
   bool dropPreHooks = false;           ///< --drop-pre-hooks: decorator configs' pre_hooks are dropped
   std::vector<Target> targets;         ///< at least one
-  Grid grid;
+  /// The launch grid as expressions; absent: the caller passes the grid (grid_x, grid_y, grid_z
+  /// after the stream), as upstream compile.py's launchers take it.
+  std::optional<Grid> grid;
   HeuristicDeclarations heuristics;    ///< --heuristic / --heuristic-values
   std::string origin;                  ///< where it was declared: "command line" or the spec file
 };

@@ -397,6 +397,13 @@ nlohmann::json requestParams(const Signature &signature, const nlohmann::json &d
       p["kind"] = "constexpr";
       p["value"] = requestValue(entry.value);
       break;
+    case SignatureEntry::Kind::TensorDesc:
+      p["kind"] = "tensordesc";
+      SignatureEntry bare = entry;
+      bare.keyword.clear();
+      p["type"] = formatEntry(bare);
+      p["hint"] = 0;
+      break;
     }
     params.push_back(std::move(p));
   }

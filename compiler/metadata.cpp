@@ -18,6 +18,12 @@ const char *paramKindName(ParamInfo::Kind kind) {
     return "constexpr";
   case ParamInfo::Kind::SpecializedToOne:
     return "specialized_to_one";
+  case ParamInfo::Kind::TensorDesc:
+    return "tensordesc";
+  case ParamInfo::Kind::TensorDescShape:
+    return "tensordesc_shape";
+  case ParamInfo::Kind::TensorDescStride:
+    return "tensordesc_stride";
   case ParamInfo::Kind::GlobalScratch:
     return "global_scratch";
   case ParamInfo::Kind::ProfileScratch:
@@ -31,7 +37,9 @@ namespace {
 constexpr ParamInfo::Kind kParamKinds[] = {
     ParamInfo::Kind::Pointer,          ParamInfo::Kind::Scalar,
     ParamInfo::Kind::Constexpr,        ParamInfo::Kind::SpecializedToOne,
-    ParamInfo::Kind::GlobalScratch,    ParamInfo::Kind::ProfileScratch};
+    ParamInfo::Kind::TensorDesc,       ParamInfo::Kind::TensorDescShape,
+    ParamInfo::Kind::TensorDescStride, ParamInfo::Kind::GlobalScratch,
+    ParamInfo::Kind::ProfileScratch};
 
 /// Constexpr and ":1" parameters are compiled in: they carry a value and take no argument slot.
 bool isCompiledIn(ParamInfo::Kind kind) {
@@ -72,6 +80,13 @@ json toJson(const KernelMetadata &meta) {
     if (isCompiledIn(param.kind)) {
       out["value"] = param.value;
       out["value_text"] = param.valueText;
+    }
+    if (param.tensordesc) {
+      const TensorDescInfo &t = *param.tensordesc;
+      out["tensordesc"] = {{"rank", t.rank},         {"data_type", t.dataType},
+                           {"elem_size", t.elemSize}, {"swizzle", t.swizzle},
+                           {"box", t.box},            {"fp4_padded", t.fp4Padded},
+                           {"shape_args_padded", t.shapeArgsPadded}};
     }
     params.push_back(std::move(out));
   }
@@ -120,7 +135,6 @@ json toJson(const KernelMetadata &meta) {
         {"cooperative", launch.cooperative},
         {"pdl", launch.pdl},
         {"tmem_size", launch.tmemSize}}},
-      {"grid", meta.grid},
       {"images", std::move(images)},
       {"resources", resourcesJson(meta.resources)},
       {"triton_hash", meta.tritonHash},
@@ -141,6 +155,9 @@ json toJson(const KernelMetadata &meta) {
                                   {"restore_value", autotune->restoreValue},
                                   {"configs", autotune->configsFrom},
                                   {"dropped_pre_hooks", autotune->droppedPreHooks}};
+  // Left out: the caller passes the grid (docs/metadata.md).
+  if (meta.grid)
+    out["grid"] = *meta.grid;
   return out;
 }
 
@@ -355,12 +372,20 @@ bool sizeAllowed(ParamInfo::Kind kind, std::uint64_t size) {
     return size == 0;
   if (kind == ParamInfo::Kind::Scalar)
     return size == 1 || size == 2 || size == 4 || size == 8;
-  return size == 8; // pointers, scratch pointers
+  if (kind == ParamInfo::Kind::TensorDesc)
+    return size == 128; // the CUtensorMap
+  if (kind == ParamInfo::Kind::TensorDescShape)
+    return size == 4;
+  return size == 8; // pointers, tensordesc strides, scratch pointers
 }
 
 std::string allowedSizes(ParamInfo::Kind kind) {
   if (isCompiledIn(kind))
     return "0 (it is not passed)";
+  if (kind == ParamInfo::Kind::TensorDesc)
+    return "128";
+  if (kind == ParamInfo::Kind::TensorDescShape)
+    return "4";
   return kind == ParamInfo::Kind::Scalar ? "1, 2, 4 or 8" : "8";
 }
 
@@ -369,6 +394,7 @@ ParamInfo readParam(const ObjectReader &obj) {
   param.name = obj.string("name");
   std::string kind = readChoice(obj, "kind",
                                 {"pointer", "scalar", "constexpr", "specialized_to_one",
+                                 "tensordesc", "tensordesc_shape", "tensordesc_stride",
                                  "global_scratch", "profile_scratch"});
   for (ParamInfo::Kind candidate : kParamKinds)
     if (kind == paramKindName(candidate))
@@ -388,6 +414,28 @@ ParamInfo readParam(const ObjectReader &obj) {
     if (param.kind == ParamInfo::Kind::SpecializedToOne && param.value != 1)
       fail(obj.path("value"), "a specialized_to_one parameter has the value 1, got " +
                                   show(param.value));
+  }
+  if (param.kind == ParamInfo::Kind::TensorDesc) {
+    const ObjectReader t = obj.object("tensordesc");
+    TensorDescInfo info;
+    info.rank = t.integer("rank", 1);
+    if (info.rank > 5)
+      fail(t.path("rank"), "expected 1 to 5 dimensions, got " + std::to_string(info.rank));
+    info.dataType = t.integer("data_type", 0);
+    info.elemSize = t.integer("elem_size", 1);
+    info.swizzle = t.integer("swizzle", 0);
+    const json &box = t.array("box");
+    if (box.size() != static_cast<std::size_t>(info.rank))
+      fail(t.path("box"), "expected " + std::to_string(info.rank) + " entries (the rank), got " +
+                              show(box));
+    for (std::size_t d = 0; d < box.size(); ++d) {
+      info.box.push_back(readInt(box[d], indexPath(t.path("box"), d), 1));
+      if (info.box.back() > 256)
+        fail(indexPath(t.path("box"), d), "a TMA box holds at most 256 elements per dimension");
+    }
+    info.fp4Padded = t.boolean("fp4_padded");
+    info.shapeArgsPadded = t.boolean("shape_args_padded");
+    param.tensordesc = std::move(info);
   }
   return param;
 }
@@ -510,11 +558,15 @@ KernelMetadata readMetadata(const json &root) {
   readParams(top.array("params"), meta.params);
   readLaunch(top.object("launch"), meta.target, meta.launch);
 
-  const json &grid = top.get("grid");
-  if (!grid.is_array() || grid.size() != 3)
-    fail("grid", "expected an array of 3 strings, got " + show(grid));
-  for (std::size_t i = 0; i < 3; ++i)
-    meta.grid[i] = readString(grid[i], indexPath("grid", i), /*allowEmpty=*/false);
+  // Absent (or null): the caller passes the grid.
+  if (const json *found = top.find("grid")) {
+    const json &grid = *found;
+    if (!grid.is_array() || grid.size() != 3)
+      fail("grid", "expected an array of 3 strings, got " + show(grid));
+    meta.grid.emplace();
+    for (std::size_t i = 0; i < 3; ++i)
+      (*meta.grid)[i] = readString(grid[i], indexPath("grid", i), /*allowEmpty=*/false);
+  }
 
   readImages(top.array("images"), meta.target.backend, meta.images);
   readResources(top.object("resources"), meta.resources);

@@ -22,6 +22,19 @@ inline constexpr const char *kMetadataSchema = "triton-aot-kernel";
 inline constexpr const char *kRefusalSchema = "triton-aot-refusal";
 inline constexpr int kMetadataSchemaVersion = 1;
 
+/// A host tensor descriptor parameter's TMA facts (Triton's tensordesc_meta, host numbering):
+/// what the runtime needs to encode its CUtensorMap with cuTensorMapEncodeTiled.
+struct TensorDescInfo {
+  int rank = 0;                   ///< 1..5
+  int dataType = 0;               ///< CUtensorMapDataType
+  int elemSize = 0;               ///< bytes per element
+  int swizzle = 0;                ///< CUtensorMapSwizzle
+  std::vector<int> box;           ///< the block Triton encodes, outermost first (rank entries)
+  bool fp4Padded = false;         ///< fp4 two to a byte: the encoded innermost dimension doubles
+  bool shapeArgsPadded = false;   ///< ... and the kernel's shape argument too (Triton 3.6)
+  bool operator==(const TensorDescInfo &) const = default;
+};
+
 /// One kernel parameter in declaration order, then the trailing parameters Triton appends.
 struct ParamInfo {
   enum class Kind {
@@ -29,6 +42,9 @@ struct ParamInfo {
     Scalar,           ///< runtime scalar, passed at its exact width
     Constexpr,        ///< compiled in; not passed
     SpecializedToOne, ///< declared ":1": compiled in as 1, not passed; the caller must pass 1
+    TensorDesc,       ///< host tensor descriptor: its 128-byte CUtensorMap, encoded per launch
+    TensorDescShape,  ///< the i32 shape arguments that follow a TensorDesc, one per dimension
+    TensorDescStride, ///< then its i64 strides (elements), one per dimension
     GlobalScratch,    ///< trailing pointer Triton appends (global scratch), 8 bytes
     ProfileScratch,   ///< trailing pointer Triton appends (profile scratch), 8 bytes
   };
@@ -39,6 +55,7 @@ struct ParamInfo {
   int hint = 0;              ///< 0, 16 or 1 as declared
   nlohmann::json value;      ///< Constexpr / SpecializedToOne: the value (JSON number, bool, string, null)
   std::string valueText;     ///< the value in signature syntax ("1024", "tl.float16", "'ieee'")
+  std::optional<TensorDescInfo> tensordesc;  ///< TensorDesc only
   bool operator==(const ParamInfo &) const = default;
 };
 
@@ -131,7 +148,8 @@ struct KernelMetadata {
   VariantInfo variant;
   std::vector<ParamInfo> params;       ///< declaration order, then trailing scratch params
   LaunchInfo launch;
-  std::array<std::string, 3> grid;     ///< C expressions over parameter and constexpr names
+  /// C expressions over parameter and constexpr names; absent: the caller passes the grid.
+  std::optional<std::array<std::string, 3>> grid;
   std::vector<ImageFile> images;       ///< the binary first, then the PTX (CUDA)
   ResourceInfo resources;
   std::string tritonHash;              ///< Triton's own hash of this compilation

@@ -293,18 +293,19 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
       }
     }
 
+    // No grid: the caller passes it to the entry point.
     texts.clear();
-    if (!entry.contains("grid"))
-      return fail(where + ": missing \"grid\" (three C expressions, e.g. [\"cdiv(n, BLOCK)\", \"1\", \"1\"])");
-    if (Status s = stringList(entry["grid"], where + ".grid", texts); !s)
-      return s.takeError();
-    auto grid = texts.size() == 1 ? parseGrid(texts[0]) : parseGrid(texts);
-    if (!grid) {
-      Diagnostic diag = grid.takeError();
-      diag.file = path;
-      return diag;
+    if (entry.contains("grid")) {
+      if (Status s = stringList(entry["grid"], where + ".grid", texts); !s)
+        return s.takeError();
+      auto grid = texts.size() == 1 ? parseGrid(texts[0]) : parseGrid(texts);
+      if (!grid) {
+        Diagnostic diag = grid.takeError();
+        diag.file = path;
+        return diag;
+      }
+      kernel.grid = *grid;
     }
-    kernel.grid = *grid;
 
     kernel.targets = fileTargets;
     if (entry.contains("targets")) {
@@ -348,7 +349,9 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                  "Signature, e.g. \"*fp32:16, *fp32:16, i32, 1024\"; repeat for hint variants")
       ->take_all()
       ->allow_extra_args(false);
-  app.add_option("-g,--grid", grid, "Launch grid: three C expressions, e.g. \"cdiv(n, BLOCK), 1, 1\"");
+  app.add_option("-g,--grid", grid,
+                 "Launch grid: three C expressions, e.g. \"cdiv(n, BLOCK), 1, 1\"; without it the "
+                 "caller passes the grid");
   app.add_option("-w,--num-warps", numWarps, "Warps per program (default: Triton's, 4)");
   app.add_option("--num-stages", numStages,
                  "Pipeline stages, also -ns (default: the backend's: CUDA 3, HIP 2)");
@@ -498,15 +501,16 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     kernel.configs = withDefaults(*parsedConfigs, numWarps, numStages);
     kernel.configsFromDecorator = configs.empty();
     kernel.dropPreHooks = dropPreHooks;
-    if (grid.empty())
-      return usage("missing -g/--grid: give three C expressions, e.g. -g \"cdiv(n, BLOCK), 1, 1\"");
-    auto parsedGrid = parseGrid(grid);
-    if (!parsedGrid) {
-      Diagnostic diag = parsedGrid.takeError();
-      diag.notes.insert(diag.notes.begin(), "in grid '" + grid + "'");
-      return diag;
+    // No -g: the caller passes the grid to the entry point.
+    if (app.count("--grid")) {
+      auto parsedGrid = parseGrid(grid);
+      if (!parsedGrid) {
+        Diagnostic diag = parsedGrid.takeError();
+        diag.notes.insert(diag.notes.begin(), "in grid '" + grid + "'");
+        return diag;
+      }
+      kernel.grid = *parsedGrid;
     }
-    kernel.grid = *parsedGrid;
     for (const std::string &text : heuristicOverrides)
       if (Status s = addHeuristicOverride(text, kernel.heuristics); !s)
         return s.takeError();

@@ -435,8 +435,72 @@ Expected<SignatureEntry> parseEntry(std::string_view text, std::size_t begin, st
   return entry;
 }
 
+/// "tensordesc<fp16[128, 64]>" in text[begin, end), which starts with "tensordesc<".
+Expected<SignatureEntry> parseTensorDesc(std::string_view text, std::size_t begin, std::size_t end) {
+  const std::string_view form = "; expected tensordesc<TYPE[BLOCK, ...]>, e.g. tensordesc<fp16[128, 64]>";
+  std::size_t i = begin + std::string_view("tensordesc<").size();
+  auto skip = [&] { while (i < end && isSpace(text[i])) ++i; };
+  skip();
+  const std::size_t typeAt = i;
+  while (i < end && isIdentChar(text[i]))
+    ++i;
+  const std::string_view typeName = text.substr(typeAt, i - typeAt);
+  std::optional<ScalarType> type = parseScalarType(typeName);
+  if (!type)
+    return failAt(typeAt, "unknown element type '" + std::string(typeName) + "'" + std::string(form));
+  SignatureEntry entry;
+  entry.kind = SignatureEntry::Kind::TensorDesc;
+  entry.type = *type;
+  skip();
+  if (i >= end || text[i] != '[')
+    return failAt(i, "expected '[' after the element type" + std::string(form));
+  ++i;
+  while (true) {
+    skip();
+    const std::size_t at = i;
+    while (i < end && isDigit(text[i]))
+      ++i;
+    if (at == i)
+      return failAt(at, "expected a block dimension (a positive integer)" + std::string(form));
+    std::int64_t dim = 0;
+    std::from_chars(text.data() + at, text.data() + i, dim);
+    if (dim <= 0 || dim > 256)
+      return failAt(at, "block dimension " + std::string(text.substr(at, i - at)) +
+                            " is out of range; TMA boxes are 1 to 256 elements per dimension");
+    entry.blockShape.push_back(dim);
+    skip();
+    if (i < end && text[i] == ',') {
+      ++i;
+      continue;
+    }
+    break;
+  }
+  if (entry.blockShape.size() > 5)
+    return failAt(begin, "a tensor descriptor has at most 5 dimensions");
+  if (i >= end || text[i] != ']')
+    return failAt(i, "expected ']' after the block shape" + std::string(form));
+  ++i;
+  skip();
+  if (i >= end || text[i] != '>')
+    return failAt(i, "expected '>' after the block shape" + std::string(form));
+  ++i;
+  skip();
+  if (i != end)
+    return failAt(i, "unexpected text after the tensor descriptor type" + std::string(form));
+  entry.column = begin + 1;
+  entry.text = std::string(trim(text.substr(begin, end - begin)));
+  return entry;
+}
+
 /// Parses an entry without a keyword in text[begin, end) (not empty).
 Expected<SignatureEntry> parseUnnamedEntry(std::string_view text, std::size_t begin, std::size_t end) {
+  {
+    std::size_t start = begin;
+    while (start < end && isSpace(text[start]))
+      ++start;
+    if (text.substr(start, end - start).substr(0, 11) == "tensordesc<")
+      return parseTensorDesc(text, start, end);
+  }
   Expected<std::vector<Token>> lexed = lex(text, begin, end);
   if (!lexed)
     return lexed.takeError();
@@ -487,11 +551,12 @@ Expected<SignatureEntry> parseUnnamedEntry(std::string_view text, std::size_t be
   return entry;
 }
 
-/// Entry boundaries: commas outside quoted strings.
+/// Entry boundaries: commas outside quoted strings and outside tensordesc<...[...]>.
 std::vector<std::pair<std::size_t, std::size_t>> splitEntries(std::string_view text) {
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::size_t start = 0;
   char quote = 0;
+  int depth = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quote) {
@@ -501,7 +566,11 @@ std::vector<std::pair<std::size_t, std::size_t>> splitEntries(std::string_view t
         quote = 0;
     } else if (c == '\'' || c == '"') {
       quote = c;
-    } else if (c == ',') {
+    } else if (c == '<' || c == '[') {
+      ++depth; // inside tensordesc<fp16[128, 64]>
+    } else if ((c == '>' || c == ']') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0) {
       spans.emplace_back(start, i);
       start = i + 1;
     }
@@ -685,6 +754,12 @@ std::string formatEntry(const SignatureEntry &entry) {
   std::string out = entry.keyword.empty() ? "" : entry.keyword + "=";
   if (entry.kind == SignatureEntry::Kind::Constexpr)
     return out + formatConstexpr(entry.value);
+  if (entry.kind == SignatureEntry::Kind::TensorDesc) {
+    out += "tensordesc<" + std::string(typeInfo(entry.type).name) + "[";
+    for (std::size_t d = 0; d < entry.blockShape.size(); ++d)
+      out += (d ? ", " : "") + std::to_string(entry.blockShape[d]);
+    return out + "]>";
+  }
   out += entry.kind == SignatureEntry::Kind::Pointer ? "*" : "";
   out += typeInfo(entry.type).name;
   if (entry.hint)

@@ -1,11 +1,14 @@
 // The signature grammar of triton-aot-cc (a superset of upstream compile.py's):
 //
 //   signature := entry (',' entry)*            whitespace anywhere between tokens
-//   entry     := [name '='] (pointer | scalar | constexpr)
+//   entry     := [name '='] (pointer | scalar | tensordesc | constexpr)
 //                                               by name (COMPUTE_DW=False): after the positional
 //                                               entries; parameters with defaults may be left out
 //   pointer   := '*' type [':' 16]              e.g. *fp32:16, *fp8e4nv
 //   scalar    := type [':' (16 | 1)]           e.g. i32:16, i64:1, fp16
+//   tensordesc:= 'tensordesc<' type '[' int (',' int)* ']>'
+//                                               a host TensorDescriptor parameter, as upstream
+//                                               compile.py spells it: tensordesc<fp16[128, 64]>
 //   constexpr := integer | float | 'True' | 'False' | 'None'
 //              | string                         "ieee" or 'ieee' (quotes may hold commas)
 //              | dtype                          tl.float16, tl.bfloat16, tl.int32 ...
@@ -40,9 +43,10 @@ std::string formatConstexpr(const ConstexprValue &value);
 Expected<ConstexprValue> parseConstexpr(std::string_view text);
 
 struct SignatureEntry {
-  enum class Kind { Pointer, Scalar, Constexpr };
+  enum class Kind { Pointer, Scalar, Constexpr, TensorDesc };
   Kind kind = Kind::Scalar;
-  ScalarType type = ScalarType::I32;   ///< Pointer: the pointee; Scalar: the type
+  ScalarType type = ScalarType::I32;   ///< Pointer: the pointee; Scalar: the type; TensorDesc: the element
+  std::vector<std::int64_t> blockShape; ///< TensorDesc only: the block shape, outermost first
   int hint = 0;                        ///< 0 (none), 16 (divisible by 16 / 16-byte aligned), 1 (equal to 1)
   ConstexprValue value;                ///< Constexpr only
   std::size_t column = 0;              ///< 1-based column of the entry in the signature text
@@ -51,7 +55,7 @@ struct SignatureEntry {
 
   bool operator==(const SignatureEntry &other) const {
     return kind == other.kind && type == other.type && hint == other.hint && value == other.value &&
-           keyword == other.keyword;
+           keyword == other.keyword && blockShape == other.blockShape;
   }
 };
 

@@ -85,6 +85,7 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
 
   // Parameters: declaration order, then what Triton appends.
   std::vector<std::string> names;
+  std::size_t tensordescs = 0;
   if (kernel.sourceKind == "python") {
     for (std::size_t i = 0; i < signature.entries.size(); ++i) {
       const SignatureEntry &entry = signature.entries[i];
@@ -109,6 +110,47 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
           p.size = typeInfo(entry.type).size;
         }
         break;
+      case SignatureEntry::Kind::TensorDesc: {
+        // The CUtensorMap, then the shape (i32) and strides (i64) Triton's launcher passes after
+        // it, one per dimension.
+        const nlohmann::json &facts = arrayOf(result, "tensordescs");
+        const std::size_t index = tensordescs++;
+        const int rank = static_cast<int>(entry.blockShape.size());
+        if (index >= facts.size() || number<int>(facts[index], "rank", 0) != rank)
+          return makeError(ExitCode::InternalError,
+                           "the frontend gave no TMA facts for the tensor descriptor " + p.name +
+                               " of " + id);
+        const nlohmann::json &f = facts[index];
+        p.kind = ParamInfo::Kind::TensorDesc;
+        SignatureEntry bare = entry;
+        bare.keyword.clear();
+        p.type = formatEntry(bare);
+        p.size = 128;
+        TensorDescInfo info;
+        info.rank = rank;
+        info.dataType = number<int>(f, "data_type", 0);
+        info.elemSize = number<int>(f, "elem_size", 0);
+        info.swizzle = number<int>(f, "swizzle", 0);
+        for (const auto &b : arrayOf(f, "box"))
+          info.box.push_back(b.is_number_integer() ? b.get<int>() : 0);
+        info.fp4Padded = boolOr(f, "fp4_padded", false);
+        info.shapeArgsPadded = boolOr(f, "shape_args_padded", false);
+        p.tensordesc = std::move(info);
+        const std::string base = p.name;
+        names.push_back(p.name);
+        meta.params.push_back(std::move(p));
+        for (const char *part : {"shape", "stride"})
+          for (int d = 0; d < rank; ++d) {
+            ParamInfo extra;
+            const bool shape = std::string_view(part) == "shape";
+            extra.name = base + "." + part + std::to_string(d);
+            extra.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
+            extra.type = shape ? "i32" : "i64";
+            extra.size = shape ? 4 : 8;
+            meta.params.push_back(std::move(extra));
+          }
+        continue;
+      }
       case SignatureEntry::Kind::Constexpr:
         p.kind = ParamInfo::Kind::Constexpr;
         p.type = "constexpr";
@@ -173,10 +215,12 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
     return makeError(ExitCode::InternalError,
                      "Triton's metadata for " + id + " has no usable num_warps / warp_size");
 
-  // Grid: the expressions may only use parameter and constexpr names.
-  if (Status s = checkGridNames(kernel.grid, names); !s)
-    return s.takeError();
-  meta.grid = kernel.grid.dims;
+  // Grid: the expressions may only use parameter and constexpr names; none: the caller's grid.
+  if (kernel.grid) {
+    if (Status s = checkGridNames(*kernel.grid, names); !s)
+      return s.takeError();
+    meta.grid = kernel.grid->dims;
+  }
 
   // The image: it must be what the target asked for.
   auto image = files.find("image");

@@ -94,6 +94,9 @@ std::vector<std::string> apiParameters(const Kernel &kernel, const KernelPlan &p
   std::vector<std::string> out = {"void *" + plan.stream};
   if (withConfig)
     out.push_back("int " + plan.config);
+  if (!kernel.grid)
+    for (const std::string *name : {&plan.gridX, &plan.gridY, &plan.gridZ})
+      out.push_back("uint32_t " + *name);
   for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
     out.push_back(cDeclaration(kernel.cParams[p].cType, plan.params[p]));
   return out;

@@ -105,8 +105,10 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
     lines.push_back("  compiled in: " + compiledIn);
   lines.push_back("");
 
+  const std::string callerGrid =
+      kernel.grid ? "" : ", " + plan.gridX + ", " + plan.gridY + ", " + plan.gridZ;
   lines.push_back("Configs (" + plan.api + "_config(" + plan.stream + ", " + plan.config +
-                  ", ...); " + plan.api + "() uses 0):");
+                  callerGrid + ", ...); " + plan.api + "() uses 0):");
   for (std::size_t c = 0; c < kernel.configs.size(); ++c)
     lines.push_back("  " + std::to_string(c) + "  " + configText(kernel.configs[c]));
   bool sameVariants = true;
@@ -120,7 +122,13 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
       addVariantLines(lines, "Variants of config " + std::to_string(c) + ", first that fits:",
                       variantsText(kernel, kernel.configs[c]));
   }
-  lines.push_back("Grid: (" + kernel.grid[0] + ", " + kernel.grid[1] + ", " + kernel.grid[2] + ")");
+  if (kernel.grid)
+    lines.push_back("Grid: (" + (*kernel.grid)[0] + ", " + (*kernel.grid)[1] + ", " +
+                    (*kernel.grid)[2] + ")");
+  else
+    lines.push_back("Grid: the caller's, " + plan.gridX + " x " + plan.gridY + " x " + plan.gridZ +
+                    " programs, passed after the stream (and config); a 0 launches nothing, one above the device's limit is "
+                    "TRITON_AOT_ERROR_INVALID_ARGUMENT");
   std::string targets;
   for (const Target &target : kernel.targets)
     targets += (targets.empty() ? "" : ", ") + targetDisplayName(target);

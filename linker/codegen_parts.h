@@ -37,7 +37,7 @@ std::string wrapCall(const std::string &head, const std::vector<std::string> &it
 std::string wrappedStringLiteral(const std::string &text, std::size_t column, std::size_t indent,
                                  std::size_t reserve);
 /// The public functions' parameter declarations: stream, then (with \p withConfig) config, then
-/// the runtime parameters.
+/// (for a kernel without grid expressions) grid_x, grid_y, grid_z, then the runtime parameters.
 std::vector<std::string> apiParameters(const Kernel &kernel, const KernelPlan &plan,
                                        bool withConfig);
 

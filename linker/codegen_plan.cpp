@@ -145,6 +145,11 @@ CodegenPlan planCodegen(const Library &library) {
     kp.variant = local("variant");
     kp.entry = local("kernel");
     kp.args = local("args");
+    if (!kernel.grid) {
+      kp.gridX = local("grid_x");
+      kp.gridY = local("grid_y");
+      kp.gridZ = local("grid_z");
+    }
     if (kp.entries.size() == 1) {
       plan.entries[kp.entries.front()].argsName = kp.args;
     } else {

@@ -39,6 +39,9 @@ struct KernelPlan {
   std::vector<std::string> params; ///< C names of Kernel::cParams in generated code
   /// Names of the dispatcher's own parameters and locals, none equal to a parameter's.
   std::string stream, config, grid, variant, entry, args;
+  /// The caller's grid parameters (grid_x, grid_y, grid_z); set only for a kernel without grid
+  /// expressions.
+  std::string gridX, gridY, gridZ;
   std::vector<std::size_t> entries;              ///< its runtime entries, in table order
   std::vector<std::vector<VariantRef>> variants; ///< [config][hint variant]
   std::vector<std::uint32_t> targets; ///< Kernel::targets as CodegenPlan::targets indices

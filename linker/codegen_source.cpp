@@ -100,7 +100,9 @@ gridNames(const Kernel &kernel, const KernelPlan &plan, const KernelConfig *conf
 
 /// Whether a grid expression names \p name (as a whole identifier).
 bool gridNames(const Kernel &kernel, const std::string &name) {
-  for (const std::string &dim : kernel.grid)
+  if (!kernel.grid)
+    return false;   // the caller's grid names nothing
+  for (const std::string &dim : *kernel.grid)
     for (std::size_t at = dim.find(name); at != std::string::npos; at = dim.find(name, at + 1)) {
       auto identChar = [](char c) {
         return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -123,9 +125,11 @@ bool gridUsesLaunchHeuristics(const Kernel &kernel) {
 }
 
 bool gridUsesConstexprs(const Kernel &kernel) {
+  if (!kernel.grid)
+    return false;
   for (const KernelConfig &config : kernel.configs)
     for (const auto &[name, value] : config.constexprs)
-      for (const std::string &dim : kernel.grid)
+      for (const std::string &dim : *kernel.grid)
         for (std::size_t at = dim.find(name); at != std::string::npos;
              at = dim.find(name, at + 1)) {
           auto identChar = [](char c) {
@@ -200,10 +204,14 @@ public:
     else
       out << "  uint32_t " << kp_.variant << ";\n";
 
-    perVariantGrid_ = gridUsesLaunchHeuristics(kernel_);
-    const bool perConfigGrid = gridUsesConstexprs(kernel_) && !perVariantGrid_;
-    out << "  /* grid: (" << commentText(kernel_.grid[0]) << ", " << commentText(kernel_.grid[1])
-        << ", " << commentText(kernel_.grid[2]) << ") */\n";
+    perVariantGrid_ = kernel_.grid && gridUsesLaunchHeuristics(kernel_);
+    const bool perConfigGrid = kernel_.grid && gridUsesConstexprs(kernel_) && !perVariantGrid_;
+    if (kernel_.grid) {
+      out << "  /* grid: (" << commentText((*kernel_.grid)[0]) << ", "
+          << commentText((*kernel_.grid)[1]) << ", " << commentText((*kernel_.grid)[2]) << ") */\n";
+    } else {
+      out << "  /* grid: the caller's */\n";
+    }
     if (!perConfigGrid && !perVariantGrid_)
       writeGrid(out, nullptr, "  ");
     out << "  switch (" << kp_.config << ") {\n";
@@ -256,10 +264,16 @@ private:
   }
 
   void writeGrid(std::ostream &out, const KernelConfig *config, const std::string &indent) {
+    if (!kernel_.grid) {
+      const std::string *dims[3] = {&kp_.gridX, &kp_.gridY, &kp_.gridZ};
+      for (int d = 0; d < 3; ++d)
+        out << indent << kp_.grid << "[" << d << "] = " << *dims[d] << ";\n";
+      return;
+    }
     const auto names = gridNames(kernel_, kp_, config);
     for (int d = 0; d < 3; ++d)
       out << indent << kp_.grid << "[" << d << "] = "
-          << emitGridExpression(kernel_.grid[static_cast<std::size_t>(d)], names, used_.grid)
+          << emitGridExpression((*kernel_.grid)[static_cast<std::size_t>(d)], names, used_.grid)
           << ";\n";
   }
 
@@ -636,6 +650,8 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
     const Kernel &kernel = library.kernels[k];
     const KernelPlan &kp = plan.kernels[k];
     std::vector<std::string> forwarded = {kp.stream, "0"};
+    if (!kernel.grid)
+      forwarded.insert(forwarded.end(), {kp.gridX, kp.gridY, kp.gridZ});
     for (const std::string &name : kp.params)
       forwarded.push_back(name);
     const std::string dispatch = kp.statics + "_dispatch";

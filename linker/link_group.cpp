@@ -24,6 +24,9 @@ enum class ParamClass { Pointer, Scalar, Constexpr, GlobalScratch, ProfileScratc
 ParamClass classOf(ParamInfo::Kind kind) {
   switch (kind) {
   case ParamInfo::Kind::Pointer:
+  case ParamInfo::Kind::TensorDesc: // refused by KernelBuilder::build
+  case ParamInfo::Kind::TensorDescShape:
+  case ParamInfo::Kind::TensorDescStride:
     return ParamClass::Pointer;
   case ParamInfo::Kind::Scalar:
   case ParamInfo::Kind::SpecializedToOne:
@@ -65,8 +68,10 @@ std::string paramNames(const std::vector<ParamInfo> &params) {
   return out;
 }
 
-std::string gridText(const std::array<std::string, 3> &grid) {
-  return "[" + grid[0] + ", " + grid[1] + ", " + grid[2] + "]";
+std::string gridText(const std::optional<std::array<std::string, 3>> &grid) {
+  if (!grid)
+    return "the caller's (no grid compiled in)";
+  return "[" + (*grid)[0] + ", " + (*grid)[1] + ", " + (*grid)[2] + "]";
 }
 
 /// \p other must be the same kernel as \p first: same function, parameters and grid.
@@ -125,7 +130,9 @@ const ParamInfo *findParam(const std::vector<ParamInfo> &params, const std::stri
 
 /// The grid is evaluated in 64-bit integers: every name in it must be an integer.
 Status checkGridNames(const ReadVariant &v) {
-  auto grid = parseGrid(std::vector<std::string>(v.meta.grid.begin(), v.meta.grid.end()));
+  if (!v.meta.grid)
+    return ok(); // the caller's grid
+  auto grid = parseGrid(std::vector<std::string>(v.meta.grid->begin(), v.meta.grid->end()));
   if (!grid)
     return errorIn(v.file, "grid: " + grid.error().message);
   const std::string kernel = "kernel '" + v.meta.name + "'";
@@ -236,6 +243,15 @@ public:
     }
     if (!isCIdentifier(kernel_.name))
       return errorIn(first.file, "kernel name '" + kernel_.name + "' is not a C identifier");
+    for (const ParamInfo &p : kernel_.params)
+      if (p.kind == ParamInfo::Kind::TensorDesc)
+        return errorIn(first.file,
+                       "kernel '" + kernel_.name + "' takes the host tensor descriptor '" + p.name +
+                           "' (" + p.type +
+                           "): triton-aot-ld cannot generate its launch yet (the runtime encodes "
+                           "such descriptors, the generated entry points do not take them); give "
+                           "the kernel pointer parameters and build descriptors in the kernel "
+                           "(tl.make_tensor_descriptor)");
     for (const ReadVariant *v : variants_) {
       if (v != &first)
         if (Status s = checkSameKernel(first, *v); !s)

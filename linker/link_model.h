@@ -82,7 +82,8 @@ struct Kernel {
   std::vector<ParamInfo> params;    ///< of the first variant read, declaration order + trailing
   std::vector<CParam> cParams;      ///< the generated function's parameters, in order
   std::vector<std::string> oneOnly; ///< parameters ":1" in every variant (left out of the API)
-  std::array<std::string, 3> grid;  ///< the grid expressions (identical in every variant)
+  /// The grid expressions (identical in every variant); absent: the caller passes the grid.
+  std::optional<std::array<std::string, 3>> grid;
   bool globalScratchArg = false;    ///< the kernel takes the trailing global_scratch pointer
   bool profileScratchArg = false;   ///< ... and profile_scratch
   std::vector<Target> targets;      ///< every config and variant has a function for each

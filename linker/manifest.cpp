@@ -122,7 +122,7 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
           {"params", std::move(params)},
           {"constexpr_params", std::move(constexprParams)},
           {"specialized_to_one_params", kernel.oneOnly},
-          {"grid", kernel.grid},
+          {"grid", kernel.grid ? nlohmann::json(*kernel.grid) : nlohmann::json(nullptr)},
           {"global_scratch_arg", kernel.globalScratchArg},
           {"profile_scratch_arg", kernel.profileScratchArg},
           {"targets", std::move(targets)},

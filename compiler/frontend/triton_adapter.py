@@ -518,6 +518,9 @@ def build_ast_source(fn, params):
             signature[name] = "*" + ty if kind == "pointer" and not ty.startswith("*") else ty
             if param.get("hint") == 16:
                 attrs[(index, )] = [["tt.divisibility", 16]]
+        elif kind == "tensordesc":
+            # A host TensorDescriptor, spelled as upstream compile.py passes it to Triton.
+            signature[name] = param.get("type") or ""
         else:
             raise UsageError(f"parameter {name!r}: unknown kind {kind!r}")
     return _source_class(fn)(fn, signature, constexprs=constexprs, attrs=attrs)
@@ -559,7 +562,7 @@ _DROP = object()
 
 # Metadata fields the runtime launches by (block, shared memory, cluster, scratch, attributes).
 LAUNCH_FIELDS = frozenset({
-    "name", "num_warps", "warp_size", "shared", "num_ctas", "cluster_dims", "global_scratch_size",
+    "tensordesc_meta", "name", "num_warps", "warp_size", "shared", "num_ctas", "cluster_dims", "global_scratch_size",
     "global_scratch_align", "profile_scratch_size", "profile_scratch_align", "launch_pdl",
     "launch_cooperative_grid", "tmem_size"})
 # Fields of 3.5 to 3.9 that only shape code generation or describe the build: compile options
@@ -573,9 +576,7 @@ COMPILE_FIELDS = frozenset({
     "sched4reg", "allow_flush_denorm", "kpack", "matrix_instr_nonkdim", "schedule_hint", "waves_per_eu",
     "llvm_fn_attrs", "wgp_cu_mode"})
 # Known fields whose set value needs launch support triton-aot does not have.
-_UNSUPPORTED_WHEN_SET = {
-    "tensordesc_meta": "host tensor descriptors (TMA maps the launcher must encode)",
-}
+_UNSUPPORTED_WHEN_SET = {}
 
 
 def _is_unset(value):
@@ -597,6 +598,53 @@ def check_launch_fields(raw):
             f"Triton {VERSION_TEXT}'s metadata field '{key}' = {shown[:80]} is unknown to this triton-aot, "
             "and it may change how the kernel must be launched; no library is built from it",
             ["use a Triton triton-aot supports (3.5 to 3.9) or a triton-aot that knows the field"])
+
+
+# Triton numbers TMA element types one way on the device and another on the host
+# (nvidia/driver.py TMA_DTYPE_DEVICE_TO_HOST, the same in 3.5 to 3.9): the host's is
+# CUtensorMapDataType, what cuTensorMapEncodeTiled takes.
+_TMA_DTYPE_DEVICE_TO_HOST = {i: i for i in range(16)}
+_TMA_DTYPE_DEVICE_TO_HOST.update({8: 10, 9: 8, 10: 9})
+
+
+def hip_tensor_descriptor_refusal(names):
+    return (f"{', '.join(names)}: host tensor descriptors (tensordesc parameters) are launched on "
+            "CUDA only; on AMD GPUs Triton passes them in a form triton-aot does not (base pointer, "
+            "shapes, strides and padding flags, or gfx1250 TDM descriptors); build this kernel "
+            "for a cuda target (9.0 or later), or give it pointer parameters for HIP")
+
+
+@functools.lru_cache(maxsize=1)
+def _shape_args_padded():
+    """Whether Triton's launcher passes an fp4-padded descriptor's doubled innermost dimension to
+    the kernel (3.6) or the one the caller gave (3.9, which doubles it only for the encode)."""
+    import inspect
+    from triton.backends.nvidia import driver
+    return "expanded_shape" not in inspect.getsource(driver.make_tensordesc_arg)
+
+
+def tensor_descriptors(names, raw):
+    """Per tensordesc parameter (in order), what the runtime needs to encode its CUtensorMap as
+    Triton's launcher does, from the metadata's tensordesc_meta."""
+    if not names:
+        return []
+    metas = raw.get("tensordesc_meta")
+    if not metas or len(metas) != len(names) or any(m is None for m in metas):
+        raise UsageError(f"{', '.join(names)}: Triton did not lower these host tensor descriptors to "
+                         "TMA for this target, so the kernel takes them as pointer, shapes, strides "
+                         "and flags, which triton-aot does not pass; build it for cuda:90a or later")
+    out = []
+    for name, meta in zip(names, metas):
+        if meta.get("is_im2col"):
+            raise UsageError(f"{name}: im2col tensor descriptors are not supported by triton-aot")
+        block = [int(b) for b in meta["block_size"]]
+        fp4 = bool(meta.get("fp4_padded"))
+        out.append({"name": name, "rank": len(block),
+                    "data_type": _TMA_DTYPE_DEVICE_TO_HOST[int(meta["elem_type"])],
+                    "elem_size": int(meta["elem_size"]), "swizzle": int(meta["swizzle"]),
+                    "box": block, "fp4_padded": fp4,
+                    "shape_args_padded": fp4 and _shape_args_padded()})
+    return out
 
 
 def _jsonable(value):

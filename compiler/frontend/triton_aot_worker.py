@@ -996,6 +996,10 @@ def compile_request(req, tap):
                                    f"was generated with {option}={fixed}", path)
         fn, entry, src, watch = None, None, path, None
 
+    descriptors = [p["name"] for p in (req.get("params") or []) if p.get("kind") == "tensordesc"]
+    if descriptors and target.backend != "cuda":
+        raise RequestError("usage", A.hip_tensor_descriptor_refusal(descriptors), path)
+
     if _WARM_UP.ident is not None:
         _WARM_UP.join()
     failure = None
@@ -1021,6 +1025,7 @@ def compile_request(req, tap):
         A.check_launch_fields(compiled.metadata._asdict())
         meta = A.metadata_dict(compiled)
         trailing = A.trailing_params(meta)
+        tensordescs = A.tensor_descriptors(descriptors, compiled.metadata._asdict())
     except A.UsageError as exc:
         kind = "environment" if isinstance(exc, A.UnsupportedTriton) else "usage"
         raise RequestError(kind, str(exc), path, notes=exc.notes) from None
@@ -1031,7 +1036,7 @@ def compile_request(req, tap):
         deps.append(os.path.abspath(override))
     return {"triton_version": A.VERSION_TEXT, "metadata": meta, "entry": meta.get("name"),
             "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
-            "deps": deps, "package_files": package_files,
+            "tensordescs": tensordescs, "deps": deps, "package_files": package_files,
             "written": _write_outputs(compiled, target, req.get("outputs") or {})}
 
 

@@ -161,6 +161,44 @@ typedef struct CUlaunchConfig {
   unsigned int numAttrs;
 } CUlaunchConfig;
 
+/* CUtensorMap: the 128-byte TMA descriptor cuTensorMapEncodeTiled writes (cuda.h aligns it to
+ * 128 bytes; the driver needs at least 64). */
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
+#define CU_TENSOR_MAP_NUM_QWORDS 16
+typedef struct CUtensorMap_st {
+#if defined(__cplusplus)
+  alignas(128)
+#else
+  _Alignas(128)
+#endif
+  cuuint64_t opaque[CU_TENSOR_MAP_NUM_QWORDS];
+} CUtensorMap;
+typedef int CUtensorMapDataType;
+typedef int CUtensorMapInterleave;
+typedef int CUtensorMapSwizzle;
+typedef int CUtensorMapL2promotion;
+typedef int CUtensorMapFloatOOBfill;
+enum {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+  CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11
+};
+enum { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+enum {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3
+};
+enum { CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2 };
+enum {
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1
+};
+
 /* Function pointer types, one per entry point (signatures as in cuda.h for the pinned version). */
 typedef CUresult (*PFN_cuGetProcAddress_v2)(const char *symbol, void **pfn, int cudaVersion,
                                             uint64_t flags,
@@ -207,6 +245,12 @@ typedef CUresult (*PFN_cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunctio
                                          void **kernelParams, void **extra);
 typedef CUresult (*PFN_cuMemAllocAsync)(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
 typedef CUresult (*PFN_cuMemFreeAsync)(CUdeviceptr dptr, CUstream hStream);
+typedef CUresult (*PFN_cuTensorMapEncodeTiled)(
+    CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+    void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+    const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill);
 typedef CUresult (*PFN_cuGetErrorName)(CUresult error, const char **pStr);
 typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
 
@@ -216,7 +260,8 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
  * launches; cuMemAllocAsync / cuMemFreeAsync: the default scratch allocator fails;
  * cuKernelGetAttribute: static shared memory taken as 0; cuKernelGetFunction: a CUkernel is
  * launched as is instead of as its per-context CUfunction, which launches faster; cuCtxGetId:
- * contexts are told apart by their address, which a destroyed context's successor may reuse).
+ * contexts are told apart by their address, which a destroyed context's successor may reuse;
+ * cuTensorMapEncodeTiled: a kernel with host tensor descriptor parameters fails to launch).
  * cuGetProcAddress itself is found with dlsym: "cuGetProcAddress_v2" (CUDA 12.0+ drivers),
  * else "cuGetProcAddress" (11.3 - 11.8, the v1 signature without symbolStatus). */
 #define TTA_CUDA_ENTRY_POINTS(X)              \
@@ -247,7 +292,8 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
   X(cuCtxGetId, 12000, 0)                     \
   X(cuLaunchKernelEx, 11060, 0)               \
   X(cuMemAllocAsync, 11020, 0)                \
-  X(cuMemFreeAsync, 11020, 0)
+  X(cuMemFreeAsync, 11020, 0)                 \
+  X(cuTensorMapEncodeTiled, 12000, 0)
 
 #ifdef __cplusplus
 }

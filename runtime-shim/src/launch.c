@@ -5,25 +5,30 @@
 #include "library_state.h"
 #include "scratch.h"
 
-/* Grid limits of every CUDA device since compute capability 3.0 (and HIP's). */
-#define TTA_MAX_GRID_X 2147483647u
-#define TTA_MAX_GRID_YZ 65535u
-
+/* The blocks to launch: the grid times the cluster, each axis within the device's limit
+ * (tta_device.max_grid, queried once per device). */
 static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
                                              const triton_aot_launch_info *launch,
-                                             const uint64_t grid[3], unsigned blocks[3]) {
-  static const uint64_t limits[3] = {TTA_MAX_GRID_X, TTA_MAX_GRID_YZ, TTA_MAX_GRID_YZ};
+                                             const tta_device *device, const uint64_t grid[3],
+                                             unsigned blocks[3]) {
   int axis;
   for (axis = 0; axis < 3; ++axis) {
     uint64_t cluster = launch->cluster[axis] ? launch->cluster[axis] : 1;
-    /* No division on this path: grid <= 2^31 and cluster < 2^32 cannot overflow 64 bits. */
-    if (grid[axis] > limits[axis] || grid[axis] * cluster > limits[axis])
+    uint64_t limit = device->max_grid[axis];
+    /* No division on this path: grid <= 2^32 and cluster < 2^32 cannot overflow 64 bits. */
+    if (grid[axis] > limit)
       return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
-                             "%s: grid (%llu, %llu, %llu) times the cluster (%u, %u, %u) is above "
-                             "the limit of %u x %u x %u blocks",
-                             kernel->name, (unsigned long long)grid[0], (unsigned long long)grid[1],
-                             (unsigned long long)grid[2], launch->cluster[0], launch->cluster[1],
-                             launch->cluster[2], TTA_MAX_GRID_X, TTA_MAX_GRID_YZ, TTA_MAX_GRID_YZ);
+                             "%s: grid %c is %llu, above the limit of %llu blocks on device %d "
+                             "(%s)",
+                             kernel->name, "xyz"[axis], (unsigned long long)grid[axis],
+                             (unsigned long long)limit, device->ordinal, device->name);
+    if (grid[axis] * cluster > limit)
+      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
+                             "%s: grid %c is %llu, times the cluster's %llu above the limit of "
+                             "%llu blocks on device %d (%s)",
+                             kernel->name, "xyz"[axis], (unsigned long long)grid[axis],
+                             (unsigned long long)cluster, (unsigned long long)limit,
+                             device->ordinal, device->name);
     blocks[axis] = (unsigned)(grid[axis] * cluster);
   }
   return TRITON_AOT_SUCCESS;
@@ -213,7 +218,7 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   if (status != TRITON_AOT_SUCCESS)
     return status;
   launch = &descriptor->launch;
-  status = tta_grid_dimensions(kernel, launch, grid, blocks);
+  status = tta_grid_dimensions(kernel, launch, current.device, grid, blocks);
   if (status != TRITON_AOT_SUCCESS)
     return status;
 

@@ -93,6 +93,20 @@ static void tta_cuda_shared_limits(const tta_cuda *cuda, int ordinal, int major,
   device->oversized_limit = (uint32_t)oversized;
 }
 
+/* The device's grid limits; a query the driver refuses leaves the limit every CUDA device has. */
+static void tta_cuda_grid_limits(const tta_cuda *cuda, int ordinal, tta_device *device) {
+  static const CUdevice_attribute attributes[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                                                   CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                                   CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+  int axis;
+  for (axis = 0; axis < 3; ++axis) {
+    int value = 0;
+    if (cuda->cuDeviceGetAttribute(&value, attributes[axis], ordinal) != CUDA_SUCCESS || value <= 0)
+      value = (int)(axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ);
+    device->max_grid[axis] = (uint32_t)value;
+  }
+}
+
 triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_device *device) {
   int major = 0, minor = 0;
   CUresult result = cuda->cuDeviceGetName(device->name, (int)sizeof device->name, ordinal);
@@ -111,6 +125,7 @@ triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_d
                          "cuDeviceGetAttribute(COMPUTE_CAPABILITY)");
   }
   tta_cuda_shared_limits(cuda, ordinal, major, minor, device);
+  tta_cuda_grid_limits(cuda, ordinal, device);
   device->arch.backend = TRITON_AOT_BACKEND_CUDA;
   device->arch.capability = (uint32_t)(major * 10 + minor);
   device->arch.xnack = device->arch.sramecc = -1;

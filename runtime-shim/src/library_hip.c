@@ -25,6 +25,7 @@ triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal, tta_devi
   unsigned char *properties = (unsigned char *)calloc(1, TTA_HIP_DEVICE_PROP_BUFFER);
   char target_id[256];
   size_t shared, optin;
+  int axis;
   hipError_t result;
   if (properties == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -42,6 +43,13 @@ triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal, tta_devi
   target_id[sizeof target_id - 1] = '\0';
   shared = tta_read_size(properties, TTA_HIP_PROP_SHARED_MEM_PER_BLOCK);
   optin = tta_read_size(properties, TTA_HIP_PROP_SHARED_MEM_PER_BLOCK_OPTIN);
+  for (axis = 0; axis < 3; ++axis) {
+    int32_t limit;
+    memcpy(&limit, properties + TTA_HIP_PROP_MAX_GRID_SIZE + 4 * axis, sizeof limit);
+    /* 0 or less: the runtime did not say; assume CUDA's limits, which HIP shares. */
+    device->max_grid[axis] =
+        limit > 0 ? (uint32_t)limit : axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ;
+  }
   free(properties);
   if (optin < shared)
     optin = shared;

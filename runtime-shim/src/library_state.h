@@ -26,6 +26,11 @@ extern "C" {
 /* Device ordinals 0 .. TTA_MAX_DEVICES - 1 are served; a higher one is an error. */
 #define TTA_MAX_DEVICES 64
 
+/* Grid limits of every CUDA device since compute capability 3.0: what a device that does not
+ * answer the query is assumed to have. */
+#define TTA_DEFAULT_MAX_GRID_X 2147483647u
+#define TTA_DEFAULT_MAX_GRID_YZ 65535u
+
 /* Shared memory a launch gets without raising the function's limit. */
 #define TTA_DEFAULT_SHARED_LIMIT 49152u
 /* Above this a block's shared memory is "oversized" (Rubin, CC 10.7): the function's shared
@@ -70,6 +75,7 @@ typedef struct tta_device {
   uint32_t shared_limit;     /* the most dynamic shared memory a block can opt in to */
   uint32_t oversized_limit;  /* CUDA CC 10.7: the most with SHARED_MEMORY_MODE = ALLOW_OVERSIZED
                                 (at or above shared_limit); 0 elsewhere */
+  uint32_t max_grid[3];      /* blocks per grid axis (CUDA MAX_GRID_DIM_X/Y/Z, HIP maxGridSize) */
   tta_image_choice *choices; /* [kernel_count]; immutable after publication */
   tta_slot *slots;           /* [slot_count] */
   tta_loaded_image *loaded;  /* under the mutex */

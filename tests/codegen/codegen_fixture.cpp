@@ -18,7 +18,7 @@ KernelBuilder::KernelBuilder(std::string name) {
   kernel_.name = name;
   kernel_.function = name + "_fn";
   kernel_.source = "kernels/" + name + ".py";
-  kernel_.grid = {"1", "1", "1"};
+  kernel_.grid = std::array<std::string, 3>{"1", "1", "1"};
 }
 
 KernelBuilder &KernelBuilder::param(const std::string &name, const std::string &tritonType) {
@@ -71,7 +71,12 @@ KernelBuilder &KernelBuilder::oneParam(const std::string &name) {
 }
 
 KernelBuilder &KernelBuilder::grid(std::string x, std::string y, std::string z) {
-  kernel_.grid = {std::move(x), std::move(y), std::move(z)};
+  kernel_.grid = std::array<std::string, 3>{std::move(x), std::move(y), std::move(z)};
+  return *this;
+}
+
+KernelBuilder &KernelBuilder::callerGrid() {
+  kernel_.grid.reset();
   return *this;
 }
 

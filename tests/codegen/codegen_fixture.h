@@ -28,6 +28,8 @@ public:
   /// A parameter declared ":1" in every variant (not in the C API).
   KernelBuilder &oneParam(const std::string &name);
   KernelBuilder &grid(std::string x, std::string y = "1", std::string z = "1");
+  /// No grid expressions: the caller passes grid_x, grid_y, grid_z.
+  KernelBuilder &callerGrid();
   KernelBuilder &target(const std::string &spelling); ///< "cuda:80", "hip:gfx90a:xnack-"
   KernelBuilder &scratch(bool global, bool profile);
   /// A config; \p variants lists each hint variant's hints per runtime parameter (by name:

@@ -229,6 +229,35 @@ TEST(CodegenText, GridUsesTheConfigsConstexprsIn64Bits) {
   EXPECT_EQ(generate(vectorAddLibrary()).source.find("tta_max"), std::string::npos);
 }
 
+TEST(CodegenText, ACallerGridIsTakenAfterTheStreamAndConfig) {
+  const GeneratedSources sources = generate(edgeLibrary());
+  // A parameter named grid_x keeps its name; the dispatcher's own takes the "_".
+  at(sources.header, "TRITON_AOT_API triton_aot_status edge_rows(void *stream, uint32_t grid_x_, "
+                     "uint32_t grid_y,\n");
+  at(sources.header, "                                           uint32_t grid_z, const void *x, "
+                     "int32_t grid_x,\n                                           int32_t n);\n");
+  at(sources.header, "TRITON_AOT_API triton_aot_status edge_rows_config(void *stream, int config, "
+                     "uint32_t grid_x_,\n");
+  at(sources.header, " * Configs (edge_rows_config(stream, config, grid_x_, grid_y, grid_z, ...); "
+                     "edge_rows() uses 0):\n");
+  at(sources.header, " * Grid: the caller's, grid_x_ x grid_y x grid_z programs, passed after the "
+                     "stream (and config); a\n");
+  const std::string &c = sources.source;
+  const std::string dispatch = function(c, "static triton_aot_status tta_rows_dispatch(");
+  at(dispatch, "static triton_aot_status tta_rows_dispatch(void *stream, int config, uint32_t "
+               "grid_x_,\n                                           uint32_t grid_y, uint32_t "
+               "grid_z, const void *x,\n");
+  // Copied once, before the switch: no config changes it.
+  EXPECT_LT(at(dispatch, "  /* grid: the caller's */\n  grid[0] = grid_x_;\n  grid[1] = grid_y;\n"
+                         "  grid[2] = grid_z;\n"),
+            at(dispatch, "switch"));
+  at(c, "  return tta_rows_dispatch(stream, 0, grid_x_, grid_y, grid_z, x, grid_x, n);\n}\n");
+  at(c, "  return tta_rows_dispatch(stream, config, grid_x_, grid_y, grid_z, x, grid_x, n);\n}\n");
+  // A kernel with grid expressions takes no grid.
+  at(sources.header, "TRITON_AOT_API triton_aot_status edge_empty_grid(void *stream, int32_t n, "
+                     "int32_t m);\n");
+}
+
 TEST(CodegenText, TablesFollowTheRuntimeAbi) {
   Library library = vectorAddLibrary();
   library.kernels[0].configs[1].variants[0].functions[0].launch.pdl = true;

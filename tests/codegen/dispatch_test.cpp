@@ -275,6 +275,45 @@ TEST_P(Dispatch, EmptyGridLaunchesNothingAndSucceedsNegativeGridIsAnError) {
   }
 }
 
+TEST_P(Dispatch, ACallerGridIsLaunchedAsGivenAndAZeroDimensionLaunchesNothing) {
+  FakeLibrary &lib = edge();
+  ASSERT_EQ(lib.error(), "");
+  using Fn = triton_aot_status (*)(void *, std::uint32_t, std::uint32_t, std::uint32_t,
+                                   const void *, std::int32_t, std::int32_t);
+  using ConfigFn = triton_aot_status (*)(void *, int, std::uint32_t, std::uint32_t, std::uint32_t,
+                                         const void *, std::int32_t, std::int32_t);
+  auto rows = lib.symbol<Fn>("edge_rows");
+  auto rowsConfig = lib.symbol<ConfigFn>("edge_rows_config");
+
+  fake_runtime &state = lib.reset({8, 4, 4});
+  ASSERT_EQ(rows(kStream, 300, 2, 5, kAligned, 77, 9), TRITON_AOT_SUCCESS);
+  ASSERT_EQ(state.launches, 1);
+  EXPECT_EQ(grid(state), (std::vector<std::uint64_t>{300, 2, 5}));
+  EXPECT_EQ(state.variant, 0u) << "the aligned variant of config 0";
+  EXPECT_EQ(recorded(state, 1, 4), bytesOf(std::int32_t{77})) << "the kernel's grid_x argument";
+  EXPECT_EQ(recorded(state, 2, 4), bytesOf(std::int32_t{9}));
+
+  // The largest grid a uint32_t holds reaches the runtime, which checks the device's limit.
+  fake_runtime &wide = lib.reset({8, 4, 4});
+  ASSERT_EQ(rowsConfig(kStream, 1, 0xFFFFFFFFu, 1, 1, kMisaligned, 0, 0), TRITON_AOT_SUCCESS);
+  ASSERT_EQ(wide.launches, 1);
+  EXPECT_EQ(grid(wide), (std::vector<std::uint64_t>{0xFFFFFFFFu, 1, 1}));
+
+  for (int axis = 0; axis < 3; ++axis) {
+    SCOPED_TRACE(axis);
+    fake_runtime &cleared = lib.reset();
+    std::strcpy(cleared.message, "an earlier failure");
+    std::uint32_t dims[3] = {4, 4, 4};
+    dims[axis] = 0;
+    EXPECT_EQ(rows(kStream, dims[0], dims[1], dims[2], kAligned, 1, 1), TRITON_AOT_SUCCESS);
+    EXPECT_EQ(cleared.launches, 0);
+    EXPECT_EQ(cleared.clears, 1);
+    EXPECT_STREQ(cleared.message, "");
+  }
+  // The config is still checked.
+  EXPECT_EQ(rowsConfig(kStream, 2, 1, 1, 1, kAligned, 1, 1), TRITON_AOT_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_P(Dispatch, ScalarsArePassedAtTheirExactWidthAndBits) {
   FakeLibrary &lib = edge();
   ASSERT_EQ(lib.error(), "");

@@ -130,6 +130,16 @@ Library edgeLibrary(const std::string &name, const std::string &prefix) {
         .target("cuda:80")
         .config("c" + std::to_string(k), nlohmann::json::object(), {{"x:16"}, {}})
         .addTo(library);
+
+  KernelBuilder("rows")
+      .param("x", "*fp32")
+      .param("grid_x", "i32")
+      .param("n", "i32")
+      .callerGrid()
+      .target("cuda:80")
+      .config("narrow", nlohmann::json::object(), {{"x:16"}, {}})
+      .config("wide", nlohmann::json::object(), {{}})
+      .addTo(library);
   return library;
 }
 

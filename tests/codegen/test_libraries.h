@@ -22,7 +22,9 @@ Library vectorAddLibrary(const std::string &name = "mk", const std::string &pref
 ///  - `strict`: only x:16 y:16 variants (no generic), two configs;
 ///  - `empty_grid`: grid (n, m, 1) with no hints;
 ///  - `noargs`: no runtime parameters at all, grid N / 2 with N a constexpr per config;
-///  - `k0` .. `k7`: eight more small kernels.
+///  - `k0` .. `k7`: eight more small kernels;
+///  - `rows`: no grid expressions (the caller passes grid_x, grid_y, grid_z), a parameter named
+///    grid_x, two configs.
 Library edgeLibrary(const std::string &name = "edge", const std::string &prefix = "");
 
 } // namespace tta::link::testing

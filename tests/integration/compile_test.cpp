@@ -150,7 +150,8 @@ TEST(Compile, VectorAddHintVariantsForThreeTargets) {
     ASSERT_GE(m.params.size(), 2u);
     EXPECT_EQ(m.params[m.params.size() - 2].kind, ParamInfo::Kind::GlobalScratch);
     EXPECT_EQ(m.params.back().kind, ParamInfo::Kind::ProfileScratch);
-    EXPECT_EQ(m.grid[0], "cdiv(n_elements, 1024)");
+    ASSERT_TRUE(m.grid);
+    EXPECT_EQ((*m.grid)[0], "cdiv(n_elements, 1024)");
     EXPECT_EQ(m.launch.numWarps, 4);
     EXPECT_EQ(m.launch.warpSize, m.target.backend == Backend::Cuda ? 32 : 64);
     EXPECT_EQ(m.images.size(), m.target.backend == Backend::Cuda ? 2u : 1u);

@@ -1066,6 +1066,12 @@ FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
 /* ---------------------------------------------------------------------------------------- */
 /* cuGetProcAddress                                                                            */
 
+FAKE_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
+                                            void *address, const cuuint64_t *dims,
+                                            const cuuint64_t *strides, const cuuint32_t *box,
+                                            const cuuint32_t *element_strides,
+                                            CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                            CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob);
 #define FAKE_ENTRY(name, version) {#name, version, (void (*)(void))name}
 static const struct { const char *name; int version; void (*function)(void); } entry_points[] = {
   FAKE_ENTRY(cuInit, 2000), FAKE_ENTRY(cuDriverGetVersion, 2020),
@@ -1082,7 +1088,7 @@ static const struct { const char *name; int version; void (*function)(void); } e
   FAKE_ENTRY(cuKernelSetAttribute, 12000), FAKE_ENTRY(cuKernelGetAttribute, 12000),
   FAKE_ENTRY(cuKernelGetFunction, 12000), FAKE_ENTRY(cuCtxGetId, 12000),
   FAKE_ENTRY(cuLaunchKernelEx, 11060), FAKE_ENTRY(cuMemAllocAsync, 11020),
-  FAKE_ENTRY(cuMemFreeAsync, 11020),
+  FAKE_ENTRY(cuMemFreeAsync, 11020), FAKE_ENTRY(cuTensorMapEncodeTiled, 12000),
 };
 
 static CUresult get_proc_address(const char *symbol, void **pfn, int version,
@@ -1129,6 +1135,62 @@ FAKE_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int versio
 /* ---------------------------------------------------------------------------------------- */
 /* Control API (fake_driver.h)                                                                */
 
+static tta_fake_tensor_map last_tensor_map;
+static int have_tensor_map;
+
+FAKE_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
+                                            void *address, const cuuint64_t *dims,
+                                            const cuuint64_t *strides, const cuuint32_t *box,
+                                            const cuuint32_t *element_strides,
+                                            CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                            CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  tta_fake_tensor_map record;
+  unsigned i;
+  int result = CUDA_SUCCESS;
+  ENTER("cuTensorMapEncodeTiled");
+  if (map == NULL || ((uintptr_t)map & 63u) != 0 || rank < 1 || rank > 5) return CUDA_ERROR_INVALID_VALUE;
+  memset(&record, 0, sizeof record);
+  record.data_type = type;
+  record.rank = rank;
+  record.address = (uint64_t)(uintptr_t)address;
+  record.interleave = interleave;
+  record.swizzle = swizzle;
+  record.l2_promotion = l2;
+  record.oob_fill = oob;
+  if ((record.address & 15u) != 0) result = CUDA_ERROR_INVALID_VALUE;
+  for (i = 0; i < rank; ++i) {
+    record.dims[i] = dims[i];
+    record.box[i] = box[i];
+    record.element_strides[i] = element_strides[i];
+    if (dims[i] == 0 || box[i] == 0 || box[i] > 256) result = CUDA_ERROR_INVALID_VALUE;
+    if (i + 1 < rank) {
+      record.strides[i] = strides[i];
+      if (strides[i] % 16 != 0) result = CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  record.result = result;
+  if (result == CUDA_SUCCESS) {
+    memset(map, 0, sizeof *map);
+    map->opaque[0] = 0x7e50;
+    map->opaque[1] = record.address;
+    for (i = 0; i < rank; ++i) map->opaque[2 + i] = dims[i];
+  }
+  FAKE_LOCK();
+  last_tensor_map = record;
+  have_tensor_map = 1;
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT int tta_fake_last_tensor_map(tta_fake_tensor_map *out) {
+  int have;
+  FAKE_LOCK();
+  have = have_tensor_map;
+  if (have && out) *out = last_tensor_map;
+  FAKE_UNLOCK();
+  return have ? 0 : -1;
+}
+
 FAKE_EXPORT int tta_fake_reset(const char *list) {
   int result;
   FAKE_LOCK();
@@ -1137,6 +1199,7 @@ FAKE_EXPORT int tta_fake_reset(const char *list) {
   init_primary_contexts();
   fake_core_clear();
   allocation_count = 0;
+  have_tensor_map = 0;
   FAKE_UNLOCK();
   return result;
 }

@@ -90,6 +90,23 @@ typedef struct tta_fake_memory {
   int result;
 } tta_fake_memory;
 
+/* The last cuTensorMapEncodeTiled call (CUDA). The fake refuses, as the driver does, a base not
+ * 16-byte aligned, a byte stride not a multiple of 16, a zero dimension or a box entry above
+ * 256, with CUDA_ERROR_INVALID_VALUE; on success it writes the map's first words as
+ * {0x7e50, address, dims[0], dims[1], ...} so a launch's parameter bytes show which map came. */
+typedef struct tta_fake_tensor_map {
+  int data_type;
+  unsigned rank;
+  uint64_t address;
+  uint64_t dims[5];
+  uint64_t strides[4];   /* bytes, rank - 1 of them */
+  unsigned box[5];
+  unsigned element_strides[5];
+  int interleave, swizzle, l2_promotion, oob_fill;
+  int result;
+} tta_fake_tensor_map;
+typedef int (*tta_fake_last_tensor_map_fn)(tta_fake_tensor_map *out); /* 0, or -1 if none */
+
 /* FNV-1a, 64 bits: what tta_fake_load.hash holds (tests hash the image files the same way). */
 static inline uint64_t tta_fake_hash(const void *data, size_t size) {
   const unsigned char *bytes = (const unsigned char *)data;

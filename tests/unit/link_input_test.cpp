@@ -88,7 +88,7 @@ TEST_F(LinkInput, GroupsKernelsConfigsHintVariantsAndTargets) {
   EXPECT_TRUE(k.oneOnly.empty());
   EXPECT_TRUE(k.globalScratchArg);
   EXPECT_TRUE(k.profileScratchArg);
-  EXPECT_EQ(k.grid[0], "cdiv(n, BLOCK)");
+  EXPECT_EQ((*k.grid)[0], "cdiv(n, BLOCK)");
 
   ASSERT_EQ(k.configs.size(), 2u);
   EXPECT_EQ(k.configs[0].name, "BLOCK=256,num_warps=4");   // first appearance is the default
@@ -358,7 +358,7 @@ TEST_F(LinkInput, ConfigsWithOneNameAndDifferentValues) {
 }
 
 TEST_F(LinkInput, VariantsMustAgreeOnTheSignature) {
-  disagreement([](KernelMetadata &m) { m.params[1].name = "count"; m.grid[0] = "cdiv(count, BLOCK)"; },
+  disagreement([](KernelMetadata &m) { m.params[1].name = "count"; (*m.grid)[0] = "cdiv(count, BLOCK)"; },
                "parameter 2 of kernel 'scale' is 'count' here but 'n'");
   disagreement([](KernelMetadata &m) { m.params[1] = ptr("n"); },
                "parameter 2 of kernel 'scale', 'n', is a pointer here but a runtime scalar");
@@ -370,8 +370,11 @@ TEST_F(LinkInput, VariantsMustAgreeOnTheSignature) {
                "parameter 3 of kernel 'scale' is 'extra' here but 'BLOCK'");
   disagreement([](KernelMetadata &m) { m.params[1] = constant("n", 7); },
                "'n', is a constexpr here but a runtime scalar");
-  disagreement([](KernelMetadata &m) { m.grid[1] = "2"; },
+  disagreement([](KernelMetadata &m) { (*m.grid)[1] = "2"; },
                "the grid of kernel 'scale' is [cdiv(n, BLOCK), 2, 1] here but [cdiv(n, BLOCK), 1, 1]");
+  disagreement([](KernelMetadata &m) { m.grid.reset(); },
+               "the grid of kernel 'scale' is the caller's (no grid compiled in) here but "
+               "[cdiv(n, BLOCK), 1, 1]");
   disagreement([](KernelMetadata &m) { m.function = "other_fn"; },
                "kernel 'scale' is the function 'other_fn' of 'kernels/scale.py' here but 'scale_fn'");
   disagreement([](KernelMetadata &m) { m.source = "kernels/elsewhere.py"; },
@@ -455,16 +458,27 @@ TEST_F(LinkInput, GridsAreIntegerExpressions) {
               HasSubstr("the grid of kernel 'scale' uses the constexpr 'BLOCK', which is 0.5 here: "
                         "grids are integer expressions"));
   m = variant("scale", "cuda:80", defaultParams());
-  m.grid[0] = "cdiv(n, BLOCK) + x";
+  (*m.grid)[0] = "cdiv(n, BLOCK) + x";
   meta = write(m);
   EXPECT_THAT(fails(options({meta}), meta), HasSubstr("uses 'x', a *fp32 parameter"));
-  m.grid[0] = "missing";
+  (*m.grid)[0] = "missing";
   meta = write(m);
   EXPECT_THAT(fails(options({meta}), meta), HasSubstr("uses 'missing', which is not one of its parameters"));
   // A ":1" parameter is an integer (1) in the grid: fine.
   m = variant("scale", "cuda:80", defaultParams(0, 1));
   Library lib = build(options({write(m)}));
   EXPECT_EQ(lib.kernels.size(), 1u);
+}
+
+TEST_F(LinkInput, AKernelWithoutAGridTakesTheCallersBesideOneWithAGrid) {
+  KernelMetadata rows = variant("rows", "cuda:80", defaultParams());
+  rows.grid.reset();
+  Library lib =
+      build(options({write(rows, "rows.json"), write(variant("scale", "cuda:80", defaultParams()))}));
+  ASSERT_EQ(lib.kernels.size(), 2u);
+  EXPECT_FALSE(lib.kernels[0].grid);
+  ASSERT_TRUE(lib.kernels[1].grid);
+  EXPECT_EQ((*lib.kernels[1].grid)[0], "cdiv(n, BLOCK)");
 }
 
 } // namespace

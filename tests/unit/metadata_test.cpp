@@ -162,6 +162,57 @@ TEST(MetadataTest, RoundTripsHip) {
   EXPECT_EQ(*parsed, meta);
 }
 
+TEST(MetadataTest, ACallerGridIsAnAbsentGridAndRoundTrips) {
+  KernelMetadata meta = hipExample();
+  meta.grid.reset();
+  json out = toJson(meta);
+  EXPECT_FALSE(out.contains("grid"));
+  Expected<KernelMetadata> parsed = parseMetadata(json::parse(out.dump()));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->grid);
+  EXPECT_EQ(*parsed, meta);
+  out["grid"] = nullptr; // null reads as absent
+  parsed = parseMetadata(out);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_FALSE(parsed->grid);
+}
+
+TEST(MetadataTest, AHostTensorDescriptorCarriesItsTmaFactsAndRoundTrips) {
+  KernelMetadata meta = cudaExample();
+  ParamInfo desc;
+  desc.name = "a_desc";
+  desc.kind = ParamInfo::Kind::TensorDesc;
+  desc.type = "tensordesc<fp16[128, 64]>";
+  desc.size = 128;
+  desc.tensordesc = TensorDescInfo{2, 6, 2, 3, {128, 64}, false, false};
+  std::vector<ParamInfo> params = {desc};
+  for (const char *part : {"shape", "stride"})
+    for (int d = 0; d < 2; ++d) {
+      ParamInfo extra;
+      const bool shape = std::string(part) == "shape";
+      extra.name = "a_desc." + std::string(part) + std::to_string(d);
+      extra.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
+      extra.type = shape ? "i32" : "i64";
+      extra.size = shape ? 4 : 8;
+      params.push_back(extra);
+    }
+  meta.params.insert(meta.params.begin(), params.begin(), params.end());
+  json out = toJson(meta);
+  EXPECT_EQ(out["params"][0]["tensordesc"],
+            json::parse(R"({"rank": 2, "data_type": 6, "elem_size": 2, "swizzle": 3,
+                            "box": [128, 64], "fp4_padded": false, "shape_args_padded": false})"));
+  Expected<KernelMetadata> parsed = parseMetadata(json::parse(out.dump()));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, meta);
+  out["params"][0]["tensordesc"]["box"] = json::array({128});
+  parsed = parseMetadata(out);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message,
+            "params[0].tensordesc.box: expected 2 entries (the rank), got [128]");
+  out["params"][0]["size"] = 8;
+  EXPECT_FALSE(parseMetadata(out));
+}
+
 TEST(MetadataTest, WritesTheDocumentedLayout) {
   json out = toJson(cudaExample());
   EXPECT_EQ(out["schema"], "triton-aot-kernel");
@@ -276,7 +327,7 @@ TEST(MetadataTest, RejectsBadFiles) {
       {"/params", removed(), "params: missing required field"},
       {"/params/0/kind", "tensor",
        "params[0].kind: expected one of pointer, scalar, constexpr, specialized_to_one, "
-       R"(global_scratch, profile_scratch; got "tensor")"},
+       R"(tensordesc, tensordesc_shape, tensordesc_stride, global_scratch, profile_scratch; got "tensor")"},
       {"/params/0/hint", 8, "params[0].hint: expected 0, 1 or 16, got 8"},
       {"/params/0/size", 4,
        "params[0].size: 4 is not a valid size for a pointer parameter; expected 8"},

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -28,7 +29,16 @@ TEST(Options, UpstreamFlagsIncludingTwoLetterShortOptions) {
   EXPECT_EQ(k.configs[0].numStages, 4);
   EXPECT_EQ(k.targets.at(0).spelling(), "cuda:80");
   EXPECT_EQ(cl->request.options.outputStem, fs::absolute("out/add"));
-  EXPECT_EQ(k.grid.dims[0], "cdiv(n, 1024)");
+  ASSERT_TRUE(k.grid);
+  EXPECT_EQ(k.grid->dims[0], "cdiv(n, 1024)");
+}
+
+TEST(Options, WithoutAGridTheCallerPassesIt) {
+  auto cl = parse({"k.py", "-n", "f", "-s", "*fp32, i32", "-t", "cuda:80"});
+  ASSERT_TRUE(cl) << cl.error().message;
+  EXPECT_FALSE(cl->request.kernels.at(0).grid);
+  // Given but empty is not "left out": it fails as a grid.
+  EXPECT_FALSE(parse({"k.py", "-n", "f", "-s", "*fp32, i32", "-g", "", "-t", "cuda:80"}));
 }
 
 TEST(Options, RepeatedSignaturesTargetsAndConfigs) {
@@ -76,10 +86,6 @@ TEST(Options, MissingPiecesAreUsageErrorsThatSayWhatToAdd) {
   EXPECT_EQ(noName.error().code, ExitCode::UsageError);
   EXPECT_EQ(noName.error().message,
             "missing -n/--kernel-name: name the @triton.jit function to compile");
-  auto noGrid = parse({"k.py", "-n", "f", "-s", "i32", "-t", "cuda:80"});
-  ASSERT_FALSE(noGrid);
-  EXPECT_EQ(noGrid.error().message,
-            "missing -g/--grid: give three C expressions, e.g. -g \"cdiv(n, BLOCK), 1, 1\"");
   auto noTarget = parse({"k.py", "-n", "f", "-s", "i32", "-g", "1"});
   ASSERT_FALSE(noTarget);
   EXPECT_EQ(noTarget.error().message,
@@ -123,12 +129,16 @@ TEST(Options, SpecFileExpandsKernelsWithPathsRelativeToIt) {
        "configs": ["BLOCK=1024 num_warps=4", "BLOCK=256 name=small"],
        "grid": "cdiv(n, BLOCK), 1, 1"},
       {"source": "kernels/mm.py", "function": "mm", "signatures": "*fp16, 64",
-       "grid": ["1", "1", "1"], "targets": ["cuda:90a"]}
+       "grid": ["1", "1", "1"], "targets": ["cuda:90a"]},
+      {"source": "kernels/rows.py", "function": "rows", "signatures": "*fp32, i32"}
     ]})";
   auto kernels = loadSpecFile((dir / "spec.json").string(), {});
   ASSERT_TRUE(kernels) << kernels.error().message;
-  ASSERT_EQ(kernels->size(), 2u);
+  ASSERT_EQ(kernels->size(), 3u);
   EXPECT_EQ((*kernels)[0].sourcePath, dir / "kernels/add.py");
+  ASSERT_TRUE((*kernels)[1].grid);
+  EXPECT_EQ((*kernels)[1].grid->dims, (std::array<std::string, 3>{"1", "1", "1"}));
+  EXPECT_FALSE((*kernels)[2].grid) << "no grid: the caller's";
   EXPECT_EQ((*kernels)[0].targets.size(), 2u);
   EXPECT_EQ((*kernels)[0].configs.size(), 2u);
   EXPECT_EQ((*kernels)[0].configs[1].name, "small");

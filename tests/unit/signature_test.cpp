@@ -490,9 +490,33 @@ TEST(SignatureTest, RejectsTrailingGarbage) {
   EXPECT_EQ(errorOf("i32;i64").message,
             "signature entry 1 'i32;i64': unexpected character ';'; expected a type, a value or a "
             "name");
-  EXPECT_EQ(errorOf("tensordesc<fp16[64]>").message,
-            "signature entry 1 'tensordesc<fp16[64]>': unexpected character '<'; expected a type, "
-            "a value or a name");
+  EXPECT_EQ(errorOf("tensordesc<fp16[64 64]>").message,
+            "signature entry 1 'tensordesc<fp16[64 64]>': expected ']' after the block shape; "
+            "expected tensordesc<TYPE[BLOCK, ...]>, e.g. tensordesc<fp16[128, 64]>");
+  EXPECT_EQ(errorOf("tensordesc<fp17[64]>").message,
+            "signature entry 1 'tensordesc<fp17[64]>': unknown element type 'fp17'; expected "
+            "tensordesc<TYPE[BLOCK, ...]>, e.g. tensordesc<fp16[128, 64]>");
+  EXPECT_EQ(errorOf("tensordesc<fp16[512]>").message,
+            "signature entry 1 'tensordesc<fp16[512]>': block dimension 512 is out of range; TMA "
+            "boxes are 1 to 256 elements per dimension");
+}
+
+TEST(SignatureTest, HostTensorDescriptorsAsUpstreamSpellsThem) {
+  Expected<Signature> s =
+      parseSignature("tensordesc<fp16[128,64]>, *fp32:16, b_desc=tensordesc< bf16[ 64 , 32 , 2] >");
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_EQ(s->entries.size(), 3u) << "commas inside the brackets do not split entries";
+  EXPECT_EQ(s->entries[0].kind, SignatureEntry::Kind::TensorDesc);
+  EXPECT_EQ(s->entries[0].type, ScalarType::FP16);
+  EXPECT_EQ(s->entries[0].blockShape, (std::vector<std::int64_t>{128, 64}));
+  EXPECT_EQ(s->entries[1].kind, SignatureEntry::Kind::Pointer);
+  EXPECT_EQ(s->entries[2].keyword, "b_desc");
+  EXPECT_EQ(s->entries[2].blockShape, (std::vector<std::int64_t>{64, 32, 2}));
+  EXPECT_EQ(formatSignature(*s),
+            "tensordesc<fp16[128, 64]>, *fp32:16, b_desc=tensordesc<bf16[64, 32, 2]>");
+  Expected<Signature> again = parseSignature(formatSignature(*s));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->entries, s->entries);
 }
 
 TEST(SignatureTest, RejectsBadStrings) {

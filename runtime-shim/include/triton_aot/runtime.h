@@ -209,6 +209,30 @@ typedef struct triton_aot_launch_info {
   uint64_t profile_scratch_align;
 } triton_aot_launch_info;
 
+/* A host tensor descriptor parameter (Triton's TensorDescriptor; signature type
+ * tensordesc<fp16[128, 64]>) of one function: what the runtime needs to encode its CUtensorMap
+ * (TMA descriptor) with cuTensorMapEncodeTiled, as Triton's launcher does, from the metadata's
+ * tensordesc facts. */
+#define TRITON_AOT_TENSOR_MAX_RANK 5
+#define TRITON_AOT_TENSOR_FP4_PADDED 1u /* fp4 packed two to a byte: the innermost dimension
+                                         * is encoded twice as long */
+typedef struct triton_aot_tensor_map {
+  uint32_t rank;              /* 1 .. TRITON_AOT_TENSOR_MAX_RANK */
+  uint32_t data_type;         /* CUtensorMapDataType (the host enum) */
+  uint32_t elem_size;         /* bytes per element */
+  uint32_t swizzle;           /* CUtensorMapSwizzle */
+  uint32_t flags;             /* TRITON_AOT_TENSOR_* */
+  uint32_t box[TRITON_AOT_TENSOR_MAX_RANK]; /* the block shape Triton encodes, outermost first */
+} triton_aot_tensor_map;
+
+/* What the caller passes for a tensor descriptor parameter: as Triton's host TensorDescriptor
+ * holds it (shape and strides in elements, outermost first; the innermost stride must be 1). */
+typedef struct triton_aot_tensor_arg {
+  const void *base;
+  int64_t shape[TRITON_AOT_TENSOR_MAX_RANK];
+  int64_t strides[TRITON_AOT_TENSOR_MAX_RANK];
+} triton_aot_tensor_arg;
+
 /* One loadable function: a variant of a kernel built for one target. */
 typedef struct triton_aot_function {
   uint32_t entry;             /* symbol in the image: offset in triton_aot_library.strings */

@@ -1,3 +1,0 @@
-# expect: triton_add_kernel\(add\): GRID is missing
-triton_add_kernel(add SOURCE ${KERNELS}/add.py FUNCTION add_kernel  # <- error
-  SIGNATURE "*fp32, *fp32, *fp32, i32, 1024")
