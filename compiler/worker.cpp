@@ -105,9 +105,25 @@ public:
     fd = -1;
   }
 
-  /// Asks the worker to finish (EOF on stdin), then makes sure it does.
+  /// Asks the worker to finish (EOF on stdin), then makes sure it does. A leased worker is not
+  /// ours to wait for: it ends the lease by closing its end, after telling the pool it is free,
+  /// so the build's next run finds it idle.
   void stop() {
     closeFd(input);
+    if (leased && output >= 0) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      char chunk[4096];
+      while (std::chrono::steady_clock::now() < deadline) {
+        pollfd fd{output, POLLIN, 0};
+        if (::poll(&fd, 1, 100) < 0 && errno != EINTR)
+          break;
+        if (fd.revents == 0)
+          continue;
+        ssize_t n = ::read(output, chunk, sizeof chunk);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+          break;
+      }
+    }
     if (pid > 0 && !dead) {
       using namespace std::chrono;
       auto deadline = steady_clock::now() + seconds(5);

@@ -1200,10 +1200,15 @@ def pool_worker(python, control_fd, lease):
     stamps = _installed_module_stamps()
     while True:
         serve(tap, hello)
-        tap.detach(os.dup(quiet))
         stamps.update(_installed_module_stamps())
+        # Idle before the lease's fds close: the run waits for that EOF before it exits, so the
+        # pool knows this worker is free before the build's next run can ask for one.
         try:
             control.sendall(b"idle\n")
+        except OSError:
+            return 0
+        tap.detach(os.dup(quiet))
+        try:
             lease = _next_lease(control)
         except OSError:
             lease = None

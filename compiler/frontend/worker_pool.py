@@ -76,6 +76,7 @@ class Pool:
                 os.close(fd)
             return
         self.last_activity = time.monotonic()
+        self.drain()  # a worker that said idle before this run connected is free
         worker = next((w for w in self.workers if not w.busy), None)
         try:
             if worker is None:
@@ -88,6 +89,12 @@ class Pool:
         finally:
             for fd in fds:
                 os.close(fd)
+
+    def drain(self):
+        """Handles what the workers said and was not read yet."""
+        for key, _ in self.selector.select(timeout=0):
+            if key.fileobj is not self.listener:
+                key.data(key.fileobj)
 
     def heard(self, control):
         worker = next(w for w in self.workers if w.control is control)
