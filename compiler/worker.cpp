@@ -188,14 +188,18 @@ WorkerPool::~WorkerPool() {
   workers_.clear();
 }
 
-std::vector<std::string> WorkerPool::environment() const {
+std::vector<std::string> WorkerPool::userEnvironment() const {
   std::vector<std::string> entries;
   for (char **e = environ; *e; ++e) {
     std::string_view entry(*e);
-    std::string key(entry.substr(0, entry.find('=')));
-    if (!settings_.environment.count(key))
+    if (!settings_.environment.count(std::string(entry.substr(0, entry.find('=')))))
       entries.emplace_back(entry);
   }
+  return entries;
+}
+
+std::vector<std::string> WorkerPool::environment() const {
+  std::vector<std::string> entries = userEnvironment();
   for (const auto &[key, value] : settings_.environment)
     entries.push_back(key + '=' + value);
   return entries;
@@ -208,24 +212,19 @@ void WorkerPool::givePoolUp(const std::string &why) {
 }
 
 Expected<WorkerProcess *> WorkerPool::lease() {
-  std::vector<std::string> userEnvironment;
-  for (char **e = environ; *e; ++e) {
-    std::string_view entry(*e);
-    if (!settings_.environment.count(std::string(entry.substr(0, entry.find('=')))))
-      userEnvironment.emplace_back(entry);
-  }
+  // The pool is keyed by the user's environment; what the run sets travels with the lease.
+  const std::vector<std::string> user = userEnvironment();
   if (poolSocket_.empty()) {
     auto directory = workerPoolDirectory();
     if (!directory)
       return directory.takeError();
-    poolSocket_ =
-        workerPoolSocket(*directory, settings_.python, settings_.script, userEnvironment);
+    poolSocket_ = workerPoolSocket(*directory, settings_.python, settings_.script, user);
   }
   std::error_code ec;
   nlohmann::json runSettings = {{"cwd", std::filesystem::current_path(ec).string()},
                                 {"environment", settings_.environment}};
   auto leased = leaseWorker(poolSocket_, settings_.python, settings_.script,
-                            settings_.poolIdleSeconds, userEnvironment, runSettings);
+                            settings_.poolIdleSeconds, user, runSettings);
   if (!leased)
     return leased.takeError();
   ::signal(SIGPIPE, SIG_IGN);

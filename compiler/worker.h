@@ -53,7 +53,8 @@ public:
 private:
   Expected<WorkerProcess *> spawn();
   Expected<WorkerProcess *> lease();
-  std::vector<std::string> environment() const;
+  std::vector<std::string> userEnvironment() const;   ///< ours, less what settings_ replaces
+  std::vector<std::string> environment() const;       ///< a worker's: the user's plus settings_
   void givePoolUp(const std::string &why);
 
   WorkerSettings settings_;
