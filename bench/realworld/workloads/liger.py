@@ -19,13 +19,13 @@ package ``liger_kernel.ops``: the package may swap in a cuTile / CuTe DSL
 implementation on a GPU, the submodules always hold the Triton one.  Ops that
 go through Liger's dispatcher (JSD) are pinned to ``impl="nvidia-triton"``.
 
-Three kernels cannot be reached through Liger's Python on an H100 and are
-driven anyway (see ``VIA_WORKAROUND``): the Blackwell-only column-tiled SwiGLU
-kernels (Liger's own ``swiglu_forward``/``swiglu_backward`` with its arch probe
-answering "blackwell" for the duration of the case), and the multi-block softmax
-forward kernel (dead code in Liger: launched directly with Liger's argument
-convention and a BLOCK_SIZE smaller than the row).  The kernels themselves are
-Liger's, unedited.
+Four kernels are not launched by Liger's Python on an H100 and are driven anyway
+(see ``VIA_WORKAROUND``): the Blackwell-only column-tiled SwiGLU kernels (Liger's own
+``swiglu_forward``/``swiglu_backward`` with its arch probe answering "blackwell" for
+the duration of the case), the multi-block softmax forward kernel (dead code in
+Liger: launched directly with Liger's argument convention and a BLOCK_SIZE smaller
+than the row), and the history-free Sinkhorn backward (Liger's ``mhc_sinkhorn_bwd``
+called with ``hist=None``).  The kernels themselves are Liger's, unedited.
 """
 
 import contextlib
@@ -148,15 +148,23 @@ BT = 8  # tokens
 # ----------------------------------------------------------------------------- attn_res
 
 
-def attn_res(device):
+def _attn_res(device, dtype, n_blocks):
     from liger_kernel.ops.attn_res import LigerAttnResFunction
 
     _seed()
-    v = _randn((3, 2, 4, 128), device, grad=True)  # [N blocks, B, T, D]
-    wq = _randn((128,), device, grad=True)
-    wn = (1.0 + 0.1 * _randn((128,), device)).requires_grad_(True)
+    v = _randn((n_blocks, 2, 4, 128), device, dtype=dtype, grad=True)  # [N blocks, B, T, D]
+    wq = _randn((128,), device, dtype=dtype, grad=True)
+    wn = (1.0 + 0.1 * _randn((128,), device)).to(dtype).requires_grad_(True)
     h = LigerAttnResFunction.apply(v, wq, wn, 1e-6)
     _backward(h)
+
+
+def attn_res_fp32(device):
+    _attn_res(device, torch.float32, 3)  # MAX_BLOCKS = 4
+
+
+def attn_res_bf16(device):
+    _attn_res(device, torch.bfloat16, 6)  # MAX_BLOCKS = 8
 
 
 # ----------------------------------------------------------------------------- cross_entropy (+ utils.element_mul_kernel)
@@ -1044,7 +1052,8 @@ def vocab_parallel_ce_label_smoothing_bf16(device):
 
 
 _CASES = [
-    attn_res,
+    attn_res_fp32,
+    attn_res_bf16,
     ce_mean,
     ce_sum_scaled,
     ce_none_label_smoothing,
