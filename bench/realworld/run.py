@@ -37,6 +37,22 @@ def load_workload(name):
     return module
 
 
+def missing_gpu_or_modules(workload_name):
+    """Why this machine cannot run the workload on a GPU, or "" when it can."""
+    try:
+        import torch
+    except ImportError:
+        return f"{sys.executable} has no torch"
+    if not torch.cuda.is_available():
+        return "torch sees no GPU"
+    try:
+        for module in load_workload(workload_name).MODULES:
+            importlib.import_module(module)
+    except ImportError as e:
+        return f"{sys.executable} cannot import {e.name} (pip install it, or --no-deps --target)"
+    return ""
+
+
 def run_cases(workload, mode, device):
     from launch_capture import Recorder
     failures = {}
@@ -139,6 +155,11 @@ def main():
     parser.add_argument("--csv", help="write one row per kernel")
     args = parser.parse_args()
 
+    if args.mode == "gpu":
+        why = missing_gpu_or_modules(args.workload)
+        if why:
+            print(f"REALWORLD-SKIP: {why}")
+            return 0
     from declarations import build_entries
     workload = load_workload(args.workload)
     work = os.path.join(os.path.abspath(args.work), args.workload)
