@@ -35,6 +35,8 @@ class Entry:
     signatures: list
     config: str               # "" or the CONFIG string
     launches: list            # indices into the recorder's launches
+    heuristic_values: dict    # integer heuristic -> the values the launches computed
+    extra: list               # more arguments of the call, from the workload's DECLARE
 
     @property
     def function(self):
@@ -120,8 +122,11 @@ def _options_config(options):
     return ("name=launch " + " ".join(parts)) if parts else ""
 
 
-def build_entries(launches):
-    """[Entry] for the recorded launches, and {launch index: reason} for those left out."""
+def build_entries(launches, declare=None):
+    """[Entry] for the recorded launches, and {launch index: reason} for those left out.
+    declare: {"module.attribute": [more triton_add_kernel arguments]}, what a user adds by hand
+    (a HEURISTIC for a lambda the compiler cannot translate)."""
+    declare = declare or {}
     groups, skipped = {}, {}
     for index, launch in enumerate(launches):
         try:
@@ -150,7 +155,14 @@ def build_entries(launches):
             continue
         key = (launch.jit.fn.__module__, attribute, tuple(key_values), config)
         group = groups.setdefault(key, {"generic": ", ".join(generic), "hinted": [],
-                                        "launches": [], "launch": launch})
+                                        "launches": [], "values": {}})
+        # An integer heuristic over runtime arguments is compiled for listed values: those the
+        # launches computed (a bool one compiles both values by itself).
+        for name in launch.heuristic_names:
+            value = launch.values[name]
+            value = getattr(value, "value", value)
+            if isinstance(value, int) and not isinstance(value, bool):
+                group["values"].setdefault(name, set()).add(value)
         if ", ".join(hinted) not in group["hinted"]:
             group["hinted"].append(", ".join(hinted))
         group["launches"].append(index)
@@ -169,7 +181,9 @@ def build_entries(launches):
             signatures.append(group["generic"])
         entries.append(Entry(name=name, module=module_name, attribute=attribute, source=source,
                              installed=any(p in source for p in ("site-packages", "dist-packages")),
-                             signatures=signatures, config=config, launches=group["launches"]))
+                             signatures=signatures, config=config, launches=group["launches"],
+                             heuristic_values={n: sorted(v) for n, v in group["values"].items()},
+                             extra=list(declare.get(f"{module_name}.{attribute}", []))))
     return entries, skipped
 
 
@@ -184,6 +198,9 @@ def cmake_project(entries, project="realworld"):
         lines.append("  SIGNATURE " + "\n            ".join(f'"{s}"' for s in e.signatures))
         if e.config:
             lines.append(f'  CONFIG "{e.config}"')
+        for name, values in e.heuristic_values.items():
+            lines.append(f'  HEURISTIC_VALUES "{name}={",".join(map(str, values))}"')
+        lines += [f"  {x}" for x in e.extra]
         lines[-1] += ")"
         lines.append(f"triton_add_library(lib_{e.name} SHARED KERNELS {e.name} PREFIX {e.name})")
         lines.append("")

@@ -174,7 +174,7 @@ def main():
         launches, failures = run_cases(workload, "gpu", "cuda")
     for case, why in failures.items():
         print(f"case {case} failed: {why}")
-    entries, skipped = build_entries(launches)
+    entries, skipped = build_entries(launches, getattr(workload, "DECLARE", {}))
     for index, why in skipped.items():
         print(f"launch {index} of {launches[index].name}: {why}")
     built = build(entries, work, args.tritonaot_dir, args.arch, args.python) \
