@@ -9,9 +9,14 @@ The cases launch every kernel, every autotuned one at least once, and each bool
   clamp_kernel       FULL_TILES   n % BLOCK == 0 (4096) / not (4000)
   scale_rows_kernel  EVEN_N       n_cols a power of two (256) / not (100); and BLOCK_N 256, 128
                      HAS_BIAS     a bias tensor / None
-  copy_kernel        USE_WIDE     fp32 input (itemsize 4) / fp16 (the lambda the compiler
-                                  cannot translate: declare it with HEURISTIC
-                                  USE_WIDE=... by hand)"""
+  copy_kernel        USE_WIDE     fp32 input (itemsize 4) / fp16
+
+copy_kernel's heuristic reads `x_ptr.dtype`, which the compiler cannot translate to C, so its
+declaration gets `HEURISTIC USE_WIDE=...` by hand (DECLARE).  No C expression over the
+arguments can see a pointer's element type, and DECLARE applies to every declaration of the
+kernel (one per dtype), so `true` is declared: right for the fp32 launches; for fp16 the build
+widens to fp32 and narrows back on the store where Triton copies fp16 as it is, which writes
+the same bytes."""
 import importlib
 import os
 import sys
@@ -24,6 +29,8 @@ if _PACKAGE_ROOT not in sys.path:
     sys.path.insert(0, _PACKAGE_ROOT)
 
 MODULES = [
+    "fusedops.ops.utils",
+    "fusedops.ops.device_info",
     "fusedops.ops.swiglu",
     "fusedops.ops.no_specialize",
     "fusedops.ops.tuned_scale",
@@ -32,6 +39,8 @@ MODULES = [
     "fusedops.ops.heuristic_untranslatable",
     "fusedops.ops.row_scale",
 ]
+
+DECLARE = {"fusedops.ops.heuristic_untranslatable.copy_kernel": ["HEURISTIC \"USE_WIDE=true\""]}
 
 
 def _mod(name):

@@ -11,6 +11,7 @@ import torch
 MODULES = [
     "tests.kernels.tutorials.vector_add",
     "tests.kernels.tutorials.fused_softmax",
+    "tests.kernels.tutorials.activations",
     "tests.kernels.tutorials.matmul",
     "tests.kernels.tutorials.dropout",
     "tests.kernels.tutorials.layer_norm",
