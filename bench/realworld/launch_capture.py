@@ -10,7 +10,10 @@ built libraries (replay.py).
 Two modes:
 - "gpu": the launch runs for real. Before it, every storage a tensor argument lives in is copied;
   after it (synchronized) again: the replay starts from the first copy and must end with the
-  second, byte for byte. The autotuner's benchmarking launches are not recorded.
+  second, byte for byte. The autotuner's benchmarking launches are not recorded; for an
+  autotuned launch "before" is the memory before the autotuner ran (its benchmark runs may
+  already have written the outputs, and a replay that did nothing would then pass), and the
+  replay zeroes the `reset_to_zero` arguments as the autotuner did.
 - "dry": no GPU. Nothing launches (outputs stay as allocated); an autotuned kernel takes its first
   config. Enough to see which kernels a workload reaches and to build their declarations.
 """
@@ -48,6 +51,7 @@ class Launch:
     autotuner: Autotuner = None       # the @triton.autotune layer, if any
     config: object = None             # the triton.Config it launched with
     heuristic_names: tuple = ()       # constexprs a @triton.heuristics layer set
+    reset_to_zero: tuple = ()         # arguments the autotuner zeroed before this launch
     storages: list = dataclasses.field(default_factory=list)
     pointers: dict = dataclasses.field(default_factory=dict)  # param -> (storage index, offset)
     note: str = ""                    # why it cannot be replayed, when it cannot
@@ -92,7 +96,11 @@ class Recorder:
             return recorder._record(jit_run, fn, args, grid, kwargs)
 
         def run_autotuner(tuner, *args, **kwargs):
-            recorder._frames.stack.append(("autotune", tuner))
+            frame = {"benchmarked": False, "memory": {}}
+            if recorder.mode == "gpu":
+                named = {**dict(zip(tuner.arg_names, args)), **kwargs}
+                frame["memory"] = recorder._copy_storages(named.values())
+            recorder._frames.stack.append(("autotune", tuner, frame))
             try:
                 if recorder.mode == "dry":
                     tuner.best_config = tuner.configs[0]
@@ -103,13 +111,16 @@ class Recorder:
 
         def bench(tuner, *args, **kwargs):
             recorder._frames.benchmarking += 1
+            for frame in recorder._frames.stack:
+                if frame[0] == "autotune":
+                    frame[2]["benchmarked"] = True
             try:
                 return tune_bench(tuner, *args, **kwargs)
             finally:
                 recorder._frames.benchmarking -= 1
 
         def run_heuristics(heur, *args, **kwargs):
-            recorder._frames.stack.append(("heuristics", heur))
+            recorder._frames.stack.append(("heuristics", heur, None))
             try:
                 return heur_run(heur, *args, **kwargs)
             finally:
@@ -141,15 +152,19 @@ class Recorder:
                     else p.default
         launch = Launch(jit=fn, values=values, passed=passed, options=options,
                         grid=self._grid(grid, values))
-        for kind, layer in self._frames.stack:
+        tuned_memory = {}
+        for kind, layer, frame in self._frames.stack:
             if kind == "autotune":
                 launch.autotuner, launch.config = layer, layer.best_config
+                tuned_memory = frame["memory"]
+                if frame["benchmarked"]:
+                    launch.reset_to_zero = tuple(getattr(layer, "reset_to_zero", None) or ())
             else:
                 launch.heuristic_names += tuple(layer.values)
         if self.mode == "dry":
             self.launches.append(launch)
             return None
-        self._snapshot(launch, "before")
+        self._snapshot(launch, "before", tuned_memory)
         result = jit_run(fn, *args, grid=grid, warmup=False, **kwargs)
         self._snapshot(launch, "after")
         self.launches.append(launch)
@@ -162,7 +177,21 @@ class Recorder:
         grid = tuple(int(g) for g in grid)
         return (grid + (1, 1, 1))[:3]
 
-    def _snapshot(self, launch, when):
+    @staticmethod
+    def _copy_storages(values):
+        """{storage base: uint8 copy} of the tensors among values."""
+        import torch
+        torch.cuda.synchronize()
+        out = {}
+        for value in values:
+            if _is_tensor(value):
+                storage = value.untyped_storage()
+                if storage.data_ptr() not in out and storage.nbytes() <= MAX_SNAPSHOT_BYTES:
+                    out[storage.data_ptr()] = torch.empty(
+                        0, dtype=torch.uint8, device=value.device).set_(storage).clone()
+        return out
+
+    def _snapshot(self, launch, when, earlier=None):
         import torch
         torch.cuda.synchronize()
         if when == "before":
@@ -180,17 +209,22 @@ class Recorder:
                     launch.storages.append(Storage(base=base, nbytes=storage.nbytes()))
                 launch.pointers[name] = (bases[base], value.data_ptr() - base)
         for index, storage in enumerate(launch.storages):
-            tensor = self._storage_tensor(launch, index)
-            setattr(storage, when, tensor.clone())
+            if when == "before" and earlier and storage.base in earlier:
+                storage.before = earlier[storage.base]
+            else:
+                setattr(storage, when, storage_tensor(launch, index).clone())
 
-    def _storage_tensor(self, launch, index):
-        import torch
-        for name, (i, _) in launch.pointers.items():
-            if i == index:
-                value = launch.values[name]
-                return torch.empty(0, dtype=torch.uint8, device=value.device).set_(
-                    value.untyped_storage())
-        raise AssertionError("storage without a tensor")
+
+def storage_tensor(launch, index):
+    """The whole storage `index` of a launch, as uint8 (the live allocation: the launch record
+    holds its tensors, so it is neither freed nor reused)."""
+    import torch
+    for name, (i, _) in launch.pointers.items():
+        if i == index:
+            value = launch.values[name]
+            return torch.empty(0, dtype=torch.uint8, device=value.device).set_(
+                value.untyped_storage())
+    raise AssertionError("storage without a tensor")
 
 
 @contextlib.contextmanager

@@ -1,11 +1,13 @@
 """Replays recorded launches through the built libraries and compares memory byte for byte.
 
 Each recorded launch (gpu mode) holds every storage its tensor arguments point into, as it was
-before Triton's launch and after it. The replay copies the "before" storages, calls the
-library's `<prefix>_<kernel>_config(stream, config, grid_x, grid_y, grid_z, args...)` with
-pointers into the copies at the same offsets (so aliasing and alignment are the launch's), and
-compares every copied storage with the "after" one: equal means every byte the kernel could
-write is the same.
+before Triton's launch and after it, and the tensors themselves (so the allocations stay alive).
+The replay writes the "before" bytes back into those very allocations, zeroes what the
+autotuner zeroed, calls the library's
+`<prefix>_<kernel>_config(stream, config, grid_x, grid_y, grid_z, args...)` with the launch's own
+pointers (so aliasing, alignment and any device-side table of pointers are the launch's), and
+compares every storage with the "after" copy: equal means every byte the kernel could write
+through its arguments is the same.
 """
 import os
 import sys
@@ -37,16 +39,20 @@ def _scalar(value):
 def replay(library_path, prefix, launch):
     """One row: whether the library reproduces the launch's memory exactly."""
     import torch
+    from launch_capture import storage_tensor
     lib = Library(library_path, prefix)
     kernel = lib.kernels[0]
     index, config_name = config_index(kernel, launch)
-    copies = [s.before.clone() for s in launch.storages]
+    memory = [storage_tensor(launch, i) for i in range(len(launch.storages))]
+    for live, storage in zip(memory, launch.storages):
+        live.copy_(storage.before)
+    for name in launch.reset_to_zero:
+        launch.values[name].zero_()
     args = {}
     for p in kernel["params"]:
         name = p["name"]
         if name in launch.pointers:
-            storage, offset = launch.pointers[name]
-            args[name] = copies[storage].data_ptr() + offset
+            args[name] = launch.values[name].data_ptr()
         elif p["type"].startswith("*"):
             args[name] = 0  # None
         else:
@@ -59,7 +65,7 @@ def replay(library_path, prefix, launch):
         row.update(equal="error", note=lib.last_error())
         return row
     differing = 0
-    for copy, storage in zip(copies, launch.storages):
-        differing += int((copy != storage.after).sum())
+    for live, storage in zip(memory, launch.storages):
+        differing += int((live != storage.after).sum())
     row.update(equal="yes" if differing == 0 else "no", differing_bytes=differing)
     return row

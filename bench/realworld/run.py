@@ -85,8 +85,9 @@ def inventory(workload):
 
 
 def is_helper(jit, kernels):
-    """A @triton.jit function other kernels call: Triton compiles it only inside them."""
-    call = re.compile(r"\b" + re.escape(jit.fn.__name__) + r"\s*\(")
+    """A @triton.jit function other kernels call (or pass, as a tl.reduce combine function):
+    Triton compiles it only inside them."""
+    call = re.compile(r"\b" + re.escape(jit.fn.__name__) + r"\b")
     for _, _, other in kernels:
         if other is not jit and call.search(other.src.split(":", 1)[-1]):
             return True
