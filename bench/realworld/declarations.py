@@ -180,11 +180,21 @@ def build_entries(launches, declare=None):
         if group["generic"] not in signatures:
             signatures.append(group["generic"])
         entries.append(Entry(name=name, module=module_name, attribute=attribute, source=source,
-                             installed=any(p in source for p in ("site-packages", "dist-packages")),
+                             installed=_installed(module_name),
                              signatures=signatures, config=config, launches=group["launches"],
                              heuristic_values={n: sorted(v) for n, v in group["values"].items()},
                              extra=list(declare.get(f"{module_name}.{attribute}", []))))
     return entries, skipped
+
+
+def _installed(module_name):
+    """Whether a module comes from an installed distribution (site-packages, or a directory pip
+    installed into with --target): declared by MODULE, as a user of that package would."""
+    top = sys.modules[module_name.split(".")[0]]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(top.__file__)))
+    if any(p in root for p in ("site-packages", "dist-packages")):
+        return True
+    return any(entry.endswith(".dist-info") for entry in os.listdir(root))
 
 
 def cmake_project(entries, project="realworld"):
