@@ -230,9 +230,13 @@ Expected<Library> buildLibrary(const LinkOptions &options, const LogSink &log) {
   std::vector<Refusal> refusals;
   for (const InputFile &file : *files) {
     if (stringOr(file.json, "schema") == kRefusalSchema) {
+      const nlohmann::json &variant = objectOf(file.json, "variant");
       Refusal refusal{file.path, stringOr(objectOf(file.json, "kernel"), "name"),
                       stringOr(objectOf(file.json, "target"), "spelling"),
-                      stringOr(objectOf(file.json, "variant"), "config"), stringOr(file.json, "reason")};
+                      stringOr(variant, "config"), stringOr(file.json, "reason")};
+      refusal.numWarps = static_cast<int>(integerOf(variant, "num_warps").value_or(0));
+      refusal.numStages = static_cast<int>(integerOf(variant, "num_stages").value_or(0));
+      refusal.options = objectOf(variant, "options");
       if (refusal.kernel.empty() || refusal.target.empty() || refusal.reason.empty())
         return errorIn(file.path, "a refusal record needs kernel.name, target.spelling and reason");
       if (refusal.config.empty())
