@@ -183,13 +183,35 @@ void CompileRun::stageRefusal(const Job &job) {
                              {"signature", formatSignature(job.signature)},
                              {"num_warps", job.config.numWarps.value_or(0)},
                              {"num_stages", job.config.numStages.value_or(0)},
-                             {"options", options}}},
+                             {"options", options},
+                             {"constexprs", refusedConstexprs(job)}}},
                            {"reason", job.refusal}};
   if (Status s = transaction_.stage(job.paths.metadata, record.dump(2) + "\n"); !s) {
     fail(s.takeError());
     return;
   }
   refusals_.push_back(job.paths.metadata);
+}
+
+/// The constexpr values of a refused \p job by parameter name, as its metadata would list them
+/// (a library refusing the config on every target still computes its grid from them): from the
+/// signature completed by the kernel's description, else the config's own values.
+nlohmann::json CompileRun::refusedConstexprs(const Job &job) {
+  nlohmann::json constexprs = nlohmann::json::object();
+  for (const auto &[name, value] : job.config.constexprs)
+    constexprs[name] = constexprJson(value);
+  auto info = described_.find(describeKey(job));
+  if (job.kernel->sourceKind != "python" || info == described_.end())
+    return constexprs;
+  auto complete = completeSignature(job.signature, info->second, job.kernel->function,
+                                    job.kernel->sourcePath.string());
+  if (!complete)
+    return constexprs;
+  const nlohmann::json &declared = arrayOf(info->second, "params");
+  for (std::size_t i = 0; i < complete->entries.size() && i < declared.size(); ++i)
+    if (complete->entries[i].kind == SignatureEntry::Kind::Constexpr)
+      constexprs[stringOr(declared[i], "name")] = constexprJson(complete->entries[i].value);
+  return constexprs;
 }
 
 /// With --no-ptx, a .ptx an earlier run wrote beside a cubin would be stale: remove it.

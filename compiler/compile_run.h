@@ -124,6 +124,7 @@ private:
   void stageIndex();
   void stageDepfile(const std::vector<std::string> &depends);
   void stageRefusal(const Job &job);
+  nlohmann::json refusedConstexprs(const Job &job);
   void removeUnwantedPtx();
 
   // compile_store.cpp: this run's answers, for the next.

@@ -539,11 +539,36 @@ private:
         config.numWarps = refused->numWarps;
         config.numStages = refused->numStages;
         config.options = refused->options;
+        config.constexprs = refused->constexprs;   // the launch's grid reads them
+        variant.constexprs = refused->constexprs;
         variant.functions.push_back(refusedFunction(name, *refused));
       }
+      if (Status s = checkGridValues(config, *refusalFor(name)); !s)
+        return s;
       config.variants.push_back(std::move(variant));
       kernel_.configs.push_back(std::move(config));
     }
+    return ok();
+  }
+
+  /// A config refused everywhere still computes the grid at launch (before it refuses): its
+  /// records must give every constexpr the grid reads.
+  Status checkGridValues(const KernelConfig &config, const Refusal &refused) const {
+    if (!kernel_.grid)
+      return ok();
+    auto grid = parseGrid(std::vector<std::string>(kernel_.grid->begin(), kernel_.grid->end()));
+    if (!grid)
+      return ok();   // checked with the variants
+    for (const std::set<std::string> &names : grid->names)
+      for (const std::string &name : names) {
+        const ParamInfo *p = findParam(kernel_.params, name);
+        if (p && p->kind == ParamInfo::Kind::Constexpr && !config.constexprs.count(name))
+          return errorIn(refused.file, "kernel '" + kernel_.name + "', config " + config.name +
+                                           " is refused on every target, and its refusal record "
+                                           "does not give the value of '" + name +
+                                           "', which the grid uses: compile it again with this "
+                                           "triton-aot-cc");
+      }
     return ok();
   }
 

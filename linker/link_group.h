@@ -8,6 +8,7 @@
 #include "linker/link_model.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,7 @@ struct Refusal {
   int numWarps = 0;      ///< variant.num_warps (for a config refused on every target)
   int numStages = 0;     ///< variant.num_stages
   nlohmann::json options = nlohmann::json::object();   ///< variant.options
+  std::map<std::string, nlohmann::json> constexprs;   ///< variant.constexprs
 };
 
 /// Fills Library::kernels from \p variants (in order of first appearance). A config with a

@@ -472,7 +472,8 @@ TEST_F(LinkInput, GridsAreIntegerExpressions) {
 
 /// A refusal record as triton-aot-cc writes it (docs/metadata.md#refusal-records).
 std::string writeRefusal(const fs::path &dir, const std::string &kernel, const std::string &target,
-                         const std::string &config, const std::string &reason) {
+                         const std::string &config, const std::string &reason,
+                         nlohmann::json constexprs = {{"BLOCK", 1024}}) {
   const std::string file = kernel + "." + config + "." + target.substr(target.find(':') + 1) + ".json";
   nlohmann::json record = {
       {"schema", kRefusalSchema},
@@ -484,7 +485,8 @@ std::string writeRefusal(const fs::path &dir, const std::string &kernel, const s
       {"target", {{"spelling", target}}},
       {"variant",
        {{"id", kernel + "." + config}, {"config", config}, {"signature", "*fp32, i32, 1024"},
-        {"num_warps", 8}, {"num_stages", 5}, {"options", nlohmann::json::object()}}},
+        {"num_warps", 8}, {"num_stages", 5}, {"options", nlohmann::json::object()},
+        {"constexprs", std::move(constexprs)}}},
       {"reason", reason}};
   writeFile(dir / file, record.dump(2));
   return (dir / file).string();
@@ -503,6 +505,7 @@ TEST_F(LinkInput, AConfigRefusedOnEveryTargetIsStillAConfigRefusedEverywhere) {
   EXPECT_TRUE(big.named);
   EXPECT_EQ(big.numWarps, 8);
   EXPECT_EQ(big.numStages, 5);
+  EXPECT_EQ(big.constexprs.at("BLOCK"), 1024);   // the launch computes the grid from it
   ASSERT_EQ(big.variants.size(), 1u);
   EXPECT_THAT(big.variants[0].hints, ElementsAre(0, 0));
   ASSERT_EQ(big.variants[0].functions.size(), 2u);
@@ -519,6 +522,16 @@ TEST_F(LinkInput, AConfigRefusedEverywhereMustBeRefusedOnEveryTargetOfItsKernel)
   EXPECT_THAT(fails(options(inputs), refusal),
               HasSubstr("kernel 'scale', config big has neither a function nor a refusal record "
                         "for hip:gfx90a"));
+}
+
+TEST_F(LinkInput, AConfigRefusedEverywhereNeedsTheValuesItsGridReads) {
+  auto inputs = writeAll("scale", {"cuda:80"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory",
+                                     nlohmann::json::object());
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("kernel 'scale', config big is refused on every target, and its refusal "
+                        "record does not give the value of 'BLOCK', which the grid uses"));
 }
 
 TEST_F(LinkInput, AKernelWhoseEveryConfigIsRefusedOnATargetDoesNotLink) {
