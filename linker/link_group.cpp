@@ -491,11 +491,7 @@ private:
             const Refusal *refused = refusalFor(g.config.name, targetKey(t));
             if (!refused)
               return missing(g, h, t);
-            Function function;
-            function.metadataFile = refused->file;
-            function.refusal = "config " + g.config.name + " is not built for " + targetKey(t) +
-                               ": " + refused->reason;
-            variant.functions.push_back(std::move(function));
+            variant.functions.push_back(refusedFunction(g.config.name, *refused));
             continue;
           }
           variant.functions.push_back(std::move(f->second));
@@ -513,12 +509,81 @@ private:
                        });
       kernel_.configs.push_back(std::move(g.config));
     }
+    if (Status s = addConfigsRefusedEverywhere(names); !s)
+      return s;
     return checkEveryTargetHasAConfig();
   }
 
-  const Refusal *refusalFor(const std::string &config, const std::string &target) const {
+  /// A config with refusal records and no variant (every target refused it) stays a config of
+  /// the kernel, after the built ones: one generic variant whose launch on any target says why,
+  /// rather than a config that silently disappears from the library.
+  Status addConfigsRefusedEverywhere(const std::map<std::string, std::string> &built) {
+    std::vector<std::string> order;
     for (const Refusal *r : refusals_)
-      if (r->config == config && r->target == target)
+      if (!built.count(r->config) && std::find(order.begin(), order.end(), r->config) == order.end())
+        order.push_back(r->config);
+    for (const std::string &name : order) {
+      KernelConfig config;
+      config.name = name;
+      config.named = true;
+      HintVariant variant;
+      variant.hints.assign(kernel_.cParams.size(), 0);
+      for (const Target &t : kernel_.targets) {
+        const Refusal *refused = refusalFor(name, targetKey(t));
+        if (!refused)
+          return errorIn(refusalFor(name)->file,
+                         "kernel '" + kernel_.name + "', config " + name +
+                             " has neither a function nor a refusal record for " + targetKey(t) +
+                             " (other configs of the kernel are built for it): compile it for " +
+                             targetKey(t) + " too, or leave " + targetKey(t) + " out of the library");
+        config.numWarps = refused->numWarps;
+        config.numStages = refused->numStages;
+        config.options = refused->options;
+        config.constexprs = refused->constexprs;   // the launch's grid reads them
+        variant.constexprs = refused->constexprs;
+        variant.functions.push_back(refusedFunction(name, *refused));
+      }
+      if (Status s = checkGridValues(config, *refusalFor(name)); !s)
+        return s;
+      config.variants.push_back(std::move(variant));
+      kernel_.configs.push_back(std::move(config));
+    }
+    return ok();
+  }
+
+  /// A config refused everywhere still computes the grid at launch (before it refuses): its
+  /// records must give every constexpr the grid reads.
+  Status checkGridValues(const KernelConfig &config, const Refusal &refused) const {
+    if (!kernel_.grid)
+      return ok();
+    auto grid = parseGrid(std::vector<std::string>(kernel_.grid->begin(), kernel_.grid->end()));
+    if (!grid)
+      return ok();   // checked with the variants
+    for (const std::set<std::string> &names : grid->names)
+      for (const std::string &name : names) {
+        const ParamInfo *p = findParam(kernel_.params, name);
+        if (p && p->kind == ParamInfo::Kind::Constexpr && !config.constexprs.count(name))
+          return errorIn(refused.file, "kernel '" + kernel_.name + "', config " + config.name +
+                                           " is refused on every target, and its refusal record "
+                                           "does not give the value of '" + name +
+                                           "', which the grid uses: compile it again with this "
+                                           "triton-aot-cc");
+      }
+    return ok();
+  }
+
+  static Function refusedFunction(const std::string &config, const Refusal &refused) {
+    Function function;
+    function.metadataFile = refused.file;
+    function.refusal =
+        "config " + config + " is not built for " + refused.target + ": " + refused.reason;
+    return function;
+  }
+
+  /// The refusal of \p config for \p target ("": for any target), or null.
+  const Refusal *refusalFor(const std::string &config, const std::string &target = "") const {
+    for (const Refusal *r : refusals_)
+      if (r->config == config && (target.empty() || r->target == target))
         return r;
     return nullptr;
   }

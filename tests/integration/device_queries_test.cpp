@@ -13,24 +13,15 @@
 #include <set>
 
 namespace fs = std::filesystem;
+using tta::testing::freshDir;
+using tta::testing::kernel;
 using tta::testing::listFiles;
 using tta::testing::readText;
-using tta::testing::run;
+using tta::testing::runCompiler;
 using tta::testing::RunResult;
-using tta::testing::testPython;
-using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
-
-fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string kernel(const std::string &file) { return std::string(TTA_KERNELS_DIR) + "/" + file; }
 
 nlohmann::json constexprValue(const KernelMetadata &meta, const std::string &name) {
   for (const ParamInfo &p : meta.params)
@@ -40,11 +31,10 @@ nlohmann::json constexprValue(const KernelMetadata &meta, const std::string &nam
 }
 
 TEST(DeviceQueries, EachTargetImportsWithItsOwnAnswers) {
-  fs::path dir = freshDir("device_queries");
+  fs::path dir = freshDir("device_queries", "device_queries");
   // BLOCK and NUM_PROGRAMS are left to their defaults, which the module computed at import
   // from the backend and the GPU's properties.
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), kernel("fusedops/ops/row_scale.py"), "-n",
+  RunResult r = runCompiler({kernel("fusedops/ops/row_scale.py"), "-n",
                      "row_scale_kernel", "-s", "*fp32:16, *fp32:16, i32, i32, i32, fp32", "-g",
                      "NUM_PROGRAMS, 1, 1", "-t", "cuda:80", "-t", "cuda:90a", "-t", "hip:gfx942",
                      "-o", dir.string() + "/", "-j", "1"},
@@ -69,9 +59,8 @@ TEST(DeviceQueries, EachTargetImportsWithItsOwnAnswers) {
 }
 
 TEST(DeviceQueries, AutotuneConfigsChosenByBackendAtImportArePerTarget) {
-  fs::path dir = freshDir("device_queries_autotune");
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), kernel("fusedops/ops/tuned_scale.py"), "-n",
+  fs::path dir = freshDir("device_queries", "device_queries_autotune");
+  RunResult r = runCompiler({kernel("fusedops/ops/tuned_scale.py"), "-n",
                      "tuned_scale_kernel", "-s", "*fp32:16, *fp32:16, i32", "-g",
                      "cdiv(n, BLOCK), 1, 1", "-t", "cuda:80", "-t", "cuda:90a", "-t",
                      "hip:gfx942", "-o", dir.string() + "/", "-j", "1"},
@@ -94,13 +83,12 @@ TEST(DeviceQueries, AutotuneConfigsChosenByBackendAtImportArePerTarget) {
 }
 
 TEST(DeviceQueries, AQuestionOnlyALiveGpuAnswersIsAClearError) {
-  fs::path dir = freshDir("device_queries_stream");
+  fs::path dir = freshDir("device_queries", "device_queries_stream");
   std::ofstream(dir / "streamed.py")
       << "import triton\nimport triton.language as tl\n\n"
          "STREAM = triton.runtime.driver.active.get_current_stream()\n\n\n"
          "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), "streamed.py", "-n", "k", "-s", "*fp32", "-g", "1",
+  RunResult r = runCompiler({"streamed.py", "-n", "k", "-s", "*fp32", "-g", "1",
                      "-t", "cuda:80", "-o", "out/"},
                     dir);
   EXPECT_EQ(r.status, 1) << r.err;
@@ -112,7 +100,7 @@ TEST(DeviceQueries, AQuestionOnlyALiveGpuAnswersIsAClearError) {
 }
 
 TEST(DeviceQueries, AModuleAskingTorchForAGpuSaysBuildingNeedsOne) {
-  fs::path dir = freshDir("device_queries_torch");
+  fs::path dir = freshDir("device_queries", "device_queries_torch");
   // What torch.cuda raises on a machine without the driver, from a module that asks at import
   // (FlagGems reads its device through torch).
   std::ofstream(dir / "asks_torch.py")
@@ -122,8 +110,7 @@ TEST(DeviceQueries, AModuleAskingTorchForAGpuSaysBuildingNeedsOne) {
          "an NVIDIA GPU and installed a driver')\n\n\n"
          "CAPABILITY = device_capability()\n\n\n"
          "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), "asks_torch.py", "-n", "k", "-s", "*fp32", "-g", "1",
+  RunResult r = runCompiler({"asks_torch.py", "-n", "k", "-s", "*fp32", "-g", "1",
                      "-t", "cuda:80", "-o", "out/"},
                     dir);
   EXPECT_EQ(r.status, 1) << r.err;

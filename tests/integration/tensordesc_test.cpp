@@ -12,10 +12,9 @@
 
 #include <filesystem>
 
-#include <unistd.h>
-
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using tta::testing::freshDir;
 using tta::testing::readText;
 using tta::testing::run;
 using tta::testing::RunResult;
@@ -28,13 +27,6 @@ namespace {
 const std::string kSignature = "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, "
                                "tensordesc<fp16[128, 128]>, i32, i32, i32, 128, 128, 64";
 
-fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / "tensordesc" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 RunResult compileTma(const fs::path &dir, const std::string &target) {
   return run(TTA_COMPILER,
              {std::string(TTA_KERNELS_DIR) + "/matmul_tma.py", "-n", "matmul_tma_kernel", "-s",
@@ -45,7 +37,7 @@ RunResult compileTma(const fs::path &dir, const std::string &target) {
 }
 
 TEST(TensorDesc, ThePersistentMatmulStyleKernelCompilesForHopperWithItsTmaFacts) {
-  const fs::path dir = freshDir("hopper");
+  const fs::path dir = freshDir("tensordesc", "hopper");
   RunResult r = compileTma(dir, "cuda:90a");
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json index = nlohmann::json::parse(readText(dir / "index.json"));
@@ -98,7 +90,7 @@ TEST(TensorDesc, ThePersistentMatmulStyleKernelCompilesForHopperWithItsTmaFacts)
 }
 
 TEST(TensorDesc, ATargetWithoutTmaIsRefused) {
-  const fs::path dir = freshDir("ampere");
+  const fs::path dir = freshDir("tensordesc", "ampere");
   RunResult r = compileTma(dir, "cuda:80");
   EXPECT_NE(r.status, 0);
   EXPECT_THAT(r.err, HasSubstr("a_desc, b_desc, c_desc: Triton did not lower these host tensor "

@@ -470,6 +470,85 @@ TEST_F(LinkInput, GridsAreIntegerExpressions) {
   EXPECT_EQ(lib.kernels.size(), 1u);
 }
 
+/// A refusal record as triton-aot-cc writes it (docs/metadata.md#refusal-records).
+std::string writeRefusal(const fs::path &dir, const std::string &kernel, const std::string &target,
+                         const std::string &config, const std::string &reason,
+                         nlohmann::json constexprs = {{"BLOCK", 1024}}) {
+  const std::string file = kernel + "." + config + "." + target.substr(target.find(':') + 1) + ".json";
+  nlohmann::json record = {
+      {"schema", kRefusalSchema},
+      {"schema_version", 1},
+      {"generator", "triton-aot-cc 0.1.0"},
+      {"kernel",
+       {{"name", kernel}, {"function", kernel + "_fn"}, {"source", "kernels/" + kernel + ".py"},
+        {"source_kind", "python"}}},
+      {"target", {{"spelling", target}}},
+      {"variant",
+       {{"id", kernel + "." + config}, {"config", config}, {"signature", "*fp32, i32, 1024"},
+        {"num_warps", 8}, {"num_stages", 5}, {"options", nlohmann::json::object()},
+        {"constexprs", std::move(constexprs)}}},
+      {"reason", reason}};
+  writeFile(dir / file, record.dump(2));
+  return (dir / file).string();
+}
+
+TEST_F(LinkInput, AConfigRefusedOnEveryTargetIsStillAConfigRefusedEverywhere) {
+  auto inputs = writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams(), "small");
+  inputs.push_back(writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory"));
+  inputs.push_back(writeRefusal(dir_, "scale", "hip:gfx90a", "big", "too much LDS"));
+  Library lib = build(options(inputs));
+  const Kernel &k = lib.kernels.at(0);
+  ASSERT_EQ(k.configs.size(), 2u);
+  EXPECT_EQ(k.configs[0].name, "small");   // the default stays a built config
+  const KernelConfig &big = k.configs[1];
+  EXPECT_EQ(big.name, "big");
+  EXPECT_TRUE(big.named);
+  EXPECT_EQ(big.numWarps, 8);
+  EXPECT_EQ(big.numStages, 5);
+  EXPECT_EQ(big.constexprs.at("BLOCK"), 1024);   // the launch computes the grid from it
+  ASSERT_EQ(big.variants.size(), 1u);
+  EXPECT_THAT(big.variants[0].hints, ElementsAre(0, 0));
+  ASSERT_EQ(big.variants[0].functions.size(), 2u);
+  EXPECT_EQ(big.variants[0].functions[0].refusal,
+            "config big is not built for cuda:80: too much shared memory");
+  EXPECT_EQ(big.variants[0].functions[1].refusal,
+            "config big is not built for hip:gfx90a: too much LDS");
+}
+
+TEST_F(LinkInput, AConfigRefusedEverywhereMustBeRefusedOnEveryTargetOfItsKernel) {
+  auto inputs = writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory");
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("kernel 'scale', config big has neither a function nor a refusal record "
+                        "for hip:gfx90a"));
+}
+
+TEST_F(LinkInput, AConfigRefusedEverywhereNeedsTheValuesItsGridReads) {
+  auto inputs = writeAll("scale", {"cuda:80"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory",
+                                     nlohmann::json::object());
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("kernel 'scale', config big is refused on every target, and its refusal "
+                        "record does not give the value of 'BLOCK', which the grid uses"));
+}
+
+TEST_F(LinkInput, AKernelWhoseEveryConfigIsRefusedOnATargetDoesNotLink) {
+  // Every config refused for gfx90a, which other kernels' variants do not name: no config
+  // is built for it.
+  auto inputs = writeAll("scale", {"cuda:80"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "hip:gfx90a", "small", "too much LDS");
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("kernel 'scale' has no config built for hip:gfx90a (small: too much LDS)"));
+  // ... and one whose every config is refused on every target.
+  std::string alone = writeRefusal(dir_, "lonely", "cuda:80", "big", "too much shared memory");
+  EXPECT_THAT(fails(options({inputs[0], alone}), alone),
+              HasSubstr("kernel 'lonely' has no config built for cuda:80 (big: too much shared "
+                        "memory) nor for any other target"));
+}
+
 TEST_F(LinkInput, AKernelWithoutAGridTakesTheCallersBesideOneWithAGrid) {
   KernelMetadata rows = variant("rows", "cuda:80", defaultParams());
   rows.grid.reset();
