@@ -535,8 +535,7 @@ TEST_F(LinkInput, AConfigRefusedEverywhereNeedsTheValuesItsGridReads) {
 }
 
 TEST_F(LinkInput, AKernelWhoseEveryConfigIsRefusedOnATargetDoesNotLink) {
-  // Every config refused for gfx90a, which other kernels' variants do not name: no config
-  // is built for it.
+  // The one config is built for cuda:80 and refused for gfx90a: nothing is built for gfx90a.
   auto inputs = writeAll("scale", {"cuda:80"}, defaultParams(), "small");
   std::string refusal = writeRefusal(dir_, "scale", "hip:gfx90a", "small", "too much LDS");
   inputs.push_back(refusal);
