@@ -489,9 +489,18 @@ private:
           auto f = h.byTarget.find(targetKey(t));
           if (f == h.byTarget.end()) {
             const Refusal *refused = refusalFor(g.config.name, targetKey(t));
-            if (!refused)
+            if (refused) {
+              variant.functions.push_back(refusedFunction(g.config.name, *refused));
+              continue;
+            }
+            if (!decoratorLeftOut(g, t))
               return missing(g, h, t);
-            variant.functions.push_back(refusedFunction(g.config.name, *refused));
+            Function function;
+            function.metadataFile = h.fileOf.begin()->second;
+            function.refusal = "config " + g.config.name + " is not built for " + targetKey(t) +
+                               ": the kernel's @triton.autotune does not list it for that target "
+                               "(its module chose the configs by backend)";
+            variant.functions.push_back(std::move(function));
             continue;
           }
           variant.functions.push_back(std::move(f->second));
@@ -570,6 +579,24 @@ private:
                                            "triton-aot-cc");
       }
     return ok();
+  }
+
+  /// Whether config group \p g is absent for \p t because the @triton.autotune decorator did
+  /// not list it there: the configs are the decorator's, other configs of the kernel are built
+  /// for \p t, and no variant of \p g is. A module that picks its list with is_cuda() at import
+  /// gives each backend its own configs, and each target is compiled in a run of its own (one
+  /// build edge per architecture), which knows only its own list.
+  bool decoratorLeftOut(const ConfigGroup &g, const Target &t) const {
+    if (!kernel_.autotune || kernel_.autotune->configsFrom != "decorator")
+      return false;
+    const std::string spelling = targetKey(t);
+    auto builtFor = [&](const ConfigGroup &group) {
+      return std::any_of(group.hints.begin(), group.hints.end(),
+                         [&](const HintGroup &h) { return h.byTarget.count(spelling) > 0; });
+    };
+    if (builtFor(g))
+      return false;
+    return std::any_of(groups_.begin(), groups_.end(), builtFor);
   }
 
   static Function refusedFunction(const std::string &config, const Refusal &refused) {

@@ -17,6 +17,7 @@ using tta::testing::freshDir;
 using tta::testing::kernel;
 using tta::testing::listFiles;
 using tta::testing::readText;
+using tta::testing::run;
 using tta::testing::runCompiler;
 using tta::testing::RunResult;
 
@@ -80,6 +81,39 @@ TEST(DeviceQueries, AutotuneConfigsChosenByBackendAtImportArePerTarget) {
   EXPECT_EQ(blocks["80"], (std::set<int>{1024, 512}));
   EXPECT_EQ(blocks["90a"], (std::set<int>{1024, 512}));
   EXPECT_EQ(blocks["gfx942"], (std::set<int>{256, 1024}));
+}
+
+// The CMake plugin compiles each architecture in a run of its own, which sees only its own
+// backend's list; the linker takes a decorator config missing for a target whose other configs
+// are built as not listed there, and the library refuses it on such a device.
+TEST(DeviceQueries, ConfigsChosenByBackendLinkFromOneRunPerTarget) {
+  fs::path dir = freshDir("device_queries", "device_queries_per_run");
+  std::vector<std::string> indexes;
+  for (const char *target : {"cuda:80", "hip:gfx942"}) {
+    std::string tag = std::string(target).substr(0, 3);
+    RunResult r = runCompiler({kernel("fusedops/ops/tuned_scale.py"), "-n", "tuned_scale_kernel",
+                               "-s", "*fp32:16, *fp32:16, i32", "-g", "cdiv(n, BLOCK), 1, 1", "-t",
+                               target, "-o", (dir / tag).string() + "/", "--index",
+                               (dir / (tag + ".json")).string()},
+                              dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    indexes.push_back((dir / (tag + ".json")).string());
+  }
+  RunResult ld = run(TTA_LINKER, {"--name", "tuned", "-o", (dir / "lib").string(), indexes[0],
+                                  indexes[1]},
+                     dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  auto manifest = nlohmann::json::parse(readText(dir / "lib" / "tuned.json"));
+  const auto &k = manifest["kernels"][0];
+  ASSERT_EQ(k["targets"], nlohmann::json({"cuda:80", "hip:gfx942"}));
+  std::map<std::string, std::vector<bool>> builtOn;   // config -> built on [cuda:80, gfx942]
+  for (const auto &config : k["configs"])
+    for (const auto &variant : config["variants"])
+      for (const auto &f : variant["functions"])
+        builtOn[config["name"]].push_back(!f.contains("refused"));
+  EXPECT_EQ(builtOn["BLOCK1024_w4_s3"], (std::vector<bool>{true, true}));
+  EXPECT_EQ(builtOn["BLOCK512_w2_s3"], (std::vector<bool>{true, false}));
+  EXPECT_EQ(builtOn["BLOCK256_w4_s3"], (std::vector<bool>{false, true}));
 }
 
 TEST(DeviceQueries, AQuestionOnlyALiveGpuAnswersIsAClearError) {
