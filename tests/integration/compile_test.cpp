@@ -494,6 +494,33 @@ TEST(Compile, DepfileListsTheKernelAndItsProjectLocalImports) {
   EXPECT_EQ(depfile.find("site-packages"), std::string::npos) << depfile;
 }
 
+// A package pip installed with --target into a directory on PYTHONPATH (how a wheel is carried
+// to a GPU machine) is installed code: not in the depfile, not re-imported per target; and a
+// module registered with a relative __file__ (torch.ops' "_ops.py") names no file.
+TEST(Compile, APackageInstalledWithTargetIsNotPartOfTheProject) {
+  fs::path dir = freshDir("compile", "pip_target");
+  fs::create_directories(dir / "pylib" / "heavypkg");
+  fs::create_directories(dir / "pylib" / "heavypkg-1.0.dist-info");
+  std::ofstream(dir / "pylib" / "heavypkg-1.0.dist-info" / "METADATA")
+      << "Metadata-Version: 2.1\nName: heavypkg\nVersion: 1.0\n";
+  std::ofstream(dir / "pylib" / "heavypkg" / "__init__.py")
+      << "import sys\nimport types\n\nassert 'heavypkg_imported' not in sys.modules, 'imported twice'\n"
+         "sys.modules['heavypkg_imported'] = types.ModuleType('heavypkg_imported')\n"
+         "_ops = types.ModuleType('heavypkg._ops')\n_ops.__file__ = '_ops.py'\n"
+         "sys.modules['heavypkg._ops'] = _ops\nSCALE = 2.0\n";
+  std::ofstream(dir / "scaled.py") << "import triton\nimport triton.language as tl\n\nimport heavypkg\n\n\n"
+                                      "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+  RunResult r = runCompiler({"scaled.py", "-n", "k", "-s", "*fp32", "-g", "1", "-t", "cuda:80", "-t",
+                             "hip:gfx942", "-o", "out/", "--index", "out/index.json", "--depfile",
+                             "out/scaled.d", "-j", "1"},
+                            dir, {"PYTHONPATH=" + (dir / "pylib").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string depfile = readText(dir / "out" / "scaled.d");
+  EXPECT_NE(depfile.find((dir / "scaled.py").string()), std::string::npos) << depfile;
+  EXPECT_EQ(depfile.find("heavypkg"), std::string::npos) << depfile;
+  EXPECT_EQ(depfile.find("_ops.py"), std::string::npos) << depfile;
+}
+
 TEST(Compile, AKernelInAPackageImportsAsItsModule) {
   fs::path dir = freshDir("compile", "package");
   RunResult r = compile(concat({kernel("fusedops/ops/swiglu.py"), "-n", "swiglu_fwd_kernel", "-s",
