@@ -15,6 +15,7 @@ namespace tta {
 
 /// Serves every job it can from the cache; the rest become misses.
 bool CompileRun::lookupCache() {
+  openCache();   // describe() opens it too, but a run of IR files only never describes
   const nlohmann::json environment = tritonEnvironment();
   for (Job &job : jobs_) {
     nlohmann::json key = {{"format", 1},

@@ -450,6 +450,13 @@ TEST(Compile, TtgirAndTtirFilesFromEmitIr) {
     EXPECT_EQ(m.name, "add_kernel");
     EXPECT_EQ(m.launch.numWarps, 4);
   }
+  // A run of IR files only is cached like any other.
+  RunResult again = compile(concat({ttir.string(), "-g", "cdiv(n_elements, 1024), 1, 1", "-w", "4",
+                                    "-o", out.string() + "/", "-v"},
+                                   kTargets),
+                            dir);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(testing::occurrences(again.err, "cache hit: "), 3) << again.err;
 }
 
 TEST(Compile, UnchangedRerunComesFromTheCacheWithoutPython) {
