@@ -162,7 +162,8 @@ void CompileRun::stageDepfile(const std::vector<std::string> &depends) {
 /// the config on such a device).
 void CompileRun::stageRefusal(const Job &job) {
   const std::string config = job.config.name.empty() ? formatConfig(job.config) : job.config.name;
-  if (log_)
+  // Once per config and target, not once per signature (hint variant) it covers.
+  if (log_ && refusalsWarned_.insert(job.name + " " + config + " " + job.target.spelling()).second)
     log_("warning: config " + config + " of " + job.name + " is not built for " +
          job.target.spelling() + ": " + job.refusal);
   nlohmann::json options = requestOptions(job.config);

@@ -715,7 +715,10 @@ def autotune_facts(fn, layers, path, name):
         try:
             kept = A.prune_configs(facts["early_config_prune"], configs, _NoArgumentValues())
         except Exception as exc:  # it needs argument values (or the device): keep every config
-            what = (f"argument '{exc.args[0]}'" if isinstance(exc, _NeedsArguments) and exc.args[0]
+            # A prune that copies named_args first (dict(named_args)) sees an empty dict: its
+            # KeyError names the argument too.
+            asked = exc.args[0] if isinstance(exc, (_NeedsArguments, KeyError)) and exc.args else ""
+            what = (f"argument '{asked}'" if isinstance(asked, str) and asked
                     else "argument values" if isinstance(exc, _NeedsArguments) else f"{type(exc).__name__}: {exc}")
             notes.append(f"early_config_prune {prune_info['name']} needs {what} at launch time, so it cannot "
                          f"run at build time: all {len(configs)} configs of {name} are built")

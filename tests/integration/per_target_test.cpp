@@ -73,6 +73,20 @@ std::pair<int, std::vector<nlohmann::json>> indexed(const fs::path &dir) {
 const char *kBig = "BLOCK_M128_BLOCK_N256_BLOCK_K128_w8_s5";
 const char *kCluster = "BLOCK_M128_BLOCK_N128_BLOCK_K32_w4_s3_c2";
 
+TEST(PerTarget, OneWarningPerConfigAndTargetWhateverTheSignatures) {
+  fs::path dir = freshDir("per_target", "one_warning");
+  RunResult r = runCompiler({kernel("vector_add.py"), "-n", "add_kernel", "-s",
+                             "*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK", "-s",
+                             "*fp32, *fp32, *fp32, i32, BLOCK", "-g", "cdiv(n_elements, BLOCK), 1, 1",
+                             "--config", "name=wide BLOCK=1024", "--config",
+                             "name=hopper BLOCK=2048 archs=90a", "-t", "cuda:80", "-t", "cuda:90a",
+                             "-o", dir.string() + "/"},
+                            dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "warning: config hopper of add_kernel is not built for cuda:80"), 1u)
+      << r.err;
+}
+
 TEST(PerTarget, ConfigsSm80CannotBuildAreLeftOutForItAndRefusedByTheLibrary) {
   fs::path dir = freshDir("per_target", "matmul");
   RunResult r = compile({}, dir);
