@@ -44,7 +44,7 @@ typedef struct triton_aot_allocator {
 std::vector<std::string> variantsText(const Kernel &kernel, const KernelConfig &config) {
   std::vector<std::string> out;
   for (const HintVariant &variant : config.variants)
-    out.push_back(hintsText(kernel.cParams, variant.hints, " ", "generic"));
+    out.push_back(variantText(kernel.cParams, variant, " ", "generic"));
   return out;
 }
 

@@ -529,7 +529,7 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
         const std::string comment =
             "  /* variant " + std::to_string(row) + ": config " + std::to_string(c) + " " +
             commentText(cStringLiteral(config.name)) + ", " +
-            commentText(hintsText(kernel.cParams, config.variants[v].hints, " ", "generic")) + " */";
+            commentText(variantText(kernel.cParams, config.variants[v], " ", "generic")) + " */";
         for (const std::string &line : wrapWords(comment, 100, 3))
           out << line << "\n";
         const std::vector<Function> &functions = config.variants[v].functions;

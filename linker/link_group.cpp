@@ -756,6 +756,14 @@ std::string hintsText(const std::vector<CParam> &params, const std::vector<int> 
   return out.empty() ? none : out;
 }
 
+std::string variantText(const std::vector<CParam> &params, const HintVariant &variant,
+                        const std::string &separator, const std::string &none) {
+  std::string out = hintsText(params, variant.hints, separator, "");
+  for (const HeuristicRecord &h : variant.heuristics)
+    out += (out.empty() ? "" : separator) + h.name + "=" + h.value.dump();
+  return out.empty() ? none : out;
+}
+
 Diagnostic errorIn(const std::string &file, std::string message) {
   Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
   diag.file = file;

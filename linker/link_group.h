@@ -62,6 +62,11 @@ HeuristicResolver heuristicResolver(const Kernel &kernel, std::vector<std::strin
 std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints,
                       const std::string &separator = ", ", const std::string &none = "no hints");
 
+/// hintsText() followed by the values of the heuristics the dispatcher tests for the variant
+/// ("x_ptr:16, EVEN_N=true"; "EVEN_N=false"): what tells two variants apart.
+std::string variantText(const std::vector<CParam> &params, const HintVariant &variant,
+                        const std::string &separator = ", ", const std::string &none = "no hints");
+
 /// A usage error located in \p file (the metadata or index file that caused it).
 Diagnostic errorIn(const std::string &file, std::string message);
 

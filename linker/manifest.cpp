@@ -341,6 +341,13 @@ Expected<Manifest> parseManifest(const json &manifest) {
         const std::string vp = cp + "variants[" + std::to_string(v) + "].";
         ManifestVariant variant;
         variant.hints = hintsFromJson(f.object(variants[v], vp, "hints"), kernel.params);
+        if (auto h = variants[v].find("heuristics"); h != variants[v].end() && h->is_array()) {
+          std::string values;
+          for (const json &item : *h)
+            if (item.is_object() && item.contains("value") && item.value("name", json()).is_string())
+              values += ", " + item["name"].get<std::string>() + "=" + item["value"].dump();
+          variant.hints = (variant.hints == "no hints" ? values.substr(2) : variant.hints + values);
+        }
         variant.condition = f.str(variants[v], vp, "condition");
         const auto &functions = f.list(variants[v], vp, "functions");
         for (std::size_t i = 0; i < functions.size(); ++i) {

@@ -164,6 +164,13 @@ TEST(Autotune, StackedOverHeuristicsEachConfigGetsItsHeuristicVariants) {
   ASSERT_EQ(ld.status, 0) << ld.err;
   auto manifest = nlohmann::json::parse(readText(dir / "lib" / "even.json"));
   EXPECT_EQ(manifest["kernels"][0]["configs"].size(), 2u);
+  // The header and --inspect tell the two variants of a config apart by the heuristic's value.
+  const std::string header = readText(dir / "lib" / "even.h");
+  EXPECT_THAT(header, HasSubstr("EVEN=true")) << header;
+  EXPECT_THAT(header, HasSubstr("EVEN=false")) << header;
+  RunResult inspect = run(TTA_LINKER, {"--inspect", (dir / "lib" / "even.json").string()}, dir);
+  ASSERT_EQ(inspect.status, 0) << inspect.err;
+  EXPECT_THAT(inspect.out, HasSubstr("EVEN=false")) << inspect.out;
 }
 
 TEST(Autotune, DeclaredConfigsReplaceTheDecorators) {
