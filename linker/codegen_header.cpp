@@ -88,11 +88,11 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
                        param.tritonType;
     const std::string dim = std::to_string(param.dim);
     if (param.tensorPart == CParam::TensorPart::Base)
-      line += ": the host tensor descriptor " + param.tensor + "'s base (16-byte aligned)";
+      line += " " + param.tensor + ": base, 16-byte aligned";
     else if (param.tensorPart == CParam::TensorPart::Shape)
-      line += ": " + param.tensor + "'s shape[" + dim + "] (elements)";
+      line += " " + param.tensor + ".shape[" + dim + "], elements";
     else if (param.tensorPart == CParam::TensorPart::Stride)
-      line += ": " + param.tensor + "'s stride[" + dim + "] (elements; the last is 1)";
+      line += " " + param.tensor + ".strides[" + dim + "], elements (innermost: 1)";
     else if (plan.params[p] != param.name)
       line += " (the kernel's " + param.name + ")";
     lines.push_back(line);

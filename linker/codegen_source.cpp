@@ -286,13 +286,23 @@ private:
            ++p)
         (kernel_.cParams[p].tensorPart == CParam::TensorPart::Shape ? shape : strides)
             .push_back(kp_.params[p]);
-      rows.push_back(wrapList("{" + kp_.params[b] + ", ", "{", shape, "}", ", ") +
-                     wrapList("", "{", strides, "}", "}"));
+      auto join = [](const std::vector<std::string> &items) {
+        std::string text;
+        for (const std::string &item : items)
+          text += (text.empty() ? "" : ", ") + item;
+        return "{" + text + "}";
+      };
+      const std::string row =
+          "    {" + kp_.params[b] + ", " + join(shape) + ", " + join(strides) + "},";
+      rows.push_back(row.size() <= 100 ? row
+                                       : "    {" + kp_.params[b] + ",\n     " + join(shape) +
+                                             ",\n     " + join(strides) + "},");
     }
     out << "  /* host tensor descriptors: the caller's, and where the runtime encodes them */\n"
-        << wrapList("  const triton_aot_tensor_arg tta_tensors[" + std::to_string(bases.size()) +
-                        "] = ",
-                    "{", rows, "}", ";\n")
+        << "  const triton_aot_tensor_arg tta_tensors[" << bases.size() << "] = {\n";
+    for (const std::string &row : rows)
+      out << row << "\n";
+    out << "  };\n"
         << "  triton_aot_tensor_storage tta_storage[" << bases.size() << "];\n";
   }
 
