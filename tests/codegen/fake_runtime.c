@@ -48,6 +48,15 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library, u
   for (i = 0; i < state.tensor_count && i < FAKE_MAX_TENSORS; ++i)
     state.tensors[i] = tensors[i];
   state.storage_aligned = ((uintptr_t)storage & 63u) == 0;
+  state.tensor_slots_null = 1;
+  for (i = 0; i < state.tensor_count; ++i) {
+    const triton_aot_kernel *k = &library->kernels[kernel];
+    const triton_aot_function *f = &k->functions[variant * k->target_count];
+    uint32_t rank = library->tensor_maps[f->tensor_maps + i].rank, a;
+    for (a = 0; a <= 2 * rank; ++a)
+      if (args[k->tensor_slots[i] + a] != NULL)
+        state.tensor_slots_null = 0;
+  }
   return triton_aot_launch(library, kernel, variant, stream, grid, args);
 }
 

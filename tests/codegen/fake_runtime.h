@@ -40,6 +40,8 @@ typedef struct fake_runtime {
   uint32_t tensor_count; /* library->kernels[kernel].tensor_count */
   triton_aot_tensor_arg tensors[FAKE_MAX_TENSORS];
   int storage_aligned;   /* the storage was 64-byte aligned */
+  int tensor_slots_null; /* every descriptor's 1 + 2 * rank argument slots (rank from the
+                          * variant's first function's map) were left NULL for the runtime */
 } fake_runtime;
 
 typedef fake_runtime *(*fake_runtime_state_fn)(void);
