@@ -30,7 +30,7 @@ struct CParam {
   /// them). None for pointers and scalars.
   enum class TensorPart { None, Base, Shape, Stride };
   TensorPart tensorPart = TensorPart::None;
-  std::string tensor;           ///< the descriptor's parameter name (tensorPart != None)
+  std::string tensor{};         ///< the descriptor's parameter name (tensorPart != None)
   int dim = 0;                  ///< Shape / Stride: the dimension, outermost first
 };
 
