@@ -25,9 +25,10 @@ _SCALAR_CTYPES = {
 
 
 def ctype_of(param):
-    """The ctypes type a manifest parameter is passed as."""
+    """The ctypes type a manifest parameter is passed as. A host tensor descriptor X is several
+    parameters (kind tensordesc: X_base, a pointer; tensordesc_shape / tensordesc_stride: int64)."""
     t = param["type"]
-    if t.startswith("*"):
+    if t.startswith("*") or param.get("kind") == "tensordesc":
         return ctypes.c_void_p
     if t not in _SCALAR_CTYPES:
         raise ValueError(f"parameter {param['name']}: no C type for Triton type '{t}'")
@@ -58,9 +59,10 @@ def bf16_bits(value):
 
 def c_value(param, value):
     """A Python argument as the C API takes it: pointers as integers (data_ptr()), fp16/bf16
-    scalars as bit patterns, every other scalar as its ctypes type."""
+    scalars as bit patterns, every other scalar as its ctypes type. A descriptor's base is an
+    integer too; its shapes and strides (names "X.shape0", "X.stride0") are ints."""
     t = param["type"]
-    if t.startswith("*"):
+    if t.startswith("*") or param.get("kind") == "tensordesc":
         return ctypes.c_void_p(value)
     if t == "fp16":
         return ctypes.c_uint16(fp16_bits(value))
