@@ -191,6 +191,8 @@ def _installed(module_name):
     """Whether a module comes from an installed distribution (site-packages, or a directory pip
     installed into with --target): declared by MODULE, as a user of that package would."""
     top = sys.modules[module_name.split(".")[0]]
+    if getattr(top, "__file__", None) is None:  # a namespace package: a directory of the project
+        return False
     root = os.path.dirname(os.path.dirname(os.path.abspath(top.__file__)))
     if any(p in root for p in ("site-packages", "dist-packages")):
         return True

@@ -65,6 +65,15 @@ def _is_tensor(value):
     return hasattr(value, "data_ptr") and hasattr(value, "dtype")
 
 
+def tensor_of(value):
+    """The tensor an argument points into: itself, a host TensorDescriptor's base, or None."""
+    if _is_tensor(value):
+        return value
+    if hasattr(value, "block_shape") and _is_tensor(getattr(value, "base", None)):
+        return value.base
+    return None
+
+
 class _Frames(threading.local):
     def __init__(self):
         self.stack = []
@@ -183,8 +192,8 @@ class Recorder:
         import torch
         torch.cuda.synchronize()
         out = {}
-        for value in values:
-            if _is_tensor(value):
+        for value in map(tensor_of, values):
+            if value is not None:
                 storage = value.untyped_storage()
                 if storage.data_ptr() not in out and storage.nbytes() <= MAX_SNAPSHOT_BYTES:
                     out[storage.data_ptr()] = torch.empty(
@@ -197,7 +206,8 @@ class Recorder:
         if when == "before":
             bases = {}
             for name, value in launch.values.items():
-                if not _is_tensor(value):
+                value = tensor_of(value)
+                if value is None:
                     continue
                 storage = value.untyped_storage()
                 base = storage.data_ptr()
@@ -221,7 +231,7 @@ def storage_tensor(launch, index):
     import torch
     for name, (i, _) in launch.pointers.items():
         if i == index:
-            value = launch.values[name]
+            value = tensor_of(launch.values[name])
             return torch.empty(0, dtype=torch.uint8, device=value.device).set_(
                 value.untyped_storage())
     raise AssertionError("storage without a tensor")

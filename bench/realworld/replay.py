@@ -51,7 +51,13 @@ def replay(library_path, prefix, launch):
     args = {}
     for p in kernel["params"]:
         name = p["name"]
-        if name in launch.pointers:
+        kind = p.get("kind", "")
+        if kind.startswith("tensordesc_"):   # "X.shape0", "X.stride1" of a host TensorDescriptor
+            desc = launch.values[p["tensordesc"]]
+            args[name] = int((desc.shape if kind == "tensordesc_shape" else desc.strides)[p["dim"]])
+        elif kind == "tensordesc":
+            args[name] = launch.values[name].base.data_ptr()
+        elif name in launch.pointers:
             args[name] = launch.values[name].data_ptr()
         elif p["type"].startswith("*"):
             args[name] = 0  # None
