@@ -48,6 +48,7 @@ class Launch:
     passed: set                       # parameters the caller passed (not from a default)
     options: dict                     # num_warps, num_stages, ... as passed
     grid: tuple                       # (x, y, z)
+    grid_arg: object = None           # the grid as the caller gave it (a callable of META, or a tuple)
     autotuner: Autotuner = None       # the @triton.autotune layer, if any
     config: object = None             # the triton.Config it launched with
     heuristic_names: tuple = ()       # constexprs a @triton.heuristics layer set
@@ -160,7 +161,7 @@ class Recorder:
                 values[p.name] = p.default.value if isinstance(p.default, triton.language.constexpr) \
                     else p.default
         launch = Launch(jit=fn, values=values, passed=passed, options=options,
-                        grid=self._grid(grid, values))
+                        grid=resolve_grid(grid, values), grid_arg=grid)
         tuned_memory = {}
         for kind, layer, frame in self._frames.stack:
             if kind == "autotune":
@@ -178,13 +179,6 @@ class Recorder:
         self._snapshot(launch, "after")
         self.launches.append(launch)
         return result
-
-    @staticmethod
-    def _grid(grid, values):
-        if callable(grid):
-            grid = grid(dict(values))
-        grid = tuple(int(g) for g in grid)
-        return (grid + (1, 1, 1))[:3]
 
     @staticmethod
     def _copy_storages(values):
@@ -223,6 +217,14 @@ class Recorder:
                 storage.before = earlier[storage.base]
             else:
                 setattr(storage, when, storage_tensor(launch, index).clone())
+
+
+def resolve_grid(grid, values):
+    """(x, y, z) of a launch's grid: a callable gets the bound arguments, as Triton calls it."""
+    if callable(grid):
+        grid = grid(dict(values))
+    grid = tuple(int(g) for g in grid)
+    return (grid + (1, 1, 1))[:3]
 
 
 def storage_tensor(launch, index):

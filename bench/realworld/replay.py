@@ -36,6 +36,38 @@ def _scalar(value):
     return int(value) if isinstance(value, bool) else value
 
 
+def _restore(launch, memory):
+    """The launch's memory as it was before it (and before its autotuner, which zeroed
+    reset_to_zero arguments)."""
+    for live, storage in zip(memory, launch.storages):
+        live.copy_(storage.before)
+    for name in launch.reset_to_zero:
+        launch.values[name].zero_()
+
+
+def _library_args(kernel, launch, values):
+    args = {}
+    for p in kernel["params"]:
+        name = p["name"]
+        kind = p.get("kind", "")
+        if kind.startswith("tensordesc_"):   # "X.shape0", "X.stride1" of a host TensorDescriptor
+            desc = values[p["tensordesc"]]
+            args[name] = int((desc.shape if kind == "tensordesc_shape" else desc.strides)[p["dim"]])
+        elif kind == "tensordesc":
+            args[name] = values[name].base.data_ptr()
+        elif name in launch.pointers:
+            args[name] = values[name].data_ptr()
+        elif p["type"].startswith("*"):
+            args[name] = 0  # None
+        else:
+            args[name] = _scalar(values[name])
+    return args
+
+
+def _differing(memory, expected):
+    return sum(int((live != want).sum()) for live, want in zip(memory, expected))
+
+
 def replay(library_path, prefix, launch):
     """One row: whether the library reproduces the launch's memory exactly."""
     import torch
@@ -44,34 +76,57 @@ def replay(library_path, prefix, launch):
     kernel = lib.kernels[0]
     index, config_name = config_index(kernel, launch)
     memory = [storage_tensor(launch, i) for i in range(len(launch.storages))]
-    for live, storage in zip(memory, launch.storages):
-        live.copy_(storage.before)
-    for name in launch.reset_to_zero:
-        launch.values[name].zero_()
-    args = {}
-    for p in kernel["params"]:
-        name = p["name"]
-        kind = p.get("kind", "")
-        if kind.startswith("tensordesc_"):   # "X.shape0", "X.stride1" of a host TensorDescriptor
-            desc = launch.values[p["tensordesc"]]
-            args[name] = int((desc.shape if kind == "tensordesc_shape" else desc.strides)[p["dim"]])
-        elif kind == "tensordesc":
-            args[name] = launch.values[name].base.data_ptr()
-        elif name in launch.pointers:
-            args[name] = launch.values[name].data_ptr()
-        elif p["type"].startswith("*"):
-            args[name] = 0  # None
-        else:
-            args[name] = _scalar(launch.values[name])
-    stream = torch.cuda.current_stream().cuda_stream
-    status = lib.call(kernel, index, stream, args, grid=launch.grid)
+    _restore(launch, memory)
+    status = lib.call(kernel, index, torch.cuda.current_stream().cuda_stream,
+                      _library_args(kernel, launch, launch.values), grid=launch.grid)
     torch.cuda.synchronize()
     row = {"config": config_name, "grid": "x".join(map(str, launch.grid))}
     if status != 0:
         row.update(equal="error", note=lib.last_error())
         return row
-    differing = 0
-    for live, storage in zip(memory, launch.storages):
-        differing += int((live != storage.after).sum())
+    differing = _differing(memory, [s.after for s in launch.storages])
     row.update(equal="yes" if differing == 0 else "no", differing_bytes=differing)
     return row
+
+
+def every_config(library_path, prefix, launch):
+    """Rows for each config of an autotuned launch's decorator: Triton's own launch of the
+    function under the autotuner with that config, and the library's config of the same values,
+    from the same memory, compared byte for byte."""
+    import torch
+    from launch_capture import resolve_grid, storage_tensor
+    lib = Library(library_path, prefix)
+    kernel = lib.kernels[0]
+    memory = [storage_tensor(launch, i) for i in range(len(launch.storages))]
+    tuned = set(launch.config.all_kwargs())
+    passed = {k: v for k, v in launch.values.items()
+              if k in launch.passed and k not in launch.heuristic_names and k not in tuned}
+    options = {k: v for k, v in launch.options.items() if k not in tuned}
+    rows = []
+    for config in launch.autotuner.configs:
+        probe = type("Probe", (), {"autotuner": launch.autotuner, "config": config})
+        try:
+            index, config_name = config_index(kernel, probe)
+        except LookupError:
+            rows.append({"config": str(config.kwargs), "equal": "skipped",
+                         "note": "not a config of the library (pruned at build time)"})
+            continue
+        values = {**launch.values, **config.kwargs}
+        grid = resolve_grid(launch.grid_arg, values)
+        _restore(launch, memory)
+        launch.autotuner.fn.run(grid=launch.grid_arg, warmup=False, **passed, **options,
+                                **config.all_kwargs())
+        torch.cuda.synchronize()
+        triton_after = [live.clone() for live in memory]
+        _restore(launch, memory)
+        status = lib.call(kernel, index, torch.cuda.current_stream().cuda_stream,
+                          _library_args(kernel, launch, values), grid=grid)
+        torch.cuda.synchronize()
+        row = {"config": config_name, "grid": "x".join(map(str, grid))}
+        if status != 0:
+            row.update(equal="error", note=lib.last_error())
+        else:
+            differing = _differing(memory, triton_after)
+            row.update(equal="yes" if differing == 0 else "no", differing_bytes=differing)
+        rows.append(row)
+    return rows

@@ -154,6 +154,9 @@ def main():
                              "Triton made the recorded launches)")
     parser.add_argument("--build", action="store_true", help="dry: build the declarations too")
     parser.add_argument("--csv", help="write one row per kernel")
+    parser.add_argument("--every-config", action="store_true",
+                        help="gpu: also run every config of each autotuned launch through Triton "
+                             "and the library (not only the one the autotuner chose)")
     args = parser.parse_args()
 
     if args.mode == "gpu":
@@ -181,9 +184,9 @@ def main():
     built = build(entries, work, args.tritonaot_dir, args.arch, args.python) \
         if args.mode == "gpu" or args.build else {}
 
-    replays = {}
+    replays, config_rows = {}, {}
     if args.mode == "gpu":
-        from replay import replay
+        from replay import every_config, replay
         for e in entries:
             if built.get(e.name, "") is not None:
                 continue
@@ -194,12 +197,14 @@ def main():
                     continue
                 try:
                     replays[index] = replay(library_path(work, e), e.name, launch)
+                    if args.every_config and launch.autotuner is not None:
+                        config_rows[index] = every_config(library_path(work, e), e.name, launch)
                 except Exception as ex:
                     replays[index] = {"equal": "error", "note": f"{type(ex).__name__}: {ex}"}
-    return report(kernels, launches, entries, built, replays, args)
+    return report(kernels, launches, entries, built, replays, config_rows, args)
 
 
-def report(kernels, launches, entries, built, replays, args):
+def report(kernels, launches, entries, built, replays, config_rows, args):
     rows = []
     for module_name, attr, jit in kernels:
         mine = [e for e in entries if e.module == module_name and
@@ -219,6 +224,12 @@ def report(kernels, launches, entries, built, replays, args):
                 notes = [r.get("note", "") or f"{r.get('differing_bytes')} bytes differ"
                          for r in rs if r["equal"] != "yes"]
                 row["why"] = row.get("why") or (notes[0] if notes else "")
+            cs = [c for e in mine for i in e.launches for c in config_rows.get(i, [])]
+            if cs:
+                row["configs"] = f"{sum(c['equal'] == 'yes' for c in cs)}/{len(cs)}"
+                bad = [c for c in cs if c["equal"] not in ("yes", "skipped")]
+                row["configs_differ"] = bool(bad)
+                row["why"] = row.get("why") or (f"config {bad[0]['config']}: {bad[0].get('note') or bad[0].get('differing_bytes')}" if bad else "")
         rows.append(row)
     launched = [r for r in rows if r["status"] == "launched"]
     complete = [r for r in launched if r.get("built", "").split("/")[0] == r.get("built", "/").split("/")[-1]
@@ -226,7 +237,8 @@ def report(kernels, launches, entries, built, replays, args):
     equal = [r for r in launched if r.get("equal") and r["equal"].split("/")[0] == r["equal"].split("/")[1]]
     for r in rows:
         print(f"{r['kernel']:70} {r['status']:12} built {r.get('built', '-'):5} "
-              f"equal {r.get('equal', '-'):6} {r.get('why', '')}")
+              f"equal {r.get('equal', '-'):6} "
+              + (f"every config {r['configs']:6} " if r.get("configs") else "") + r.get("why", ""))
     print(f"\n{args.workload}: {len(rows)} @triton.jit functions, "
           f"{sum(r['status'] == 'helper' for r in rows)} device helpers, "
           f"{len(launched)} launched by the workload, "
@@ -235,10 +247,12 @@ def report(kernels, launches, entries, built, replays, args):
           + (f", {len(equal)} equal to Triton's launch in every recorded launch" if replays else ""))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "why"])
+            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "configs", "why"],
+                               extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
     differs = [r for r in launched if r.get("equal") and r not in equal]
+    differs += [r for r in launched if r.get("configs_differ")]
     return 1 if differs else 0
 
 
