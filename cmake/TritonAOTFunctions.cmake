@@ -273,8 +273,9 @@ function(_triton_aot_add_build_rules target)
     list(LENGTH CONFIGS config_count)
     set(kernel_workers ${workers})
     if(config_count EQUAL 0)
-      # The configs of a @triton.autotune'd kernel are known only when it compiles.
-      set(variant_count "${signature_count} x the decorator's configs")
+      # Without CONFIG: one default config, or a @triton.autotune'd kernel's, known only when
+      # it compiles.
+      set(variant_count "${signature_count} x its configs")
     else()
       math(EXPR variant_count "${signature_count} * ${config_count}")
       if(kernel_workers GREATER variant_count)

@@ -5,7 +5,8 @@ include_guard(GLOBAL)
 # <text> with every (...) group, innermost first, and every quoted string blanked, so that the
 # commas left are the ones that separate entries.
 function(_triton_aot_top_level text out_var)
-  string(REGEX REPLACE "'[^']*'|\"[^\"]*\"" "_" text "${text}")
+  # A string is blanked to a literal ("0"), not to a name: 'mean' is a value, no constexpr name.
+  string(REGEX REPLACE "'[^']*'|\"[^\"]*\"" "0" text "${text}")
   set(previous "")
   while(NOT text STREQUAL previous)
     set(previous "${text}")

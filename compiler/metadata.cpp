@@ -440,6 +440,44 @@ ParamInfo readParam(const ObjectReader &obj) {
   return param;
 }
 
+/// Triton's lowering of a host tensor descriptor of rank r: the tensordesc entry, then exactly
+/// r tensordesc_shape ("<name>.shape<d>", i32) and r tensordesc_stride ("<name>.stride<d>",
+/// i64) entries. The launcher fills them by position, so any other layout is refused here.
+void checkTensorDescEntries(const std::vector<ParamInfo> &params) {
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const ParamInfo &p = params[i];
+    if (p.kind == ParamInfo::Kind::TensorDescShape || p.kind == ParamInfo::Kind::TensorDescStride)
+      fail(indexPath("params", i) + ".kind",
+           std::string(paramKindName(p.kind)) + " '" + p.name +
+               "' does not follow a tensordesc parameter and its other entries; a tensordesc of "
+               "rank r is followed by exactly r tensordesc_shape, then r tensordesc_stride entries");
+    if (p.kind != ParamInfo::Kind::TensorDesc)
+      continue;
+    const std::size_t rank = static_cast<std::size_t>(p.tensordesc ? p.tensordesc->rank : 0);
+    for (std::size_t e = 0; e < 2 * rank; ++e) {
+      const bool shape = e < rank;
+      const std::size_t d = shape ? e : e - rank;
+      const std::string name = p.name + (shape ? ".shape" : ".stride") + std::to_string(d);
+      const ParamInfo::Kind kind =
+          shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
+      const char *type = shape ? "i32" : "i64";
+      const std::size_t at = i + 1 + e;
+      const std::string want = "expected '" + name + "' (" + paramKindName(kind) + ", " + type +
+                               "): the tensordesc '" + p.name + "' has rank " +
+                               std::to_string(rank) + ", so exactly " + std::to_string(rank) +
+                               " tensordesc_shape, then " + std::to_string(rank) +
+                               " tensordesc_stride entries follow it";
+      if (at >= params.size())
+        fail(indexPath("params", at), want + "; the list ends");
+      const ParamInfo &q = params[at];
+      if (q.kind != kind || q.name != name || q.type != type)
+        fail(indexPath("params", at), want + "; got '" + q.name + "' (" + paramKindName(q.kind) +
+                                          ", " + q.type + ")");
+    }
+    i += 2 * rank;
+  }
+}
+
 void readParams(const json &array, std::vector<ParamInfo> &params) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < array.size(); ++i) {
@@ -460,6 +498,7 @@ void readParams(const json &array, std::vector<ParamInfo> &params) {
                                "profile_scratch, each at most once");
     params.push_back(std::move(param));
   }
+  checkTensorDescEntries(params);
 }
 
 ScratchInfo readScratch(const ObjectReader &obj) {

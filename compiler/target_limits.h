@@ -13,8 +13,9 @@
 namespace tta {
 
 /// Bytes of shared memory (LDS on AMD) one block may use on \p target, with the opt-in where
-/// there is one: 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/89/120, 64 KiB on gfx942,
-/// 160 KiB on gfx950. None where it is not known (the check is then left to the device).
+/// there is one: 227 KiB on sm_90/100/110, 327 KiB on sm_107, 163 KiB on sm_80, 99 KiB on
+/// sm_86/89/120, 64 KiB on gfx942, 160 KiB on gfx950, 320 KiB on gfx1250. Every target the
+/// frontend builds has one; none for another (the check is then left to the device).
 std::optional<std::uint64_t> sharedMemoryLimit(const Target &target);
 
 /// Why \p target cannot build or run \p config at all, known before compiling: archs= leaves

@@ -39,7 +39,7 @@ function(run_step what)
 endfunction()
 
 set(install_dir "${EXAMPLES_BINARY_DIR}/install")
-foreach(name vector_add softmax matmul consumer)
+foreach(name vector_add softmax matmul kernel_package consumer)
   set(build_dir "${EXAMPLES_BINARY_DIR}/${name}")
   set(configure "${CMAKE_COMMAND}" -S "${EXAMPLES_SOURCE_DIR}/${name}" -B "${build_dir}"
                 -G "${GENERATOR}")
@@ -59,7 +59,7 @@ endforeach()
 
 # Every program runs even when one fails; the script fails at the end.
 set(failed "")
-foreach(name vector_add softmax matmul consumer)
+foreach(name vector_add softmax matmul kernel_package consumer)
   message(STATUS "examples: run ${name}")
   execute_process(COMMAND "${EXAMPLES_BINARY_DIR}/${name}/${name}" RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
@@ -67,7 +67,7 @@ foreach(name vector_add softmax matmul consumer)
   endif()
 endforeach()
 
-foreach(name vector_add softmax matmul)
+foreach(name vector_add softmax matmul kernel_package)
   # The manifest triton_add_library() wrote (its target property TRITON_AOT_MANIFEST).
   file(GLOB_RECURSE manifest "${EXAMPLES_BINARY_DIR}/${name}/${name}_kernels.json")
   if(NOT manifest)

@@ -44,7 +44,7 @@ typedef struct triton_aot_allocator {
 std::vector<std::string> variantsText(const Kernel &kernel, const KernelConfig &config) {
   std::vector<std::string> out;
   for (const HintVariant &variant : config.variants)
-    out.push_back(hintsText(kernel.cParams, variant.hints, " ", "generic"));
+    out.push_back(variantText(kernel.cParams, variant, " ", "generic"));
   return out;
 }
 
@@ -86,7 +86,14 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
     const CParam &param = kernel.cParams[p];
     std::string line = "  " + plan.params[p] + std::string(width - plan.params[p].size() + 2, ' ') +
                        param.tritonType;
-    if (plan.params[p] != param.name)
+    const std::string dim = std::to_string(param.dim);
+    if (param.tensorPart == CParam::TensorPart::Base)
+      line += " " + param.tensor + ": base, 16-byte aligned";
+    else if (param.tensorPart == CParam::TensorPart::Shape)
+      line += " " + param.tensor + ".shape[" + dim + "], elements";
+    else if (param.tensorPart == CParam::TensorPart::Stride)
+      line += " " + param.tensor + ".strides[" + dim + "], elements (innermost: 1)";
+    else if (plan.params[p] != param.name)
       line += " (the kernel's " + param.name + ")";
     lines.push_back(line);
   }

@@ -17,6 +17,32 @@ namespace {
 
 bool isPointer(const CParam &param) { return !param.cType.empty() && param.cType.back() == '*'; }
 
+bool isTensorPart(const CParam &param) { return param.tensorPart != CParam::TensorPart::None; }
+
+/// Indices (into Kernel::cParams) of each host tensor descriptor's base parameter, in order.
+std::vector<std::size_t> tensorBases(const Kernel &kernel) {
+  std::vector<std::size_t> out;
+  for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
+    if (kernel.cParams[p].tensorPart == CParam::TensorPart::Base)
+      out.push_back(p);
+  return out;
+}
+
+/// {rank, data_type, elem_size, swizzle, flags, {box}}: a triton_aot_tensor_map row.
+std::string tensorMapRow(const TensorDescInfo &t) {
+  std::string flags;
+  if (t.fp4Padded)
+    flags = "TRITON_AOT_TENSOR_FP4_PADDED";
+  if (t.fp4Padded && t.shapeArgsPadded)
+    flags += " | TRITON_AOT_TENSOR_SHAPE_ARGS_PADDED";
+  std::string box;
+  for (std::size_t d = 0; d < 5; ++d)
+    box += (d ? ", " : "") + std::to_string(d < t.box.size() ? t.box[d] : 0);
+  return "{" + std::to_string(t.rank) + ", " + std::to_string(t.dataType) + ", " +
+         std::to_string(t.elemSize) + ", " + std::to_string(t.swizzle) + ", " +
+         (flags.empty() ? "0" : flags) + ", {" + box + "}}";
+}
+
 /// The test a hint promises, or (with \p negated) the test that it is broken.
 std::string hintTest(const CParam &param, const std::string &name, int hint, bool negated) {
   const char *eq = negated ? " != " : " == ";
@@ -94,7 +120,8 @@ gridNames(const Kernel &kernel, const KernelPlan &plan, const KernelConfig *conf
     for (const auto &[name, value] : config->constexprs)
       names[name] = constexprLiteral(value).value_or("tta_constexpr_" + name + "_is_not_a_number");
   for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
-    names[kernel.cParams[p].name] = "(int64_t)" + plan.params[p];
+    if (!isTensorPart(kernel.cParams[p]))   // no grid names them (checkGridNames)
+      names[kernel.cParams[p].name] = "(int64_t)" + plan.params[p];
   return names;
 }
 
@@ -184,6 +211,7 @@ struct Used {
   std::set<std::string> heuristicHelpers;   ///< helper functions heuristic tests call
   bool invalid = false; ///< tta_invalid()
   bool launch = false;  ///< tta_launch()
+  bool launchTensors = false;  ///< tta_launch_tensors()
 };
 
 class DispatcherWriter {
@@ -197,6 +225,9 @@ public:
     out << wrapCall("static triton_aot_status " + kp_.statics + "_dispatch", params, " {\n");
     for (std::size_t e : kp_.entries)
       writeArgs(out, plan_.entries[e], split);
+    const std::vector<std::size_t> bases = tensorBases(kernel_);
+    if (!bases.empty())
+      writeTensors(out, bases);
     out << "  int64_t " << kp_.grid << "[3];\n";
     if (split)
       out << "  void **" << kp_.args << ";\n  uint32_t " << kp_.entry << ", " << kp_.variant
@@ -232,22 +263,56 @@ public:
         << wrappedStringLiteral(outOfRange, 27, 27, kp_.config.size() + 4) << ", " << kp_.config
         << ");\n"
         << "  }\n";
-    used_.launch = true;
+    (bases.empty() ? used_.launch : used_.launchTensors) = true;
+    const std::string tail = bases.empty() ? ");\n}\n\n" : ", tta_tensors, tta_storage);\n}\n\n";
+    const std::string call = bases.empty() ? "  return tta_launch(" : "  return tta_launch_tensors(";
     if (split)
-      out << "  return tta_launch(" << kp_.entry << ", " << kp_.variant << ", " << kp_.stream
-          << ", " << kp_.grid << ", " << kp_.args << ");\n}\n\n";
+      out << call << kp_.entry << ", " << kp_.variant << ", " << kp_.stream << ", " << kp_.grid
+          << ", " << kp_.args << tail;
     else
-      out << "  return tta_launch(" << kp_.entries.front() << ", " << kp_.variant << ", "
-          << kp_.stream << ", " << kp_.grid << ", " << plan_.entries[kp_.entries.front()].argsName
-          << ");\n}\n\n";
+      out << call << kp_.entries.front() << ", " << kp_.variant << ", " << kp_.stream << ", "
+          << kp_.grid << ", " << plan_.entries[kp_.entries.front()].argsName << tail;
   }
 
 private:
+  /// The caller's descriptors (tta_tensors) and the storage the runtime encodes them into
+  /// (tta_storage; names no parameter can take: tta_ ones are refused or escaped).
+  void writeTensors(std::ostream &out, const std::vector<std::size_t> &bases) {
+    std::vector<std::string> rows;
+    for (std::size_t b : bases) {
+      std::vector<std::string> shape, strides;
+      for (std::size_t p = b + 1; p < kernel_.cParams.size() &&
+                                  kernel_.cParams[p].tensor == kernel_.cParams[b].tensor;
+           ++p)
+        (kernel_.cParams[p].tensorPart == CParam::TensorPart::Shape ? shape : strides)
+            .push_back(kp_.params[p]);
+      auto join = [](const std::vector<std::string> &items) {
+        std::string text;
+        for (const std::string &item : items)
+          text += (text.empty() ? "" : ", ") + item;
+        return "{" + text + "}";
+      };
+      const std::string row =
+          "    {" + kp_.params[b] + ", " + join(shape) + ", " + join(strides) + "},";
+      rows.push_back(row.size() <= 100 ? row
+                                       : "    {" + kp_.params[b] + ",\n     " + join(shape) +
+                                             ",\n     " + join(strides) + "},");
+    }
+    out << "  /* host tensor descriptors: the caller's, and where the runtime encodes them */\n"
+        << "  const triton_aot_tensor_arg tta_tensors[" << bases.size() << "] = {\n";
+    for (const std::string &row : rows)
+      out << row << "\n";
+    out << "  };\n"
+        << "  triton_aot_tensor_storage tta_storage[" << bases.size() << "];\n";
+  }
+
   void writeArgs(std::ostream &out, const RuntimeEntry &entry, bool split) {
     std::vector<std::string> values;
     std::string omitted;
     for (std::size_t p = 0; p < kernel_.cParams.size(); ++p) {
-      if (entry.passed[p])
+      if (entry.passed[p] && isTensorPart(kernel_.cParams[p]))
+        values.push_back("NULL");   // the runtime points these at tta_storage
+      else if (entry.passed[p])
         values.push_back("&" + kp_.params[p]);
       else
         omitted += (omitted.empty() ? "" : ", ") + kernel_.cParams[p].name + " == 1";
@@ -471,8 +536,41 @@ private:
   bool perVariantGrid_ = false;   ///< the grid reads a heuristic decided at launch
 };
 
+/// tta_tensor_maps: the TMA facts of every function's descriptors, each distinct list once.
+class TensorMapTable {
+public:
+  std::uint32_t add(const std::vector<TensorDescInfo> &maps) {
+    if (maps.empty())
+      return 0;
+    std::string key;
+    for (const TensorDescInfo &t : maps)
+      key += tensorMapRow(t) + ";";
+    const auto [at, inserted] = offsets_.emplace(key, static_cast<std::uint32_t>(rows_.size()));
+    if (inserted)
+      for (const TensorDescInfo &t : maps)
+        rows_.push_back(tensorMapRow(t));
+    return at->second;
+  }
+  bool empty() const { return rows_.empty(); }
+  void write(std::ostream &out) const {
+    if (empty())
+      return;
+    out << "/* host tensor descriptors' TMA facts (triton_aot_function.tensor_maps): rank,\n"
+           " * CUtensorMapDataType, element bytes, CUtensorMapSwizzle, flags, box (outermost first) */\n"
+           "static const triton_aot_tensor_map tta_tensor_maps[] = {\n";
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      out << "  " << rows_[i] << ", /* " << i << " */\n";
+    out << "};\n\n";
+  }
+
+private:
+  std::map<std::string, std::uint32_t> offsets_;
+  std::vector<std::string> rows_;
+};
+
 void writeTables(std::ostream &out, const Library &library, const CodegenPlan &plan,
                  const ImageBlob &blob, StringTable &strings) {
+  TensorMapTable tensorMaps;
   const std::string blobName = blobSymbol(library);
   out << "/* backend, capability, arch-specific (exact capability only), name, HIP processor,\n"
          " * xnack and sramecc (-1 any, 0 off, 1 on) */\n";
@@ -510,7 +608,27 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
         << ": one row per variant and target; entry (in tta_strings), binary image,\n"
         << " * PTX image,\n"
         << " * {block_x, shared bytes, cluster, num_ctas, flags, global scratch size, align,\n"
-        << " *  profile scratch size, align} */\n";
+        << " *  profile scratch size, align}, first tensor map */\n";
+    const std::vector<std::size_t> bases = tensorBases(kernel);
+    for (std::size_t e = 0; e < kp.entries.size() && !bases.empty(); ++e) {
+      // Each descriptor's CUtensorMap slot in this entry's args (":1" parameters before it
+      // are not passed, so the slot is counted over the passed ones).
+      const RuntimeEntry &entry = plan.entries[kp.entries[e]];
+      std::vector<std::string> slots;
+      for (std::size_t b : bases)
+        slots.push_back(std::to_string(std::count(entry.passed.begin(),
+                                                  entry.passed.begin() + static_cast<long>(b), true)));
+      out << wrapList("static const uint32_t " + kp.statics + "_tensor_slots" +
+                          (kp.entries.size() > 1 ? std::to_string(e) : "") + "[] = ",
+                      "{", slots, "}", ";\n");
+    }
+    if (!bases.empty()) {
+      std::vector<std::string> names;
+      for (std::size_t b : bases)
+        names.push_back(std::to_string(strings.add(kernel.cParams[b].name)));
+      out << wrapList("static const uint32_t " + kp.statics + "_tensor_names[] = ", "{", names,
+                      "}", "; /* in tta_strings */\n");
+    }
     if (!kp.targets.empty()) {
       out << "static const uint32_t " << kp.statics << "_targets[] = {";
       for (std::size_t t = 0; t < kp.targets.size(); ++t)
@@ -529,7 +647,7 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
         const std::string comment =
             "  /* variant " + std::to_string(row) + ": config " + std::to_string(c) + " " +
             commentText(cStringLiteral(config.name)) + ", " +
-            commentText(hintsText(kernel.cParams, config.variants[v].hints, " ", "generic")) + " */";
+            commentText(variantText(kernel.cParams, config.variants[v], " ", "generic")) + " */";
         for (const std::string &line : wrapWords(comment, 100, 3))
           out << line << "\n";
         const std::vector<Function> &functions = config.variants[v].functions;
@@ -539,14 +657,14 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
             // Not built for this target: no image; the entry string is why (the runtime's
             // message when the config is launched on such a device).
             out << "  {" << strings.add(f.refusal) << ", TRITON_AOT_NO_IMAGE, TRITON_AOT_NO_IMAGE, "
-                << launchInfo(f.launch) << "}, /* refused: "
+                << launchInfo(f.launch) << ", 0}, /* refused: "
                 << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
                 << " */\n";
             continue;
           }
           out << "  {" << strings.add(f.entry) << ", " << f.binary << ", "
               << (f.ptx ? std::to_string(*f.ptx) : "TRITON_AOT_NO_IMAGE") << ", "
-              << launchInfo(f.launch) << "}, /* "
+              << launchInfo(f.launch) << ", " << tensorMaps.add(f.tensorMaps) << "}, /* "
               << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
               << " */\n";
         }
@@ -557,7 +675,7 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
   }
 
   out << "/* name, targets, variants (config-major), their functions, first slot, arguments,\n"
-         " * trailing scratch pointers */\n";
+         " * trailing scratch pointers, host tensor descriptors and their argument slots */\n";
   if (!plan.entries.empty()) {
     out << "static const triton_aot_kernel tta_kernels[] = {\n";
     for (std::size_t e = 0; e < plan.entries.size(); ++e) {
@@ -579,14 +697,28 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
                   ? kp.statics + "_functions" + (kp.entries.size() > 1 ? std::to_string(local) : "")
                   : "NULL")
           << ", " << entry.firstSlot << ", " << entry.argCount << ",";
-      const std::string last =
-          (trailing.empty() ? "0" : trailing) + "}, /* " + std::to_string(e) + " */";
-      out << row.str() << (row.str().size() + 1 + last.size() > 100 ? "\n   " : " ") << last
-          << "\n";
+      const std::size_t tensors = tensorBases(kernel).size();
+      const std::string slots =
+          tensors == 0 ? "NULL"
+                       : kp.statics + "_tensor_slots" +
+                             (kp.entries.size() > 1 ? std::to_string(local) : "");
+      const std::string tensorPart =
+          std::to_string(tensors) + ", " + slots + ", " +
+          (tensors == 0 ? "NULL" : kp.statics + "_tensor_names") + "}, /* " +
+          std::to_string(e) + " */";
+      const std::string last = (trailing.empty() ? "0" : trailing) + ", " + tensorPart;
+      if (row.str().size() + 1 + last.size() <= 100)
+        out << row.str() << " " << last << "\n";
+      else if (3 + last.size() <= 100)
+        out << row.str() << "\n   " << last << "\n";
+      else
+        out << row.str() << "\n   " << (trailing.empty() ? "0" : trailing) << ",\n   "
+            << tensorPart << "\n";
     }
     out << "};\n\n";
   }
 
+  tensorMaps.write(out);
   std::size_t slots = 0;
   for (const RuntimeEntry &entry : plan.entries)
     slots += entry.rows.size();
@@ -604,6 +736,7 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
       << "  .kernels = " << (plan.entries.empty() ? "NULL" : "tta_kernels") << ",\n"
       << "  .slot_count = " << slots << ",\n"
       << "  .state = &tta_state,\n"
+      << "  .tensor_maps = " << (tensorMaps.empty() ? "NULL" : "tta_tensor_maps") << ",\n"
       << "};\n\n";
 }
 
@@ -641,6 +774,31 @@ void writeHelpers(std::ostream &out, const Used &used) {
            "    return TRITON_AOT_SUCCESS;\n"
            "  }\n"
            "  return triton_aot_launch(&tta_library, kernel, variant, stream, dims, args);\n"
+           "}\n\n";
+  if (used.launchTensors)
+    out << "/* tta_launch for a kernel with host tensor descriptors: the runtime encodes each\n"
+           " * into `storage` for the function it chooses, and fills their argument slots. */\n"
+           "static triton_aot_status tta_launch_tensors(uint32_t kernel, uint32_t variant,\n"
+           "                                            void *stream, const int64_t grid[3],\n"
+           "                                            void **args,\n"
+           "                                            const triton_aot_tensor_arg *tensors,\n"
+           "                                            triton_aot_tensor_storage *storage) {\n"
+           "  uint64_t dims[3];\n"
+           "  int axis;\n"
+           "  for (axis = 0; axis < 3; ++axis) {\n"
+           "    if (grid[axis] < 0)\n"
+           "      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
+           "                             \"%s: grid %c is %lld; it must not be negative\",\n"
+           "                             tta_kernels[kernel].name, \"xyz\"[axis], (long "
+           "long)grid[axis]);\n"
+           "    dims[axis] = (uint64_t)grid[axis];\n"
+           "  }\n"
+           "  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {\n"
+           "    triton_aot_clear_error();\n"
+           "    return TRITON_AOT_SUCCESS;\n"
+           "  }\n"
+           "  return triton_aot_launch_tensors(&tta_library, kernel, variant, stream, dims, args,\n"
+           "                                   tensors, storage);\n"
            "}\n\n";
 }
 

@@ -24,7 +24,7 @@ enum class ParamClass { Pointer, Scalar, Constexpr, GlobalScratch, ProfileScratc
 ParamClass classOf(ParamInfo::Kind kind) {
   switch (kind) {
   case ParamInfo::Kind::Pointer:
-  case ParamInfo::Kind::TensorDesc: // refused by KernelBuilder::build
+  case ParamInfo::Kind::TensorDesc: // compared by element type and rank (tensorDescType)
   case ParamInfo::Kind::TensorDescShape:
   case ParamInfo::Kind::TensorDescStride:
     return ParamClass::Pointer;
@@ -74,6 +74,17 @@ std::string gridText(const std::optional<std::array<std::string, 3>> &grid) {
   return "[" + (*grid)[0] + ", " + (*grid)[1] + ", " + (*grid)[2] + "]";
 }
 
+/// What the C signature of a host tensor descriptor depends on: its element type and rank.
+/// The block shape may differ between configs (it is the box of each function's map).
+std::string tensorDescType(const ParamInfo &p) {
+  const std::size_t open = p.type.find('<'), bracket = p.type.find('[');
+  const std::string element = open != std::string::npos && bracket != std::string::npos && open < bracket
+                                  ? p.type.substr(open + 1, bracket - open - 1)
+                                  : p.type;
+  return "tensordesc<" + element + "> of rank " +
+         std::to_string(p.tensordesc ? p.tensordesc->rank : 0);
+}
+
 /// \p other must be the same kernel as \p first: same function, parameters and grid.
 Status checkSameKernel(const ReadVariant &first, const ReadVariant &other) {
   const KernelMetadata &a = first.meta, &b = other.meta;
@@ -105,6 +116,16 @@ Status checkSameKernel(const ReadVariant &first, const ReadVariant &other) {
     if (pc != qc)
       return errorIn(other.file, where + ", '" + p.name + "', is " + classWord(pc) + " here but " +
                                      classWord(qc) + there + fix);
+    if (p.kind == ParamInfo::Kind::TensorDesc && q.kind == ParamInfo::Kind::TensorDesc) {
+      if (tensorDescType(p) != tensorDescType(q))
+        return errorIn(other.file, where + ", '" + p.name + "', is a " + tensorDescType(p) +
+                                       " here but a " + tensorDescType(q) + there + fix);
+      continue;
+    }
+    if (p.kind != q.kind &&
+        (p.kind == ParamInfo::Kind::TensorDesc || q.kind == ParamInfo::Kind::TensorDesc))
+      return errorIn(other.file, where + ", '" + p.name + "', is a " + paramKindName(p.kind) +
+                                     " here but a " + paramKindName(q.kind) + there + fix);
     if (pc != ParamClass::Constexpr && p.type != q.type)
       return errorIn(other.file, where + ", '" + p.name + "', has type " + p.type + " here but " +
                                      q.type + there + fix);
@@ -149,7 +170,8 @@ Status checkGridNames(const ReadVariant &v) {
                                    " here: grids are integer expressions, so a constexpr in "
                                    "them must be an integer");
       bool isFloat = p->type.rfind("fp", 0) == 0 || p->type.rfind("bf", 0) == 0;
-      if (p->kind == ParamInfo::Kind::Pointer || (p->kind == ParamInfo::Kind::Scalar && isFloat) ||
+      if (p->kind == ParamInfo::Kind::Pointer || p->kind == ParamInfo::Kind::TensorDesc ||
+          (p->kind == ParamInfo::Kind::Scalar && isFloat) ||
           p->kind == ParamInfo::Kind::GlobalScratch || p->kind == ParamInfo::Kind::ProfileScratch)
         return errorIn(v.file, "the grid of " + kernel + " uses '" + name + "', a " + p->type +
                                    " parameter: grids are integer expressions");
@@ -243,15 +265,13 @@ public:
     }
     if (!isCIdentifier(kernel_.name))
       return errorIn(first.file, "kernel name '" + kernel_.name + "' is not a C identifier");
-    for (const ParamInfo &p : kernel_.params)
-      if (p.kind == ParamInfo::Kind::TensorDesc)
-        return errorIn(first.file,
-                       "kernel '" + kernel_.name + "' takes the host tensor descriptor '" + p.name +
-                           "' (" + p.type +
-                           "): triton-aot-ld cannot generate its launch yet (the runtime encodes "
-                           "such descriptors, the generated entry points do not take them); give "
-                           "the kernel pointer parameters and build descriptors in the kernel "
-                           "(tl.make_tensor_descriptor)");
+    // triton-aot-cc refuses these for HIP; a hand-made metadata file must not get through.
+    for (const ReadVariant *v : variants_)
+      for (const ParamInfo &p : v->meta.params)
+        if (p.kind == ParamInfo::Kind::TensorDesc && v->meta.target.backend != Backend::Cuda)
+          return errorIn(v->file, "kernel '" + kernel_.name + "' takes the host tensor descriptor '" +
+                                      p.name + "' for " + v->meta.target.spelling() +
+                                      ": the runtime encodes such descriptors for CUDA (TMA) only");
     for (const ReadVariant *v : variants_) {
       if (v != &first)
         if (Status s = checkSameKernel(first, *v); !s)
@@ -280,6 +300,13 @@ private:
         return errorIn(first.file, "parameter '" + p.name + "' of kernel '" + kernel_.name +
                                        "': names starting with 'tta_' are reserved for the "
                                        "generated code; rename the parameter");
+      if (p.kind == ParamInfo::Kind::TensorDescShape || p.kind == ParamInfo::Kind::TensorDescStride)
+        continue;   // C parameters of their tensordesc, made below
+      if (p.kind == ParamInfo::Kind::TensorDesc) {
+        if (Status s = addTensorDescParams(i, cNames); !s)
+          return s;
+        continue;
+      }
       ParamClass c = classOf(p.kind);
       if (c != ParamClass::Pointer && c != ParamClass::Scalar)
         continue;
@@ -310,6 +337,44 @@ private:
                                        "' of kernel '" + kernel_.name + "' are both '" +
                                        param.cName + "' in C (a C keyword gets a trailing '_'); "
                                        "rename one of them");
+      kernel_.cParams.push_back(std::move(param));
+    }
+    return ok();
+  }
+
+  /// The C parameters of the tensordesc kernel parameter \p i: X_base, X_shape<d>, X_stride<d>
+  /// (int64_t, as TensorDescriptor holds shapes and strides), one per kernel argument Triton
+  /// lowers it to (the metadata reader checked that the rank's entries follow it).
+  Status addTensorDescParams(std::size_t i, std::map<std::string, std::string> &cNames) {
+    const ReadVariant &first = *variants_.front();
+    const ParamInfo &p = kernel_.params[i];
+    const int rank = p.tensordesc ? p.tensordesc->rank : 0;
+    for (int e = 0; e < 1 + 2 * rank; ++e) {
+      CParam param;
+      param.tensor = p.name;
+      param.kernelIndex = i + static_cast<std::size_t>(e);
+      param.size = 8;
+      if (e == 0) {
+        param.tensorPart = CParam::TensorPart::Base;
+        param.name = p.name;
+        param.cName = p.name + "_base";
+        param.tritonType = p.type;
+        param.cType = "const void *";
+      } else {
+        const bool shape = e <= rank;
+        param.tensorPart = shape ? CParam::TensorPart::Shape : CParam::TensorPart::Stride;
+        param.dim = shape ? e - 1 : e - 1 - rank;
+        param.name = kernel_.params[param.kernelIndex].name;   // "a_desc.shape0"
+        param.cName = p.name + (shape ? "_shape" : "_stride") + std::to_string(param.dim);
+        param.tritonType = "i64";
+        param.cType = "int64_t";
+      }
+      auto [it, inserted] = cNames.emplace(param.cName, param.name);
+      if (!inserted)
+        return errorIn(first.file, "parameters '" + it->second + "' and '" + param.name +
+                                       "' of kernel '" + kernel_.name + "' are both '" +
+                                       param.cName + "' in C (a tensor descriptor X takes X_base, "
+                                       "X_shape<d> and X_stride<d>); rename one of them");
       kernel_.cParams.push_back(std::move(param));
     }
     return ok();
@@ -454,6 +519,9 @@ private:
     f.resources = v.resources;
     f.imageSize = v.imageSize;
     f.tritonVersion = v.meta.tritonVersion;
+    for (const ParamInfo &p : v.meta.params)
+      if (p.kind == ParamInfo::Kind::TensorDesc && p.tensordesc)
+        f.tensorMaps.push_back(*p.tensordesc);
     hint->byTarget.emplace(target, std::move(f));
     hint->fileOf.emplace(target, v.file);
     return ok();
@@ -489,12 +557,17 @@ private:
           auto f = h.byTarget.find(targetKey(t));
           if (f == h.byTarget.end()) {
             const Refusal *refused = refusalFor(g.config.name, targetKey(t));
-            if (!refused)
+            if (refused) {
+              variant.functions.push_back(refusedFunction(g.config.name, *refused));
+              continue;
+            }
+            if (!decoratorLeftOut(g, t))
               return missing(g, h, t);
             Function function;
-            function.metadataFile = refused->file;
+            function.metadataFile = h.fileOf.begin()->second;
             function.refusal = "config " + g.config.name + " is not built for " + targetKey(t) +
-                               ": " + refused->reason;
+                               ": the kernel's @triton.autotune does not list it for that target "
+                               "(its module chose the configs by backend)";
             variant.functions.push_back(std::move(function));
             continue;
           }
@@ -513,12 +586,99 @@ private:
                        });
       kernel_.configs.push_back(std::move(g.config));
     }
+    if (Status s = addConfigsRefusedEverywhere(names); !s)
+      return s;
     return checkEveryTargetHasAConfig();
   }
 
-  const Refusal *refusalFor(const std::string &config, const std::string &target) const {
+  /// A config with refusal records and no variant (every target refused it) stays a config of
+  /// the kernel, after the built ones: one generic variant whose launch on any target says why,
+  /// rather than a config that silently disappears from the library.
+  Status addConfigsRefusedEverywhere(const std::map<std::string, std::string> &built) {
+    std::vector<std::string> order;
     for (const Refusal *r : refusals_)
-      if (r->config == config && r->target == target)
+      if (!built.count(r->config) && std::find(order.begin(), order.end(), r->config) == order.end())
+        order.push_back(r->config);
+    for (const std::string &name : order) {
+      KernelConfig config;
+      config.name = name;
+      config.named = true;
+      HintVariant variant;
+      variant.hints.assign(kernel_.cParams.size(), 0);
+      for (const Target &t : kernel_.targets) {
+        const Refusal *refused = refusalFor(name, targetKey(t));
+        if (!refused)
+          return errorIn(refusalFor(name)->file,
+                         "kernel '" + kernel_.name + "', config " + name +
+                             " has neither a function nor a refusal record for " + targetKey(t) +
+                             " (other configs of the kernel are built for it): compile it for " +
+                             targetKey(t) + " too, or leave " + targetKey(t) + " out of the library");
+        config.numWarps = refused->numWarps;
+        config.numStages = refused->numStages;
+        config.options = refused->options;
+        config.constexprs = refused->constexprs;   // the launch's grid reads them
+        variant.constexprs = refused->constexprs;
+        variant.functions.push_back(refusedFunction(name, *refused));
+      }
+      if (Status s = checkGridValues(config, *refusalFor(name)); !s)
+        return s;
+      config.variants.push_back(std::move(variant));
+      kernel_.configs.push_back(std::move(config));
+    }
+    return ok();
+  }
+
+  /// A config refused everywhere still computes the grid at launch (before it refuses): its
+  /// records must give every constexpr the grid reads.
+  Status checkGridValues(const KernelConfig &config, const Refusal &refused) const {
+    if (!kernel_.grid)
+      return ok();
+    auto grid = parseGrid(std::vector<std::string>(kernel_.grid->begin(), kernel_.grid->end()));
+    if (!grid)
+      return ok();   // checked with the variants
+    for (const std::set<std::string> &names : grid->names)
+      for (const std::string &name : names) {
+        const ParamInfo *p = findParam(kernel_.params, name);
+        if (p && p->kind == ParamInfo::Kind::Constexpr && !config.constexprs.count(name))
+          return errorIn(refused.file, "kernel '" + kernel_.name + "', config " + config.name +
+                                           " is refused on every target, and its refusal record "
+                                           "does not give the value of '" + name +
+                                           "', which the grid uses: compile it again with this "
+                                           "triton-aot-cc");
+      }
+    return ok();
+  }
+
+  /// Whether config group \p g is absent for \p t because the @triton.autotune decorator did
+  /// not list it there: the configs are the decorator's, other configs of the kernel are built
+  /// for \p t, and no variant of \p g is. A module that picks its list with is_cuda() at import
+  /// gives each backend its own configs, and each target is compiled in a run of its own (one
+  /// build edge per architecture), which knows only its own list.
+  bool decoratorLeftOut(const ConfigGroup &g, const Target &t) const {
+    if (!kernel_.autotune || kernel_.autotune->configsFrom != "decorator")
+      return false;
+    const std::string spelling = targetKey(t);
+    auto builtFor = [&](const ConfigGroup &group) {
+      return std::any_of(group.hints.begin(), group.hints.end(),
+                         [&](const HintGroup &h) { return h.byTarget.count(spelling) > 0; });
+    };
+    if (builtFor(g))
+      return false;
+    return std::any_of(groups_.begin(), groups_.end(), builtFor);
+  }
+
+  static Function refusedFunction(const std::string &config, const Refusal &refused) {
+    Function function;
+    function.metadataFile = refused.file;
+    function.refusal =
+        "config " + config + " is not built for " + refused.target + ": " + refused.reason;
+    return function;
+  }
+
+  /// The refusal of \p config for \p target ("": for any target), or null.
+  const Refusal *refusalFor(const std::string &config, const std::string &target = "") const {
+    for (const Refusal *r : refusals_)
+      if (r->config == config && (target.empty() || r->target == target))
         return r;
     return nullptr;
   }
@@ -661,6 +821,14 @@ std::string hintsText(const std::vector<CParam> &params, const std::vector<int> 
   for (std::size_t i = 0; i < params.size() && i < hints.size(); ++i)
     if (hints[i] != 0)
       out += (out.empty() ? "" : separator) + params[i].name + ":" + std::to_string(hints[i]);
+  return out.empty() ? none : out;
+}
+
+std::string variantText(const std::vector<CParam> &params, const HintVariant &variant,
+                        const std::string &separator, const std::string &none) {
+  std::string out = hintsText(params, variant.hints, separator, "");
+  for (const HeuristicRecord &h : variant.heuristics)
+    out += (out.empty() ? "" : separator) + h.name + "=" + h.value.dump();
   return out.empty() ? none : out;
 }
 

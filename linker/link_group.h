@@ -8,6 +8,7 @@
 #include "linker/link_model.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,11 +39,16 @@ struct Refusal {
   std::string target;    ///< target spelling ("cuda:80")
   std::string config;    ///< the config's name
   std::string reason;
+  int numWarps = 0;      ///< variant.num_warps (for a config refused on every target)
+  int numStages = 0;     ///< variant.num_stages
+  nlohmann::json options = nlohmann::json::object();   ///< variant.options
+  std::map<std::string, nlohmann::json> constexprs;   ///< variant.constexprs
 };
 
 /// Fills Library::kernels from \p variants (in order of first appearance). A config with a
-/// refusal for a target gets a function that refuses to launch there; a kernel left with no
-/// config for one of its targets is an error. Errors name the metadata file that caused them.
+/// refusal for a target gets a function that refuses to launch there; one refused on every
+/// target of its kernel is still a config of it (after the built ones), refused everywhere; a
+/// kernel left with no config for one of its targets is an error. Errors name the metadata file that caused them.
 Status groupVariants(const std::vector<ReadVariant> &variants, Library &library,
                      const std::vector<Refusal> &refusals = {});
 
@@ -55,6 +61,11 @@ HeuristicResolver heuristicResolver(const Kernel &kernel, std::vector<std::strin
 
 std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints,
                       const std::string &separator = ", ", const std::string &none = "no hints");
+
+/// hintsText() followed by the values of the heuristics the dispatcher tests for the variant
+/// ("x_ptr:16, EVEN_N=true"; "EVEN_N=false"): what tells two variants apart.
+std::string variantText(const std::vector<CParam> &params, const HintVariant &variant,
+                        const std::string &separator = ", ", const std::string &none = "no hints");
 
 /// A usage error located in \p file (the metadata or index file that caused it).
 Diagnostic errorIn(const std::string &file, std::string message);

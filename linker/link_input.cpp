@@ -230,9 +230,18 @@ Expected<Library> buildLibrary(const LinkOptions &options, const LogSink &log) {
   std::vector<Refusal> refusals;
   for (const InputFile &file : *files) {
     if (stringOr(file.json, "schema") == kRefusalSchema) {
-      Refusal refusal{file.path, stringOr(objectOf(file.json, "kernel"), "name"),
-                      stringOr(objectOf(file.json, "target"), "spelling"),
-                      stringOr(objectOf(file.json, "variant"), "config"), stringOr(file.json, "reason")};
+      const nlohmann::json &variant = objectOf(file.json, "variant");
+      Refusal refusal;
+      refusal.file = file.path;
+      refusal.kernel = stringOr(objectOf(file.json, "kernel"), "name");
+      refusal.target = stringOr(objectOf(file.json, "target"), "spelling");
+      refusal.config = stringOr(variant, "config");
+      refusal.reason = stringOr(file.json, "reason");
+      refusal.numWarps = static_cast<int>(integerOf(variant, "num_warps").value_or(0));
+      refusal.numStages = static_cast<int>(integerOf(variant, "num_stages").value_or(0));
+      refusal.options = objectOf(variant, "options");
+      for (const auto &[name, value] : objectOf(variant, "constexprs").items())
+        refusal.constexprs[name] = value;
       if (refusal.kernel.empty() || refusal.target.empty() || refusal.reason.empty())
         return errorIn(file.path, "a refusal record needs kernel.name, target.spelling and reason");
       if (refusal.config.empty())

@@ -24,6 +24,14 @@ struct CParam {
   std::string cType;       ///< "const void *", "int32_t", "uint16_t" (fp16/bf16 bits), "float", "bool"
   std::size_t size = 0;    ///< bytes in the argument buffer (8 for pointers)
   std::size_t kernelIndex = 0;  ///< position in the kernel's declaration (metadata params index)
+  /// A host tensor descriptor (metadata kind tensordesc) is 1 + 2 * rank C parameters, one per
+  /// kernel argument Triton lowers it to: its base pointer (for the CUtensorMap the runtime
+  /// encodes), then each shape, then each stride (int64_t elements, as TensorDescriptor holds
+  /// them). None for pointers and scalars.
+  enum class TensorPart { None, Base, Shape, Stride };
+  TensorPart tensorPart = TensorPart::None;
+  std::string tensor{};         ///< the descriptor's parameter name (tensorPart != None)
+  int dim = 0;                  ///< Shape / Stride: the dimension, outermost first
 };
 
 /// An embedded image, shared between functions when the bytes are identical.
@@ -45,6 +53,9 @@ struct Function {
   ResourceInfo resources;     ///< as read from the image by the linker (not trusted from metadata)
   std::uint64_t imageSize = 0;      ///< binary bytes
   std::string tritonVersion;
+  /// Per host tensor descriptor parameter of the kernel, in order: its TMA facts as this
+  /// function's metadata records them (the box follows the config's block shape).
+  std::vector<TensorDescInfo> tensorMaps;
   /// Not built for this target ("config X is not built for cuda:80: <reason>"): the launch
   /// returns TRITON_AOT_ERROR_NO_IMAGE with this message; no image.
   std::string refusal;

@@ -62,11 +62,48 @@ json hintsJson(const Kernel &kernel, const HintVariant &variant) {
   return hints;
 }
 
+/// "pointer", "scalar", or a host tensor descriptor's part: "tensordesc" (its base pointer),
+/// "tensordesc_shape", "tensordesc_stride" (int64_t).
+const char *paramKind(const CParam &p) {
+  switch (p.tensorPart) {
+  case CParam::TensorPart::Base:
+    return "tensordesc";
+  case CParam::TensorPart::Shape:
+    return "tensordesc_shape";
+  case CParam::TensorPart::Stride:
+    return "tensordesc_stride";
+  case CParam::TensorPart::None:
+    break;
+  }
+  return !p.cType.empty() && p.cType.back() == '*' ? "pointer" : "scalar";
+}
+
+/// The TMA facts of each tensordesc parameter, as in the function's metadata.
+json tensorMapsJson(const Kernel &kernel, const Function &f) {
+  json out = json::array();
+  std::size_t i = 0;
+  for (const CParam &p : kernel.cParams)
+    if (p.tensorPart == CParam::TensorPart::Base && i < f.tensorMaps.size()) {
+      const TensorDescInfo &t = f.tensorMaps[i++];
+      out.push_back({{"param", p.name},         {"rank", t.rank},
+                     {"data_type", t.dataType}, {"elem_size", t.elemSize},
+                     {"swizzle", t.swizzle},    {"box", t.box},
+                     {"fp4_padded", t.fp4Padded}, {"shape_args_padded", t.shapeArgsPadded}});
+    }
+  return out;
+}
+
 json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &kernel) {
   json params = json::array();
-  for (const CParam &p : kernel.cParams)
-    params.push_back({{"name", p.name}, {"type", p.tritonType}, {"c_type", p.cType},
-                      {"c_name", p.cName}, {"size", p.size}});
+  for (const CParam &p : kernel.cParams) {
+    json param = {{"name", p.name}, {"kind", paramKind(p)}, {"type", p.tritonType},
+                  {"c_type", p.cType}, {"c_name", p.cName}, {"size", p.size}};
+    if (p.tensorPart != CParam::TensorPart::None)
+      param["tensordesc"] = p.tensor;
+    if (p.tensorPart == CParam::TensorPart::Shape || p.tensorPart == CParam::TensorPart::Stride)
+      param["dim"] = p.dim;
+    params.push_back(std::move(param));
+  }
   json constexprParams = json::array();
   for (const ParamInfo &p : kernel.params)
     if (p.kind == ParamInfo::Kind::Constexpr)
@@ -96,6 +133,8 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
              {"resources", resourcesJson(f.resources)},
              {"image", imageJson(library, blob, f.binary)},
              {"ptx", f.ptx ? imageJson(library, blob, *f.ptx) : json(nullptr)}});
+        if (!f.tensorMaps.empty())
+          functions.back()["tensor_maps"] = tensorMapsJson(kernel, f);
       }
       variants.push_back({{"hints", hintsJson(kernel, variant)},
                           {"condition", hintCondition(kernel, variant)},
@@ -341,6 +380,13 @@ Expected<Manifest> parseManifest(const json &manifest) {
         const std::string vp = cp + "variants[" + std::to_string(v) + "].";
         ManifestVariant variant;
         variant.hints = hintsFromJson(f.object(variants[v], vp, "hints"), kernel.params);
+        if (auto h = variants[v].find("heuristics"); h != variants[v].end() && h->is_array()) {
+          std::string values;
+          for (const json &item : *h)
+            if (item.is_object() && item.contains("value") && item.value("name", json()).is_string())
+              values += ", " + item["name"].get<std::string>() + "=" + item["value"].dump();
+          variant.hints = (variant.hints == "no hints" ? values.substr(2) : variant.hints + values);
+        }
         variant.condition = f.str(variants[v], vp, "condition");
         const auto &functions = f.list(variants[v], vp, "functions");
         for (std::size_t i = 0; i < functions.size(); ++i) {

@@ -25,9 +25,10 @@ _SCALAR_CTYPES = {
 
 
 def ctype_of(param):
-    """The ctypes type a manifest parameter is passed as."""
+    """The ctypes type a manifest parameter is passed as. A host tensor descriptor X is several
+    parameters (kind tensordesc: X_base, a pointer; tensordesc_shape / tensordesc_stride: int64)."""
     t = param["type"]
-    if t.startswith("*"):
+    if t.startswith("*") or param.get("kind") == "tensordesc":
         return ctypes.c_void_p
     if t not in _SCALAR_CTYPES:
         raise ValueError(f"parameter {param['name']}: no C type for Triton type '{t}'")
@@ -58,9 +59,10 @@ def bf16_bits(value):
 
 def c_value(param, value):
     """A Python argument as the C API takes it: pointers as integers (data_ptr()), fp16/bf16
-    scalars as bit patterns, every other scalar as its ctypes type."""
+    scalars as bit patterns, every other scalar as its ctypes type. A descriptor's base is an
+    integer too; its shapes and strides (names "X.shape0", "X.stride0") are ints."""
     t = param["type"]
-    if t.startswith("*"):
+    if t.startswith("*") or param.get("kind") == "tensordesc":
         return ctypes.c_void_p(value)
     if t == "fp16":
         return ctypes.c_uint16(fp16_bits(value))
@@ -285,20 +287,27 @@ class Library:
         return self.manifest["kernels"]
 
     def entry(self, kernel):
-        """<prefix>_<kernel>_config(stream, config, params...) with exact argument types."""
+        """<prefix>_<kernel>_config(stream, config, [grid_x, grid_y, grid_z,] params...) with
+        exact argument types (the grid when the caller passes it: the manifest's grid is null)."""
         name = kernel["name"]
         if name not in self._entries:
+            grid = [ctypes.c_uint32] * 3 if kernel.get("grid") is None else []
             self._entries[name] = self._fn(
                 f"{name}_config", ctypes.c_int,
-                [ctypes.c_void_p, ctypes.c_int] + [ctype_of(p) for p in kernel["params"]])
+                [ctypes.c_void_p, ctypes.c_int] + grid + [ctype_of(p) for p in kernel["params"]])
         return self._entries[name]
 
     def last_error(self):
         return (self._last_error() or b"").decode(errors="replace")
 
-    def call(self, kernel, config_index, stream, args):
-        """Launches config config_index of kernel with args (name -> value); returns the status."""
+    def call(self, kernel, config_index, stream, args, grid=None):
+        """Launches config config_index of kernel with args (name -> value) and, for a kernel
+        whose caller passes the grid, grid (x, y, z); returns the status."""
         values = [c_value(p, args[p["name"]]) for p in kernel["params"]]
+        if kernel.get("grid") is None:
+            if grid is None:
+                raise ValueError(f"kernel {kernel['name']} takes its grid from the caller")
+            values = [ctypes.c_uint32(g) for g in grid] + values
         return self.entry(kernel)(ctypes.c_void_p(stream), config_index, *values)
 
 

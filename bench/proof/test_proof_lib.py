@@ -232,6 +232,13 @@ class ArgumentTest(unittest.TestCase):
             proof_lib.ctype_of(param("i32", 8))   # the manifest's size must match
         with self.assertRaises(ValueError):
             proof_lib.ctype_of(param("fp8e5", 1))
+        # A host tensor descriptor: its base a pointer, its shapes and strides int64.
+        base = {"name": "a", "kind": "tensordesc", "type": "tensordesc<fp16[128, 64]>", "size": 8}
+        shape = {"name": "a.shape0", "kind": "tensordesc_shape", "type": "i64", "size": 8}
+        self.assertIs(proof_lib.ctype_of(base), ctypes.c_void_p)
+        self.assertIs(proof_lib.ctype_of(shape), ctypes.c_int64)
+        self.assertEqual(proof_lib.c_value(base, 0x7f0000100000).value, 0x7f0000100000)
+        self.assertEqual(proof_lib.c_value(shape, 1000).value, 1000)
 
     def test_values(self):
         self.assertEqual(proof_lib.fp16_bits(0.5), 0x3800)

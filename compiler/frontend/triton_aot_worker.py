@@ -413,11 +413,21 @@ def backend_error(exc, path, captured):
 # Project files, module loading and dependencies
 
 
+def _holds_distributions(path):
+    """A sys.path entry that pip installed into (`pip install --target DIR` on PYTHONPATH, as
+    a package carried to a GPU machine is): it holds `*.dist-info` directories."""
+    try:
+        return any(entry.endswith(".dist-info") for entry in os.listdir(path))
+    except OSError:
+        return False
+
+
 def _excluded_roots():
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, WORKER_DIR}
     roots.update(getattr(site, "getsitepackages", lambda: [])())
     roots.add(getattr(site, "getusersitepackages", lambda: "")() or "")
     roots.update(p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages")))
+    roots.update(p for p in sys.path if p and _holds_distributions(p))
     return sorted({os.path.realpath(r) for r in roots if r and r != "/"})
 
 
@@ -438,8 +448,12 @@ def is_project_file(path):
 
 
 def _module_file(module):
+    """The module's source file, or None: torch registers `torch.ops` and `torch.classes` with a
+    bare "_ops.py" as __file__, which names no file (and would make every build dirty)."""
     file = getattr(module, "__file__", None)
-    return os.path.abspath(file) if isinstance(file, str) else None
+    if not isinstance(file, str) or not os.path.isabs(file):
+        return None
+    return file
 
 
 def purge_project_modules():
@@ -701,7 +715,10 @@ def autotune_facts(fn, layers, path, name):
         try:
             kept = A.prune_configs(facts["early_config_prune"], configs, _NoArgumentValues())
         except Exception as exc:  # it needs argument values (or the device): keep every config
-            what = (f"argument '{exc.args[0]}'" if isinstance(exc, _NeedsArguments) and exc.args[0]
+            # A prune that copies named_args first (dict(named_args)) sees an empty dict: its
+            # KeyError names the argument too.
+            asked = exc.args[0] if isinstance(exc, (_NeedsArguments, KeyError)) and exc.args else ""
+            what = (f"argument '{asked}'" if isinstance(asked, str) and asked
                     else "argument values" if isinstance(exc, _NeedsArguments) else f"{type(exc).__name__}: {exc}")
             notes.append(f"early_config_prune {prune_info['name']} needs {what} at launch time, so it cannot "
                          f"run at build time: all {len(configs)} configs of {name} are built")

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "library_state.h"
 #include "scratch.h"
+#include "tensor_map.h"
 
 /* The blocks to launch: the grid times the cluster, each axis within the device's limit
  * (tta_device.max_grid, queried once per device). */
@@ -182,6 +183,49 @@ static triton_aot_status tta_hip_launch(const tta_library_state *state,
   return TRITON_AOT_SUCCESS;
 }
 
+/* Encodes the caller's descriptors for `descriptor` (the chosen function: its box follows its
+ * config) into `storage` and points each descriptor's argument slots at it: the CUtensorMap,
+ * then the shape as i32 (doubled innermost where Triton 3.6 passes it so), then the strides. */
+static triton_aot_status tta_fill_tensors(const triton_aot_library *library,
+                                          const triton_aot_kernel *kernel,
+                                          const triton_aot_function *descriptor,
+                                          const tta_library_state *state, void **args,
+                                          const triton_aot_tensor_arg *tensors,
+                                          triton_aot_tensor_storage *storage) {
+  uint32_t i, d;
+  if (tensors == NULL || storage == NULL || library->tensor_maps == NULL)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
+                           "%s takes %u host tensor descriptor(s) and none were given",
+                           kernel->name, kernel->tensor_count);
+  if (state->backend != TRITON_AOT_BACKEND_CUDA)
+    return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
+                           "%s takes host tensor descriptors, which the runtime encodes for CUDA "
+                           "(TMA) only",
+                           kernel->name);
+  for (i = 0; i < kernel->tensor_count; ++i) {
+    const triton_aot_tensor_map *map = &library->tensor_maps[descriptor->tensor_maps + i];
+    const triton_aot_tensor_arg *arg = &tensors[i];
+    uint32_t slot = kernel->tensor_slots[i];
+    const char *param = library->strings + kernel->tensor_names[i];
+    triton_aot_status status =
+        tta_cuda_encode_tensor_map(state->cuda, map, arg, kernel->name, param,
+                                   (CUtensorMap *)(void *)storage[i].map);
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
+    args[slot] = storage[i].map;
+    for (d = 0; d < map->rank; ++d) {
+      int64_t shape = arg->shape[d];
+      if (d + 1 == map->rank && (map->flags & TRITON_AOT_TENSOR_SHAPE_ARGS_PADDED))
+        shape *= 2;   /* in range: the encoder checked shape * 2 for fp4 */
+      storage[i].shape[d] = (int32_t)shape;
+      storage[i].strides[d] = arg->strides[d];
+      args[slot + 1 + d] = &storage[i].shape[d];
+      args[slot + 1 + map->rank + d] = &storage[i].strides[d];
+    }
+  }
+  return TRITON_AOT_SUCCESS;
+}
+
 /* args[arg_count..] point at scratch pointers in triton_aot_launch's frame for the duration of
  * the launch call only (and are cleared before it returns), which GCC 12+ cannot see. */
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
@@ -191,6 +235,14 @@ static triton_aot_status tta_hip_launch(const tta_library_state *state,
 triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel_index,
                                     uint32_t variant, void *stream, const uint64_t grid[3],
                                     void **args) {
+  return triton_aot_launch_tensors(library, kernel_index, variant, stream, grid, args, NULL, NULL);
+}
+
+triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
+                                            uint32_t kernel_index, uint32_t variant, void *stream,
+                                            const uint64_t grid[3], void **args,
+                                            const triton_aot_tensor_arg *tensors,
+                                            triton_aot_tensor_storage *storage) {
   const triton_aot_kernel *kernel;
   const triton_aot_function *descriptor = NULL;
   const triton_aot_launch_info *launch;
@@ -221,6 +273,11 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   status = tta_grid_dimensions(kernel, launch, current.device, grid, blocks);
   if (status != TRITON_AOT_SUCCESS)
     return status;
+  if (kernel->tensor_count > 0) {
+    status = tta_fill_tensors(library, kernel, descriptor, current.state, args, tensors, storage);
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
+  }
 
   /* Trailing scratch pointers, in Triton's order: global, then profile. */
   trailing = kernel->arg_count;

@@ -22,13 +22,35 @@ triton_aot_status tta_cuda_encode_tensor_map(const tta_cuda *cuda, const triton_
                            "%s: tensor descriptor %s has innermost stride %lld; it must be 1 "
                            "(the last dimension contiguous), as Triton's TensorDescriptor requires",
                            kernel, param, (long long)arg->strides[rank - 1]);
+  /* TMA's rules (cuTensorMapEncodeTiled), checked here so the message can say which value
+   * breaks which rule and what to do: the driver would only say CUDA_ERROR_INVALID_VALUE. */
+  if (((uintptr_t)arg->base & 15u) != 0)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
+                           "%s: tensor descriptor %s has base %p, not 16-byte aligned; TMA needs "
+                           "a 16-byte aligned base address (pass the start of an allocation, or "
+                           "an offset that is a multiple of 16 bytes)",
+                           kernel, param, arg->base);
   for (i = 0; i < rank; ++i) {
-    if (arg->shape[i] < 0 || arg->strides[i] < 0)
+    /* The kernel takes each shape as i32 (Triton's), and TMA needs at least one element. */
+    const int64_t limit = (map->flags & TRITON_AOT_TENSOR_SHAPE_ARGS_PADDED) && i + 1 == rank
+                              ? INT32_MAX / 2
+                              : INT32_MAX;
+    if (arg->shape[i] < 1 || arg->shape[i] > limit)
       return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
-                             "%s: tensor descriptor %s has shape[%u] = %lld and strides[%u] = "
-                             "%lld; neither may be negative",
-                             kernel, param, i, (long long)arg->shape[i], i,
-                             (long long)arg->strides[i]);
+                             "%s: tensor descriptor %s has shape[%u] = %lld; each dimension "
+                             "must be 1 to %lld (the kernel takes it as a 32-bit integer, and TMA "
+                             "cannot describe an empty tensor: skip the launch instead)",
+                             kernel, param, i, (long long)arg->shape[i], (long long)limit);
+    if (i + 1 < rank &&
+        (arg->strides[i] < 1 || ((uint64_t)arg->strides[i] * map->elem_size) % 16 != 0))
+      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
+                             "%s: tensor descriptor %s has strides[%u] = %lld elements (%llu "
+                             "bytes); TMA needs every stride but the innermost to be a positive "
+                             "multiple of 16 bytes (pad the rows: e.g. a multiple of %u elements "
+                             "of %u bytes)",
+                             kernel, param, i, (long long)arg->strides[i],
+                             (unsigned long long)arg->strides[i] * map->elem_size,
+                             map->elem_size ? 16u / map->elem_size : 16u, map->elem_size);
     dims[rank - 1 - i] = (cuuint64_t)arg->shape[i];
     box[rank - 1 - i] = map->box[i];
     element_strides[i] = 1;

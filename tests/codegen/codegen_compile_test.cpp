@@ -76,6 +76,7 @@ TEST_P(GeneratedC, CompilesWithoutWarningsUnderGccAndClang) {
   const std::string name = GetParam();
   const Library library = name == "mk"     ? vectorAddLibrary()
                           : name == "edge" ? edgeLibrary()
+                          : name == "td"   ? tensorDescLibrary()
                                            : makeLibrary(name);
   writeLibrary(library, dir);
   for (const Compiler &compiler : kCompilers) {
@@ -120,6 +121,7 @@ TEST_P(GeneratedC, SharedLibraryExportsExactlyTheDocumentedApi) {
   const std::string name = GetParam();
   const Library library = name == "mk"     ? vectorAddLibrary()
                           : name == "edge" ? edgeLibrary()
+                          : name == "td"   ? tensorDescLibrary()
                                            : makeLibrary(name);
   writeLibrary(library, dir);
   ASSERT_EQ(compileLibrary(TTA_RUNTIME_C_COMPILER, dir, name, "build"), "");
@@ -133,7 +135,8 @@ TEST_P(GeneratedC, SharedLibraryExportsExactlyTheDocumentedApi) {
 }
 
 // "empty" has no kernels: no empty arrays (invalid C), only the library-wide API.
-INSTANTIATE_TEST_SUITE_P(Libraries, GeneratedC, ::testing::Values("mk", "edge", "empty"));
+INSTANTIATE_TEST_SUITE_P(Libraries, GeneratedC,
+                         ::testing::Values("mk", "edge", "td", "empty"));
 
 /// main.c using both "mk" (prefix mk) and "other" (prefix oth): the same kernel, twice.
 constexpr const char *kTwoLibrariesMain = R"C(#include "mk.h"

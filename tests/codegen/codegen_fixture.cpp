@@ -48,6 +48,50 @@ KernelBuilder &KernelBuilder::param(const std::string &name, const std::string &
   return *this;
 }
 
+KernelBuilder &KernelBuilder::tensorDesc(const std::string &name, const std::string &type,
+                                         const TensorDescInfo &info) {
+  const std::size_t first = kernel_.params.size();
+  ParamInfo desc;
+  desc.name = name;
+  desc.kind = ParamInfo::Kind::TensorDesc;
+  desc.type = type;
+  desc.size = 128;
+  desc.tensordesc = info;
+  kernel_.params.push_back(desc);
+  CParam base;
+  base.name = name;
+  base.cName = name + "_base";
+  base.tritonType = type;
+  base.cType = "const void *";
+  base.size = 8;
+  base.kernelIndex = first;
+  base.tensorPart = CParam::TensorPart::Base;
+  base.tensor = name;
+  kernel_.cParams.push_back(base);
+  for (const bool shape : {true, false})
+    for (int d = 0; d < info.rank; ++d) {
+      ParamInfo part;
+      part.name = name + (shape ? ".shape" : ".stride") + std::to_string(d);
+      part.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
+      part.type = shape ? "i32" : "i64";
+      part.size = shape ? 4 : 8;
+      CParam c;
+      c.name = part.name;
+      c.cName = name + (shape ? "_shape" : "_stride") + std::to_string(d);
+      c.tritonType = "i64";
+      c.cType = "int64_t";
+      c.size = 8;
+      c.kernelIndex = kernel_.params.size();
+      c.tensorPart = shape ? CParam::TensorPart::Shape : CParam::TensorPart::Stride;
+      c.tensor = name;
+      c.dim = d;
+      kernel_.params.push_back(part);
+      kernel_.cParams.push_back(c);
+    }
+  tensorMaps_.push_back(info);
+  return *this;
+}
+
 KernelBuilder &KernelBuilder::constexprParam(const std::string &name) {
   ParamInfo info;
   info.name = name;
@@ -156,6 +200,9 @@ void KernelBuilder::addTo(Library &library) {
         function.launch.warpSize = target.warpSize;
         function.launch.block = {4 * target.warpSize, 1, 1};
         function.launch.shared = 1024 * (c + 1);
+        function.tensorMaps = tensorMaps_;
+        for (TensorDescInfo &map : function.tensorMaps)   // each config its own box
+          map.box.front() = map.box.front() / static_cast<int>(c + 1);
         EmbeddedImage binary;
         binary.kind = cuda ? "cubin" : "hsaco";
         binary.sourceFile = "/fake/" + tag + (cuda ? ".cubin" : ".hsaco");

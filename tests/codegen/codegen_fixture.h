@@ -23,6 +23,11 @@ public:
 
   /// A runtime parameter: "*fp32", "i1", "i32", "fp16", ...
   KernelBuilder &param(const std::string &name, const std::string &tritonType);
+  /// A host tensor descriptor (metadata kind tensordesc, \p type "tensordesc<fp16[64, 32]>")
+  /// with \p info's TMA facts in every function: the tensordesc, shape and stride entries and
+  /// the C parameters X_base, X_shape<d>, X_stride<d>, as the linker makes them.
+  KernelBuilder &tensorDesc(const std::string &name, const std::string &type,
+                            const TensorDescInfo &info);
   /// A constexpr parameter (its value comes from each config).
   KernelBuilder &constexprParam(const std::string &name);
   /// A parameter declared ":1" in every variant (not in the C API).
@@ -41,6 +46,7 @@ public:
 
 private:
   Kernel kernel_;
+  std::vector<TensorDescInfo> tensorMaps_;
 };
 
 Library makeLibrary(const std::string &name, const std::string &prefix = "");

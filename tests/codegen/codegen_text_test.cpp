@@ -277,11 +277,13 @@ TEST(CodegenText, TablesFollowTheRuntimeAbi) {
   at(c, "  /* variant 2: config 1 \"small\", x_ptr:16 y_ptr:16 n_elements:16 */\n"
         "  {0, 6, 7, {128, 2048, {2, 1, 1}, 2, TRITON_AOT_LAUNCH_COOPERATIVE | "
         "TRITON_AOT_LAUNCH_PDL, "
-        "256, 128, 0, 1}}, /* sm_80 */\n"
-        "  {0, 8, TRITON_AOT_NO_IMAGE, {256, 2048, {1, 1, 1}, 1, 0, 0, 1, 0, 1}}, /* "
+        "256, 128, 0, 1}, 0}, /* sm_80 */\n"
+        "  {0, 8, TRITON_AOT_NO_IMAGE, {256, 2048, {1, 1, 1}, 1, 0, 0, 1, 0, 1}, 0}, /* "
         "gfx90a:xnack- */\n");
+  // No host tensor descriptors: no count, slots, names or tensor map table.
   at(c, "  {\"mk_add\", 2, tta_add_targets, 4, tta_add_functions, 0, 4,\n"
-        "   TRITON_AOT_ARG_GLOBAL_SCRATCH | TRITON_AOT_ARG_PROFILE_SCRATCH}, /* 0 */\n");
+        "   TRITON_AOT_ARG_GLOBAL_SCRATCH | TRITON_AOT_ARG_PROFILE_SCRATCH, 0, NULL, NULL}, /* 0 */\n");
+  at(c, "  .tensor_maps = NULL,\n");
   at(c, "static void *tta_state;");
   at(c, "  .prefix = \"mk\",\n  .blob = mk_tta_blob,\n  .strings = tta_strings,\n");
   // Offsets, not pointers, in the rows: a shared library applies no relocation per image.
@@ -292,6 +294,52 @@ TEST(CodegenText, TablesFollowTheRuntimeAbi) {
         "&tta_state,\n");
   // Never the image bytes in C.
   EXPECT_EQ(c.find("0x7f"), std::string::npos);
+}
+
+// A host tensor descriptor X is X_base, X_shape<d>, X_stride<d> in C; the dispatcher hands the
+// caller's values to triton_aot_launch_tensors with stack storage for the encoded maps, and the
+// tables say where each descriptor's arguments go and what each function encodes.
+TEST(CodegenText, TensorDescriptorsAreBaseShapesAndStridesAndTheirTables) {
+  const GeneratedSources out = generate(tensorDescLibrary());
+  const std::string &h = out.header, &c = out.source;
+  at(h, "TRITON_AOT_API triton_aot_status td_tma(void *stream, int32_t s, const void *a_base,\n"
+        "                                        int64_t a_shape0, int64_t a_shape1, int64_t "
+        "a_stride0,\n"
+        "                                        int64_t a_stride1, int32_t n, const void *b_base,\n"
+        "                                        int64_t b_shape0, int64_t b_shape1, int64_t "
+        "b_shape2,\n"
+        "                                        int64_t b_stride0, int64_t b_stride1, int64_t "
+        "b_stride2);\n");
+  at(h, " *   a_base     tensordesc<fp16[64, 32]> a: base, 16-byte aligned\n"
+        " *   a_shape0   i64 a.shape[0], elements\n");
+  at(h, " *   b_stride2  i64 b.strides[2], elements (innermost: 1)\n");
+  // The s:1 entry passes no s: its descriptors' slots are 0 and 6; the generic entry's 1 and 7.
+  at(c, "static const uint32_t tta_tma_tensor_slots0[] = {0, 6};\n"
+        "static const uint32_t tta_tma_tensor_slots1[] = {1, 7};\n"
+        "static const uint32_t tta_tma_tensor_names[] = {");
+  at(c, "   TRITON_AOT_ARG_GLOBAL_SCRATCH | TRITON_AOT_ARG_PROFILE_SCRATCH,\n"
+        "   2, tta_tma_tensor_slots0, tta_tma_tensor_names}, /* 0 */\n");
+  at(c, "static const triton_aot_tensor_map tta_tensor_maps[] = {\n"
+        "  {2, 6, 2, 2, 0, {64, 32, 0, 0, 0}}, /* 0 */\n"
+        "  {3, 9, 2, 3, TRITON_AOT_TENSOR_FP4_PADDED | TRITON_AOT_TENSOR_SHAPE_ARGS_PADDED, "
+        "{2, 16, 64, 0, 0}}, /* 1 */\n"
+        "  {2, 6, 2, 2, 0, {32, 32, 0, 0, 0}}, /* 2 */\n");
+  at(c, "  .tensor_maps = tta_tensor_maps,\n");
+  const std::string dispatch = function(c, "static triton_aot_status tta_tma_dispatch(");
+  at(dispatch, "  /* compiled with s == 1 */\n"
+               "  void *args0[13 + 2] = {NULL, NULL, NULL, NULL, NULL, &n, NULL, NULL, NULL, NULL, "
+               "NULL, NULL,\n");
+  at(dispatch, "  const triton_aot_tensor_arg tta_tensors[2] = {\n"
+               "    {a_base, {a_shape0, a_shape1}, {a_stride0, a_stride1}},\n"
+               "    {b_base, {b_shape0, b_shape1, b_shape2}, {b_stride0, b_stride1, b_stride2}},\n"
+               "  };\n"
+               "  triton_aot_tensor_storage tta_storage[2];\n");
+  at(dispatch, "  return tta_launch_tensors(kernel, variant, stream, grid, args, tta_tensors, "
+               "tta_storage);\n}");
+  EXPECT_EQ(c.find("static triton_aot_status tta_launch("), std::string::npos)
+      << "no kernel launches without descriptors, so no plain tta_launch";
+  at(c, "  return triton_aot_launch_tensors(&tta_library, kernel, variant, stream, dims, args,\n"
+        "                                   tensors, storage);\n");
 }
 
 TEST(CodegenText, ManifestPointsIntoTheBlob) {

@@ -155,7 +155,9 @@ protected:
       const fs::path dir = cache.root / (which + "." + compiler.name);
       fs::remove_all(dir);
       fs::create_directories(dir);
-      slot = std::make_unique<FakeLibrary>(which == "mk" ? vectorAddLibrary() : edgeLibrary(),
+      slot = std::make_unique<FakeLibrary>(which == "mk"   ? vectorAddLibrary()
+                                           : which == "td" ? tensorDescLibrary()
+                                                           : edgeLibrary(),
                                            compiler, dir);
     }
     EXPECT_EQ(slot->error(), "");
@@ -698,6 +700,102 @@ TEST_P(Dispatch, OpeningAppliesNoRelocationPerImageOrConfig) {
   const triton_aot_image &image = table.images[last.binary];
   EXPECT_EQ(std::memcmp(table.blob + image.offset, many.model().images[last.binary].bytes.data(),
                         image.size), 0);
+}
+
+// td_tma(stream, config, s, a_base, a_shape0, a_shape1, a_stride0, a_stride1, n, b_base,
+//        b_shape0..2, b_stride0..2): the descriptors go to triton_aot_launch_tensors as the
+// caller gave them, their argument slots left NULL for the runtime, at the positions the
+// entry's argument list has them (s:1 drops s, so every slot moves by one).
+TEST_P(Dispatch, TensorDescriptorsReachTheRuntimeWithTheirSlotsAndTmaFacts) {
+  FakeLibrary &lib = load("td");
+  ASSERT_EQ(lib.error(), "");
+  using Fn = triton_aot_status (*)(void *, int, std::int32_t, const void *, std::int64_t,
+                                   std::int64_t, std::int64_t, std::int64_t, std::int32_t,
+                                   const void *, std::int64_t, std::int64_t, std::int64_t,
+                                   std::int64_t, std::int64_t, std::int64_t);
+  auto tma = lib.symbol<Fn>("td_tma_config");
+  const void *a = reinterpret_cast<const void *>(std::uintptr_t{0x7f0000010000});
+  const void *b = reinterpret_cast<const void *>(std::uintptr_t{0x7f0000020000});
+  struct Case {
+    std::int32_t s;
+    int config;
+    std::uint32_t argCount, variant, slots[2], nAt;
+    std::uint64_t gridX;
+  };
+  // Rows per entry are config-major: the s:1 entry's are (big, s:1), (half, s:1).
+  const Case cases[] = {{1, 0, 13, 0, {0, 6}, 5, 7}, {3, 0, 14, 0, {1, 7}, 6, 7},
+                        {1, 1, 13, 1, {0, 6}, 5, 13}, {2, 1, 14, 1, {1, 7}, 6, 13}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE("s " + std::to_string(c.s) + ", config " + std::to_string(c.config));
+    std::vector<std::size_t> sizes(FAKE_MAX_ARGS, 0);
+    sizes[c.nAt] = 4;
+    if (c.argCount == 14)
+      sizes[0] = 4;
+    fake_runtime &state = lib.reset(sizes);
+    ASSERT_EQ(tma(kStream, c.config, c.s, a, 100, 40, 48, 1, 400, b, 3, 20, 70, 20 * 80, 80, 1),
+              TRITON_AOT_SUCCESS)
+        << state.message;
+    ASSERT_EQ(state.tensor_launches, 1);
+    ASSERT_EQ(state.launches, 1);
+    EXPECT_STREQ(lib.launched().name, "td_tma");
+    EXPECT_EQ(state.arg_count, c.argCount);
+    EXPECT_EQ(state.variant, c.variant);
+    EXPECT_EQ(grid(state), (std::vector<std::uint64_t>{c.gridX, std::uint64_t(c.s), 1}));
+    EXPECT_EQ(recorded(state, c.nAt, 4), bytesOf(std::int32_t{400}));
+    if (c.argCount == 14) {
+      EXPECT_EQ(recorded(state, 0, 4), bytesOf(c.s));
+    }
+    ASSERT_EQ(state.tensor_count, 2u);
+    EXPECT_EQ(state.tensors[0].base, a);
+    EXPECT_EQ(state.tensors[0].shape[0], 100);
+    EXPECT_EQ(state.tensors[0].shape[1], 40);
+    EXPECT_EQ(state.tensors[0].strides[0], 48);
+    EXPECT_EQ(state.tensors[0].strides[1], 1);
+    EXPECT_EQ(state.tensors[1].base, b);
+    EXPECT_EQ((std::vector<std::int64_t>(state.tensors[1].shape, state.tensors[1].shape + 3)),
+              (std::vector<std::int64_t>{3, 20, 70}));
+    EXPECT_EQ(
+        (std::vector<std::int64_t>(state.tensors[1].strides, state.tensors[1].strides + 3)),
+        (std::vector<std::int64_t>{1600, 80, 1}));
+    EXPECT_EQ(state.storage_aligned, 1);
+    EXPECT_EQ(state.tensor_slots_null, 1) << "the runtime fills the descriptors' slots";
+    const triton_aot_kernel &kernel = lib.launched();
+    ASSERT_EQ(kernel.tensor_count, 2u);
+    EXPECT_EQ(kernel.tensor_slots[0], c.slots[0]);
+    EXPECT_EQ(kernel.tensor_slots[1], c.slots[1]);
+    EXPECT_STREQ(state.library->strings + kernel.tensor_names[0], "a");
+    EXPECT_STREQ(state.library->strings + kernel.tensor_names[1], "b");
+    // The function's TMA facts: config "half" encodes a box with half the outer rows.
+    const triton_aot_function &f = kernel.functions[c.variant * kernel.target_count];
+    const triton_aot_tensor_map &ma = state.library->tensor_maps[f.tensor_maps];
+    const triton_aot_tensor_map &mb = state.library->tensor_maps[f.tensor_maps + 1];
+    EXPECT_EQ(ma.rank, 2u);
+    EXPECT_EQ(ma.data_type, 6u);
+    EXPECT_EQ(ma.elem_size, 2u);
+    EXPECT_EQ(ma.swizzle, 2u);
+    EXPECT_EQ(ma.flags, 0u);
+    EXPECT_EQ(ma.box[0], c.config == 0 ? 64u : 32u);
+    EXPECT_EQ(ma.box[1], 32u);
+    EXPECT_EQ(mb.rank, 3u);
+    EXPECT_EQ(mb.data_type, 9u);
+    EXPECT_EQ(mb.swizzle, 3u);
+    EXPECT_EQ(mb.flags, TRITON_AOT_TENSOR_FP4_PADDED | TRITON_AOT_TENSOR_SHAPE_ARGS_PADDED);
+    EXPECT_EQ(mb.box[0], c.config == 0 ? 2u : 1u);
+    EXPECT_EQ(mb.box[1], 16u);
+    EXPECT_EQ(mb.box[2], 64u);
+  }
+}
+
+TEST_P(Dispatch, AKernelWithoutTensorDescriptorsHasNoTensorTables) {
+  FakeLibrary &lib = mk();
+  ASSERT_EQ(lib.error(), "");
+  auto add = lib.symbol<AddFn>("mk_add");
+  fake_runtime &state = lib.reset();
+  ASSERT_EQ(add(kStream, kAligned, kAligned2, kAligned, 4096), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(state.tensor_launches, 0) << "triton_aot_launch, not _tensors";
+  EXPECT_EQ(lib.launched().tensor_count, 0u);
+  EXPECT_EQ(lib.launched().tensor_slots, nullptr);
+  EXPECT_EQ(state.library->tensor_maps, nullptr);
 }
 
 std::string compilerName(const ::testing::TestParamInfo<Compiler> &param) {

@@ -34,6 +34,32 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   return TRITON_AOT_SUCCESS;
 }
 
+/* Records the descriptors, then launches as above (args[tensor slots] stay as the dispatcher
+ * left them: the real runtime fills them). */
+triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library, uint32_t kernel,
+                                            uint32_t variant, void *stream,
+                                            const uint64_t grid[3], void **args,
+                                            const triton_aot_tensor_arg *tensors,
+                                            triton_aot_tensor_storage *storage) {
+  uint32_t i;
+  state.tensor_launches++;
+  state.tensor_count = library->kernels[kernel].tensor_count;
+  memset(state.tensors, 0, sizeof state.tensors);
+  for (i = 0; i < state.tensor_count && i < FAKE_MAX_TENSORS; ++i)
+    state.tensors[i] = tensors[i];
+  state.storage_aligned = ((uintptr_t)storage & 63u) == 0;
+  state.tensor_slots_null = 1;
+  for (i = 0; i < state.tensor_count; ++i) {
+    const triton_aot_kernel *k = &library->kernels[kernel];
+    const triton_aot_function *f = &k->functions[variant * k->target_count];
+    uint32_t rank = library->tensor_maps[f->tensor_maps + i].rank, a;
+    for (a = 0; a <= 2 * rank; ++a)
+      if (args[k->tensor_slots[i] + a] != NULL)
+        state.tensor_slots_null = 0;
+  }
+  return triton_aot_launch(library, kernel, variant, stream, grid, args);
+}
+
 triton_aot_status triton_aot_preload(const triton_aot_library *library) {
   state.preloads++;
   state.library = library;

@@ -13,6 +13,7 @@ extern "C" {
 
 #define FAKE_MAX_ARGS 16
 #define FAKE_MESSAGE_SIZE 1024
+#define FAKE_MAX_TENSORS 4
 
 typedef struct fake_runtime {
   /* Set by the test before a call. */
@@ -34,6 +35,13 @@ typedef struct fake_runtime {
   int preloads, unloads;
   const triton_aot_allocator *allocator;
   int allocator_calls;
+  /* triton_aot_launch_tensors: the caller's descriptors as the dispatcher passed them. */
+  int tensor_launches;
+  uint32_t tensor_count; /* library->kernels[kernel].tensor_count */
+  triton_aot_tensor_arg tensors[FAKE_MAX_TENSORS];
+  int storage_aligned;   /* the storage was 64-byte aligned */
+  int tensor_slots_null; /* every descriptor's 1 + 2 * rank argument slots (rank from the
+                          * variant's first function's map) were left NULL for the runtime */
 } fake_runtime;
 
 typedef fake_runtime *(*fake_runtime_state_fn)(void);

@@ -22,6 +22,25 @@ Library vectorAddLibrary(const std::string &name, const std::string &prefix) {
   return library;
 }
 
+Library tensorDescLibrary(const std::string &name, const std::string &prefix) {
+  Library library = makeLibrary(name, prefix);
+  const std::vector<std::vector<std::string>> variants = {{"s:1"}, {}};
+  KernelBuilder("tma")
+      .param("s", "i32")
+      .tensorDesc("a", "tensordesc<fp16[64, 32]>", TensorDescInfo{2, 6, 2, 2, {64, 32}, false, false})
+      .param("n", "i32")
+      .tensorDesc("b", "tensordesc<bf16[2, 16, 64]>",
+                  TensorDescInfo{3, 9, 2, 3, {2, 16, 64}, true, true})
+      .constexprParam("BLOCK")
+      .grid("cdiv(n, BLOCK)", "s")
+      .target("cuda:90a")
+      .scratch(true, true)
+      .config("big", {{"BLOCK", 64}}, variants)
+      .config("half", {{"BLOCK", 32}}, variants)
+      .addTo(library);
+  return library;
+}
+
 Library edgeLibrary(const std::string &name, const std::string &prefix) {
   Library library = makeLibrary(name, prefix);
   KernelBuilder("scalars")

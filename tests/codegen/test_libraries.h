@@ -27,4 +27,11 @@ Library vectorAddLibrary(const std::string &name = "mk", const std::string &pref
 ///    grid_x, two configs.
 Library edgeLibrary(const std::string &name = "edge", const std::string &prefix = "");
 
+/// "td": tma(s: i32, a: tensordesc<fp16[64, 32]>, n: i32, b: tensordesc<bf16[2, 16, 64]>, BLOCK)
+/// for sm_90a, configs "big" (boxes as declared) and "half" (outermost box halved), each an s:1
+/// variant (s not passed: the descriptors' argument slots move) and a generic one; both scratch
+/// pointers. Descriptor a: fp16 (6), 2 bytes, 64-byte swizzle (2); b: bf16 (9), 128-byte (3),
+/// fp4_padded and shape_args_padded (to see the flags through).
+Library tensorDescLibrary(const std::string &name = "td", const std::string &prefix = "");
+
 } // namespace tta::link::testing

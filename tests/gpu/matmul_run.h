@@ -25,6 +25,10 @@ struct MatmulKernel {
   // Launches on device pointers a, b, c; the shape is captured by the caller.
   std::function<int(void *stream, const void *a, const void *b, const void *c)> launch;
   const char *(*last_error)(void);
+  // Elements past the end of each row of C the kernel may write: a TMA store clips at 16-byte
+  // granularity (measured on the H100: Triton's own launch of matmul_tma writes C's row padding
+  // up to the next 16 bytes), so a descriptor kernel gets 7 fp16 elements of slack.
+  int row_write_slack = 0;
 };
 
 // Random fp16 inputs in [-1, 1) (padding between rows holds NaN, which a correct kernel never

@@ -10,58 +10,31 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <system_error>
-
-#include <unistd.h>
+#include <set>
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
-using tta::testing::listFiles;
+using tta::testing::freshDir;
+using tta::testing::kernel;
+using tta::testing::metadataIn;
+using tta::testing::occurrences;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::runCompiler;
 using tta::testing::RunResult;
-using tta::testing::testPython;
-using tta::testing::testTritonVersion;
-using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
 
-fs::path freshDir(const std::string &name) {
-  // One directory per test process (CTest runs the suites of two Triton versions at once,
-  // in one work directory), removed when the process ends.
-  static const fs::path root = testWorkDir() / ("autotune." + std::to_string(::getpid()));
-  static const struct RemoveAtExit {
-    ~RemoveAtExit() { std::error_code ec; fs::remove_all(root, ec); }
-  } removeAtExit;
-  fs::path dir = root / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 const std::string kSource = std::string(TTA_KERNELS_DIR) + "/autotuned.py";
 
 RunResult compile(std::vector<std::string> args, const fs::path &dir) {
-  args.insert(args.begin(), {"--python", testPython(), kSource});
+  args.insert(args.begin(), kSource);
   args.insert(args.end(), {"-o", dir.string() + "/", "--index", (dir / "index.json").string(),
                            "--no-cache"});
-  return run(TTA_COMPILER, args, dir);
-}
-
-std::vector<KernelMetadata> metadataIn(const fs::path &dir) {
-  std::vector<KernelMetadata> all;
-  for (const std::string &file : listFiles(dir)) {
-    if (fs::path(file).extension() != ".json" || file == "index.json")
-      continue;
-    auto meta = parseMetadata(nlohmann::json::parse(readText(dir / file)));
-    EXPECT_TRUE(meta) << file << ": " << (meta ? "" : meta.error().message);
-    if (meta)
-      all.push_back(std::move(*meta));
-  }
-  return all;
+  return runCompiler(args, dir);
 }
 
 std::vector<std::string> configNames(const std::vector<KernelMetadata> &metas) {
@@ -72,20 +45,13 @@ std::vector<std::string> configNames(const std::vector<KernelMetadata> &metas) {
   return names;
 }
 
-std::size_t occurrences(const std::string &text, const std::string &what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 const std::vector<std::string> kMatmulArgs = {
     "-n", "matmul_kernel", "-on", "matmul", "-s",
     "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1",
     "-g", "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N), 1, 1", "-t", "cuda:90a"};
 
 TEST(Autotune, MatmulTakesTheDecoratorsPrunedConfigsWithDerivedNames) {
-  fs::path dir = freshDir("matmul");
+  fs::path dir = freshDir("autotune", "matmul");
   RunResult r = compile(kMatmulArgs, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;   // the prune ran at build time
@@ -125,7 +91,7 @@ TEST(Autotune, MatmulTakesTheDecoratorsPrunedConfigsWithDerivedNames) {
 }
 
 TEST(Autotune, AssignedDecoratorsAndAPruneThatNeedsArgumentsKeepEveryConfig) {
-  fs::path dir = freshDir("scale_rows");
+  fs::path dir = freshDir("autotune", "scale_rows");
   RunResult r = compile({"-n", "scale_rows", "-s", "*fp32:16, *fp32:16, i32, fp32", "-g", "n_cols, 1, 1",
                "-t", "cuda:80"},
               dir);
@@ -145,7 +111,7 @@ TEST(Autotune, AssignedDecoratorsAndAPruneThatNeedsArgumentsKeepEveryConfig) {
 }
 
 TEST(Autotune, APreHookIsRefusedUnlessTheDeclarationDropsIt) {
-  fs::path dir = freshDir("pre_hook");
+  fs::path dir = freshDir("autotune", "pre_hook");
   const std::vector<std::string> args = {"-n", "accumulate_kernel", "-s", "*fp32:16, *fp32:16, i32",
                                          "-g", "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80"};
   RunResult refused = compile(args, dir);
@@ -171,8 +137,44 @@ TEST(Autotune, APreHookIsRefusedUnlessTheDeclarationDropsIt) {
   }
 }
 
+TEST(Autotune, StackedOverHeuristicsEachConfigGetsItsHeuristicVariants) {
+  fs::path dir = freshDir("autotune", "over_heuristics");
+  RunResult r = runCompiler({kernel("autotuned_heuristics.py"), "-n", "even_scale_kernel", "-s",
+                             "*fp32:16, *fp32:16, i32", "-g", "cdiv(n, BLOCK), 1, 1", "-t",
+                             "cuda:80", "-o", dir.string() + "/", "--index",
+                             (dir / "index.json").string(), "--no-cache"},
+                            dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = metadataIn(dir);
+  ASSERT_EQ(metas.size(), 4u);   // two decorator configs x EVEN True/False
+  EXPECT_THAT(configNames(metas), ElementsAre("BLOCK1024_w4_s3", "BLOCK1024_w4_s3",
+                                              "BLOCK256_w2_s3", "BLOCK256_w2_s3"));
+  std::set<std::pair<std::string, bool>> variants;
+  for (const KernelMetadata &m : metas) {
+    ASSERT_EQ(m.variant.heuristics.size(), 1u);
+    EXPECT_EQ(m.variant.heuristics[0].name, "EVEN");
+    EXPECT_TRUE(m.variant.heuristics[0].runtime);
+    variants.emplace(m.variant.config, m.variant.heuristics[0].value.get<bool>());
+  }
+  EXPECT_EQ(variants.size(), 4u);
+
+  RunResult ld = run(TTA_LINKER, {"--name", "even", "-o", (dir / "lib").string(),
+                                  (dir / "index.json").string()},
+                     dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  auto manifest = nlohmann::json::parse(readText(dir / "lib" / "even.json"));
+  EXPECT_EQ(manifest["kernels"][0]["configs"].size(), 2u);
+  // The header and --inspect tell the two variants of a config apart by the heuristic's value.
+  const std::string header = readText(dir / "lib" / "even.h");
+  EXPECT_THAT(header, HasSubstr("EVEN=true")) << header;
+  EXPECT_THAT(header, HasSubstr("EVEN=false")) << header;
+  RunResult inspect = run(TTA_LINKER, {"--inspect", (dir / "lib" / "even.json").string()}, dir);
+  ASSERT_EQ(inspect.status, 0) << inspect.err;
+  EXPECT_THAT(inspect.out, HasSubstr("EVEN=false")) << inspect.out;
+}
+
 TEST(Autotune, DeclaredConfigsReplaceTheDecorators) {
-  fs::path dir = freshDir("declared");
+  fs::path dir = freshDir("autotune", "declared");
   RunResult r = compile({"-n", "accumulate_kernel", "-s", "*fp32:16, *fp32:16, i32, BLOCK", "-g",
                          "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80", "--config",
                          "name=small BLOCK=128 num_warps=2"},
@@ -187,7 +189,7 @@ TEST(Autotune, DeclaredConfigsReplaceTheDecorators) {
 }
 
 TEST(Autotune, ASignatureValueForATunedParameterIsAConflict) {
-  fs::path dir = freshDir("conflict");
+  fs::path dir = freshDir("autotune", "conflict");
   RunResult r = compile({"-n", "accumulate_kernel", "-s", "*fp32:16, *fp32:16, i32, 256", "-g",
                          "cdiv(n_elements, 256), 1, 1", "-t", "cuda:80", "--drop-pre-hooks"},
                         dir);

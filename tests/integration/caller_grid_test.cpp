@@ -13,38 +13,28 @@
 #include <fstream>
 #include <regex>
 
-#include <unistd.h>
-
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using tta::testing::freshDir;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::runCompiler;
 using tta::testing::RunResult;
-using tta::testing::testPython;
 using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
 
-fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / "caller-grid" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 RunResult compileKernel(const fs::path &dir, std::vector<std::string> args) {
-  const std::vector<std::string> common = {"--python", testPython(), "--cache-dir",
-                                           (testWorkDir() / "caller-grid" / "cache").string()};
-  args.insert(args.end(), common.begin(), common.end());
-  return run(TTA_COMPILER, args, dir);
+  args.insert(args.end(), {"--cache-dir", (testWorkDir() / "caller-grid" / "cache").string()});
+  return runCompiler(args, dir);
 }
 
 const std::string kRows = std::string(TTA_KERNELS_DIR) + "/rms_norm_rows.py";
 const std::string kRowsSignature = "*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, fp32, 1024";
 
 TEST(CallerGrid, CompiledWithoutAGridLinkedWithAComputedGridAndBuiltWithGccAndClang) {
-  const fs::path dir = freshDir("library");
+  const fs::path dir = freshDir("caller_grid", "library");
   RunResult rows = compileKernel(dir, {kRows, "-n", "rms_norm_rows_kernel", "-on", "rms_norm",
                                        "-s", kRowsSignature, "-t", "cuda:80", "-t", "hip:gfx942",
                                        "-o", "rows/", "--index", "rows.json"});
@@ -135,7 +125,7 @@ int main(void) {
 }
 
 TEST(CallerGrid, VariantsOfOneKernelMustAgreeOnHavingAGrid) {
-  const fs::path dir = freshDir("mixed");
+  const fs::path dir = freshDir("caller_grid", "mixed");
   ASSERT_EQ(compileKernel(dir, {kRows, "-n", "rms_norm_rows_kernel", "-s", kRowsSignature, "-t",
                                 "cuda:80", "-o", "caller/", "--index", "caller.json"})
                 .status,

@@ -1,5 +1,7 @@
 #include "cli_runner.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -10,7 +12,9 @@
 #include <cstdlib>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 extern char **environ;
@@ -120,6 +124,51 @@ fs::path testWorkDir() {
     return fs::path(TTA_WORK_DIR).string() + "-" + (venv.empty() ? "python" : venv);
   }
   return TTA_WORK_DIR;
+}
+
+RunResult runCompiler(std::vector<std::string> args, const fs::path &dir,
+                      const std::vector<std::string> &env) {
+  args.insert(args.begin(), {"--python", testPython()});
+  return run(TTA_COMPILER, args, dir, env);
+}
+
+fs::path freshDir(const std::string &suite, const std::string &name) {
+  static struct RemoveAtExit {
+    std::set<fs::path> roots;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      for (const fs::path &root : roots)
+        fs::remove_all(root, ec);
+    }
+  } removeAtExit;
+  const fs::path root = testWorkDir() / (suite + "." + std::to_string(::getpid()));
+  removeAtExit.roots.insert(root);
+  fs::path dir = root / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string kernel(const std::string &file) { return std::string(TTA_KERNELS_DIR) + "/" + file; }
+
+std::vector<KernelMetadata> metadataIn(const fs::path &dir) {
+  std::vector<KernelMetadata> all;
+  for (const std::string &file : listFiles(dir, ".triton-aot-cache")) {
+    if (fs::path(file).extension() != ".json" || file == "index.json")
+      continue;
+    auto meta = parseMetadata(nlohmann::json::parse(readText(dir / file)));
+    EXPECT_TRUE(meta) << file << ": " << (meta ? "" : meta.error().message);
+    if (meta)
+      all.push_back(std::move(*meta));
+  }
+  return all;
+}
+
+std::size_t occurrences(const std::string &text, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
 }
 
 std::string readText(const fs::path &path) {

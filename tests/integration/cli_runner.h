@@ -1,6 +1,10 @@
-// Runs triton-aot-cc as a user would, capturing its exit status, stdout and stderr.
+// Runs triton-aot-cc as a user would, capturing its exit status, stdout and stderr; and what
+// every integration test needs around that: fresh directories, kernel files, metadata read back.
 #pragma once
 
+#include "compiler/metadata.h"
+
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -32,6 +36,25 @@ const std::string &testTritonVersion();
 /// Where the tests write: TTA_TEST_WORK_DIR when set, else one directory per TTA_TEST_PYTHON
 /// beside TTA_WORK_DIR, else TTA_WORK_DIR.
 std::filesystem::path testWorkDir();
+
+/// Runs triton-aot-cc with the test interpreter (--python testPython(), then \p args) in \p dir.
+RunResult runCompiler(std::vector<std::string> args, const std::filesystem::path &dir,
+                      const std::vector<std::string> &env = {});
+
+/// An empty directory <testWorkDir()>/<suite>.<pid>/<name>, made afresh: one tree per test
+/// process (CTest runs the suites of several Triton versions at once, in one work directory),
+/// removed when the process ends.
+std::filesystem::path freshDir(const std::string &suite, const std::string &name);
+
+/// The path of \p file in tests/kernels.
+std::string kernel(const std::string &file);
+
+/// Every kernel metadata file under \p dir (not index.json, not the cache), parsed with the
+/// strict reader; a file that does not parse fails the test.
+std::vector<KernelMetadata> metadataIn(const std::filesystem::path &dir);
+
+/// How often \p what occurs in \p text.
+std::size_t occurrences(const std::string &text, const std::string &what);
 
 std::string readText(const std::filesystem::path &path);
 /// Every regular file under \p dir (recursively), relative to it, skipping \p skipDir.

@@ -13,25 +13,20 @@
 #include <regex>
 
 namespace fs = std::filesystem;
+using tta::testing::freshDir;
+using tta::testing::kernel;
 using tta::testing::listFiles;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::runCompiler;
+using tta::testing::RunResult;
 using tta::testing::testPython;
 using tta::testing::testTritonVersion;
-using tta::testing::testWorkDir;
-using tta::testing::RunResult;
 
 namespace tta {
 namespace {
 
 const std::vector<std::string> kTargets = {"-t", "cuda:80", "-t", "cuda:90a", "-t", "hip:gfx942"};
-
-fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string> &b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -39,10 +34,8 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
 }
 
 RunResult compile(const std::vector<std::string> &args, const fs::path &dir) {
-  return run(TTA_COMPILER, concat({"--python", testPython()}, args), dir);
+  return runCompiler(args, dir);
 }
-
-std::string kernel(const std::string &file) { return std::string(TTA_KERNELS_DIR) + "/" + file; }
 
 /// Every metadata file in \p dir, parsed and checked against its images.
 std::vector<KernelMetadata> checkOutputs(const fs::path &dir) {
@@ -117,7 +110,7 @@ const ParamInfo &param(const KernelMetadata &meta, const std::string &name) {
 }
 
 TEST(Compile, VectorAddHintVariantsForThreeTargets) {
-  fs::path dir = freshDir("vector_add");
+  fs::path dir = freshDir("compile", "vector_add");
   RunResult r = compile(concat({kernel("vector_add.py"), "-n", "add_kernel", "-s",
                                 "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-s",
                                 "*fp32, *fp32, *fp32, i32, 1024", "-s",
@@ -162,7 +155,7 @@ TEST(Compile, VectorAddHintVariantsForThreeTargets) {
 }
 
 TEST(Compile, ScalarArgumentsRecordTheirExactWidth) {
-  fs::path dir = freshDir("scalar_args");
+  fs::path dir = freshDir("compile", "scalar_args");
   RunResult r = compile(concat({kernel("scalar_args.py"), "-n", "scale_shift_kernel", "-s",
                                 "*fp32:16, *fp32:16, fp32, fp16, i64, i1, 256", "-g",
                                 "cdiv(n_elements, BLOCK), 1, 1", "-o", dir.string() + "/"},
@@ -182,7 +175,7 @@ TEST(Compile, ScalarArgumentsRecordTheirExactWidth) {
 }
 
 TEST(Compile, Fp16MatmulWithDotAndConfigs) {
-  fs::path dir = freshDir("matmul");
+  fs::path dir = freshDir("compile", "matmul");
   RunResult r = compile(
       concat({kernel("matmul_fp16.py"), "-n", "matmul_kernel", "-on", "matmul", "-s",
               "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, "
@@ -205,7 +198,7 @@ TEST(Compile, Fp16MatmulWithDotAndConfigs) {
 }
 
 TEST(Compile, AConstexprNamedLikeAnOptionTakesTheOptionsValue) {
-  fs::path dir = freshDir("softmax_stages");
+  fs::path dir = freshDir("compile", "softmax_stages");
   RunResult r = compile(concat({kernel("softmax_stages.py"), "-n", "softmax_stages_kernel", "-s",
                                 "*fp32:16, *fp32:16, i32:16, i32, i32, BLOCK, num_stages", "-g",
                                 "min(n_rows, 132), 1, 1", "--config", "BLOCK=1024 num_stages=4",
@@ -224,7 +217,7 @@ TEST(Compile, AConstexprNamedLikeAnOptionTakesTheOptionsValue) {
 }
 
 TEST(Compile, ParametersWithDefaultsMayBeLeftOutOrGivenByName) {
-  fs::path dir = freshDir("defaults");
+  fs::path dir = freshDir("compile", "defaults");
   // Left out: scale, BLOCK and ADD_ONE compile in as their defaults (2.0, 256, False).
   RunResult r = compile(concat({kernel("defaults.py"), "-n", "scale_rows_kernel", "-on", "left_out", "-s",
                                 "*fp32:16, *fp32:16, i32", "-g", "1, 1, 1", "-o", dir.string() + "/"},
@@ -263,7 +256,7 @@ TEST(Compile, ParametersWithDefaultsMayBeLeftOutOrGivenByName) {
 }
 
 TEST(Compile, KernelAbove48KiBOfSharedMemory) {
-  fs::path dir = freshDir("big_shared");
+  fs::path dir = freshDir("compile", "big_shared");
   RunResult r = compile(concat({kernel("big_shared.py"), "-n", "big_shared_kernel", "-s",
                                 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16",
                                 "-g", "cdiv(M, 128), cdiv(N, 128), 1", "-w", "8", "-o",
@@ -281,7 +274,7 @@ TEST(Compile, KernelAbove48KiBOfSharedMemory) {
 }
 
 TEST(Compile, EveryConstexprKindAndTargetSpelling) {
-  fs::path dir = freshDir("constexpr_kinds");
+  fs::path dir = freshDir("compile", "constexpr_kinds");
   RunResult r = compile({kernel("constexpr_kinds.py"), "-n", "constexpr_kinds_kernel", "-s",
                          "*fp32:16, *fp32:16, i32, tl.float16, True, -0.5, 'double', -3, 128",
                          "-g", "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80:32", "-t",
@@ -309,7 +302,7 @@ TEST(Compile, EveryConstexprKindAndTargetSpelling) {
 TEST(Compile, FrontendNeverImportsTorch) {
   // A torch that refuses to be imported: compiling must not notice it (upstream compile.py
   // spends most of its start-up importing torch, and needs a GPU driver).
-  fs::path dir = freshDir("no_torch");
+  fs::path dir = freshDir("compile", "no_torch");
   fs::create_directories(dir / "poison/torch");
   std::ofstream(dir / "poison/torch/__init__.py")
       << "raise RuntimeError('triton-aot-cc must not import torch')\n";   // not even tried
@@ -346,7 +339,7 @@ TEST(Compile, NewestTargetsAsTheVersionAllows) {
                                             "hip:gfx1200", "hip:gfx1201", "hip:gfx1250"};
   for (const std::string &target : targets) {
     SCOPED_TRACE(target + " with Triton " + testTritonVersion());
-    fs::path dir = freshDir("newest/" + target.substr(target.find(':') + 1));
+    fs::path dir = freshDir("compile", "newest/" + target.substr(target.find(':') + 1));
     RunResult r = compile({kernel("vector_add.py"), "-n", "add_kernel", "-s",
                            "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-g",
                            "cdiv(n_elements, 1024), 1, 1", "-t", target, "-o", dir.string() + "/"},
@@ -388,7 +381,7 @@ TEST(Compile, GluonKernel) {
   if (testTritonVersion().rfind("3.5.", 0) == 0)
     GTEST_SKIP() << "gluon_add.py uses gl.num_warps(), which Triton " << testTritonVersion()
                  << "'s Gluon lacks";
-  fs::path dir = freshDir("gluon");
+  fs::path dir = freshDir("compile", "gluon");
   RunResult cuda = compile({kernel("gluon_add.py"), "-n", "gluon_add_kernel", "-s",
                             "*fp32:16, *fp32:16, *fp32:16, i32, 1024, 32", "-g",
                             "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80", "-t", "cuda:90a",
@@ -406,7 +399,7 @@ TEST(Compile, GluonKernel) {
 }
 
 TEST(Compile, TtgirAndTtirFilesFromEmitIr) {
-  fs::path dir = freshDir("ttgir");
+  fs::path dir = freshDir("compile", "ttgir");
   fs::path ir = dir / "ir";
   RunResult first = compile(concat({kernel("vector_add.py"), "-n", "add_kernel", "-s",
                                     "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-g",
@@ -457,10 +450,17 @@ TEST(Compile, TtgirAndTtirFilesFromEmitIr) {
     EXPECT_EQ(m.name, "add_kernel");
     EXPECT_EQ(m.launch.numWarps, 4);
   }
+  // A run of IR files only is cached like any other.
+  RunResult again = compile(concat({ttir.string(), "-g", "cdiv(n_elements, 1024), 1, 1", "-w", "4",
+                                    "-o", out.string() + "/", "-v"},
+                                   kTargets),
+                            dir);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(testing::occurrences(again.err, "cache hit: "), 3) << again.err;
 }
 
 TEST(Compile, UnchangedRerunComesFromTheCacheWithoutPython) {
-  fs::path dir = freshDir("cache");
+  fs::path dir = freshDir("compile", "cache");
   fs::copy_file(kernel("vector_add.py"), dir / "vector_add.py");
   std::vector<std::string> args = concat({"vector_add.py", "-n", "add_kernel", "-s",
                                           "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "-g",
@@ -486,7 +486,7 @@ TEST(Compile, UnchangedRerunComesFromTheCacheWithoutPython) {
 }
 
 TEST(Compile, DepfileListsTheKernelAndItsProjectLocalImports) {
-  fs::path dir = freshDir("depfile");
+  fs::path dir = freshDir("compile", "depfile");
   RunResult r = compile({kernel("kernel_with_import.py"), "-n", "scale_kernel", "-s",
                          "*fp32:16, *fp32:16, i32, 256", "-g", "cdiv(n_elements, 256), 1, 1",
                          "-t", "cuda:80", "-o", dir.string() + "/", "--index",
@@ -501,8 +501,35 @@ TEST(Compile, DepfileListsTheKernelAndItsProjectLocalImports) {
   EXPECT_EQ(depfile.find("site-packages"), std::string::npos) << depfile;
 }
 
+// A package pip installed with --target into a directory on PYTHONPATH (how a wheel is carried
+// to a GPU machine) is installed code: not in the depfile, not re-imported per target; and a
+// module registered with a relative __file__ (torch.ops' "_ops.py") names no file.
+TEST(Compile, APackageInstalledWithTargetIsNotPartOfTheProject) {
+  fs::path dir = freshDir("compile", "pip_target");
+  fs::create_directories(dir / "pylib" / "heavypkg");
+  fs::create_directories(dir / "pylib" / "heavypkg-1.0.dist-info");
+  std::ofstream(dir / "pylib" / "heavypkg-1.0.dist-info" / "METADATA")
+      << "Metadata-Version: 2.1\nName: heavypkg\nVersion: 1.0\n";
+  std::ofstream(dir / "pylib" / "heavypkg" / "__init__.py")
+      << "import sys\nimport types\n\nassert 'heavypkg_imported' not in sys.modules, 'imported twice'\n"
+         "sys.modules['heavypkg_imported'] = types.ModuleType('heavypkg_imported')\n"
+         "_ops = types.ModuleType('heavypkg._ops')\n_ops.__file__ = '_ops.py'\n"
+         "sys.modules['heavypkg._ops'] = _ops\nSCALE = 2.0\n";
+  std::ofstream(dir / "scaled.py") << "import triton\nimport triton.language as tl\n\nimport heavypkg\n\n\n"
+                                      "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+  RunResult r = runCompiler({"scaled.py", "-n", "k", "-s", "*fp32", "-g", "1", "-t", "cuda:80", "-t",
+                             "hip:gfx942", "-o", "out/", "--index", "out/index.json", "--depfile",
+                             "out/scaled.d", "-j", "1"},
+                            dir, {"PYTHONPATH=" + (dir / "pylib").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string depfile = readText(dir / "out" / "scaled.d");
+  EXPECT_NE(depfile.find((dir / "scaled.py").string()), std::string::npos) << depfile;
+  EXPECT_EQ(depfile.find("heavypkg"), std::string::npos) << depfile;
+  EXPECT_EQ(depfile.find("_ops.py"), std::string::npos) << depfile;
+}
+
 TEST(Compile, AKernelInAPackageImportsAsItsModule) {
-  fs::path dir = freshDir("package");
+  fs::path dir = freshDir("compile", "package");
   RunResult r = compile(concat({kernel("fusedops/ops/swiglu.py"), "-n", "swiglu_fwd_kernel", "-s",
                                 "*fp16:16, *fp16:16, *fp16:16, i32:16, i32, 1024", "-g", "n_rows, 1, 1",
                                 "-o", dir.string() + "/", "--depfile", (dir / "swiglu.d").string(),

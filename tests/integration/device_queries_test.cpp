@@ -13,24 +13,16 @@
 #include <set>
 
 namespace fs = std::filesystem;
+using tta::testing::freshDir;
+using tta::testing::kernel;
 using tta::testing::listFiles;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::runCompiler;
 using tta::testing::RunResult;
-using tta::testing::testPython;
-using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
-
-fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string kernel(const std::string &file) { return std::string(TTA_KERNELS_DIR) + "/" + file; }
 
 nlohmann::json constexprValue(const KernelMetadata &meta, const std::string &name) {
   for (const ParamInfo &p : meta.params)
@@ -40,11 +32,10 @@ nlohmann::json constexprValue(const KernelMetadata &meta, const std::string &nam
 }
 
 TEST(DeviceQueries, EachTargetImportsWithItsOwnAnswers) {
-  fs::path dir = freshDir("device_queries");
+  fs::path dir = freshDir("device_queries", "device_queries");
   // BLOCK and NUM_PROGRAMS are left to their defaults, which the module computed at import
   // from the backend and the GPU's properties.
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), kernel("fusedops/ops/row_scale.py"), "-n",
+  RunResult r = runCompiler({kernel("fusedops/ops/row_scale.py"), "-n",
                      "row_scale_kernel", "-s", "*fp32:16, *fp32:16, i32, i32, i32, fp32", "-g",
                      "NUM_PROGRAMS, 1, 1", "-t", "cuda:80", "-t", "cuda:90a", "-t", "hip:gfx942",
                      "-o", dir.string() + "/", "-j", "1"},
@@ -69,9 +60,8 @@ TEST(DeviceQueries, EachTargetImportsWithItsOwnAnswers) {
 }
 
 TEST(DeviceQueries, AutotuneConfigsChosenByBackendAtImportArePerTarget) {
-  fs::path dir = freshDir("device_queries_autotune");
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), kernel("fusedops/ops/tuned_scale.py"), "-n",
+  fs::path dir = freshDir("device_queries", "device_queries_autotune");
+  RunResult r = runCompiler({kernel("fusedops/ops/tuned_scale.py"), "-n",
                      "tuned_scale_kernel", "-s", "*fp32:16, *fp32:16, i32", "-g",
                      "cdiv(n, BLOCK), 1, 1", "-t", "cuda:80", "-t", "cuda:90a", "-t",
                      "hip:gfx942", "-o", dir.string() + "/", "-j", "1"},
@@ -93,14 +83,46 @@ TEST(DeviceQueries, AutotuneConfigsChosenByBackendAtImportArePerTarget) {
   EXPECT_EQ(blocks["gfx942"], (std::set<int>{256, 1024}));
 }
 
+// The CMake plugin compiles each architecture in a run of its own, which sees only its own
+// backend's list; the linker takes a decorator config missing for a target whose other configs
+// are built as not listed there, and the library refuses it on such a device.
+TEST(DeviceQueries, ConfigsChosenByBackendLinkFromOneRunPerTarget) {
+  fs::path dir = freshDir("device_queries", "device_queries_per_run");
+  std::vector<std::string> indexes;
+  for (const char *target : {"cuda:80", "hip:gfx942"}) {
+    std::string tag = std::string(target).substr(0, 3);
+    RunResult r = runCompiler({kernel("fusedops/ops/tuned_scale.py"), "-n", "tuned_scale_kernel",
+                               "-s", "*fp32:16, *fp32:16, i32", "-g", "cdiv(n, BLOCK), 1, 1", "-t",
+                               target, "-o", (dir / tag).string() + "/", "--index",
+                               (dir / (tag + ".json")).string()},
+                              dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    indexes.push_back((dir / (tag + ".json")).string());
+  }
+  RunResult ld = run(TTA_LINKER, {"--name", "tuned", "-o", (dir / "lib").string(), indexes[0],
+                                  indexes[1]},
+                     dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  auto manifest = nlohmann::json::parse(readText(dir / "lib" / "tuned.json"));
+  const auto &k = manifest["kernels"][0];
+  ASSERT_EQ(k["targets"], nlohmann::json({"cuda:80", "hip:gfx942"}));
+  std::map<std::string, std::vector<bool>> builtOn;   // config -> built on [cuda:80, gfx942]
+  for (const auto &config : k["configs"])
+    for (const auto &variant : config["variants"])
+      for (const auto &f : variant["functions"])
+        builtOn[config["name"]].push_back(!f.contains("refused"));
+  EXPECT_EQ(builtOn["BLOCK1024_w4_s3"], (std::vector<bool>{true, true}));
+  EXPECT_EQ(builtOn["BLOCK512_w2_s3"], (std::vector<bool>{true, false}));
+  EXPECT_EQ(builtOn["BLOCK256_w4_s3"], (std::vector<bool>{false, true}));
+}
+
 TEST(DeviceQueries, AQuestionOnlyALiveGpuAnswersIsAClearError) {
-  fs::path dir = freshDir("device_queries_stream");
+  fs::path dir = freshDir("device_queries", "device_queries_stream");
   std::ofstream(dir / "streamed.py")
       << "import triton\nimport triton.language as tl\n\n"
          "STREAM = triton.runtime.driver.active.get_current_stream()\n\n\n"
          "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), "streamed.py", "-n", "k", "-s", "*fp32", "-g", "1",
+  RunResult r = runCompiler({"streamed.py", "-n", "k", "-s", "*fp32", "-g", "1",
                      "-t", "cuda:80", "-o", "out/"},
                     dir);
   EXPECT_EQ(r.status, 1) << r.err;
@@ -112,7 +134,7 @@ TEST(DeviceQueries, AQuestionOnlyALiveGpuAnswersIsAClearError) {
 }
 
 TEST(DeviceQueries, AModuleAskingTorchForAGpuSaysBuildingNeedsOne) {
-  fs::path dir = freshDir("device_queries_torch");
+  fs::path dir = freshDir("device_queries", "device_queries_torch");
   // What torch.cuda raises on a machine without the driver, from a module that asks at import
   // (FlagGems reads its device through torch).
   std::ofstream(dir / "asks_torch.py")
@@ -122,8 +144,7 @@ TEST(DeviceQueries, AModuleAskingTorchForAGpuSaysBuildingNeedsOne) {
          "an NVIDIA GPU and installed a driver')\n\n\n"
          "CAPABILITY = device_capability()\n\n\n"
          "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), "asks_torch.py", "-n", "k", "-s", "*fp32", "-g", "1",
+  RunResult r = runCompiler({"asks_torch.py", "-n", "k", "-s", "*fp32", "-g", "1",
                      "-t", "cuda:80", "-o", "out/"},
                     dir);
   EXPECT_EQ(r.status, 1) << r.err;

@@ -9,13 +9,13 @@
 #include <fstream>
 
 namespace fs = std::filesystem;
+using tta::testing::freshDir;
 using tta::testing::listFiles;
 using tta::testing::readText;
 using tta::testing::run;
-using tta::testing::testPython;
-using tta::testing::testTritonVersion;
-using tta::testing::testWorkDir;
+using tta::testing::runCompiler;
 using tta::testing::RunResult;
+using tta::testing::testPython;
 
 namespace tta {
 namespace {
@@ -23,18 +23,14 @@ namespace {
 class Errors : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir = testWorkDir() / ("errors_" + std::string(::testing::UnitTest::GetInstance()
-                                                                ->current_test_info()
-                                                                ->name()));
-    fs::remove_all(dir);
+    dir = freshDir("errors", ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir / "out");
     for (const char *file : {"vector_add.py", "bad_kernel.py"})
       fs::copy_file(fs::path(TTA_KERNELS_DIR) / file, dir / file);
   }
 
   RunResult compile(std::vector<std::string> args, const std::vector<std::string> &env = {}) {
-    args.insert(args.begin(), {"--python", testPython()});
-    return run(TTA_COMPILER, args, dir, env);
+    return runCompiler(std::move(args), dir, env);
   }
 
   /// The output directory holds nothing but the cache (and no temporary files).
@@ -355,8 +351,7 @@ TEST_F(Errors, MalformedFrontendAnswersAreInternalErrorsThatLeaveNothing) {
                     " flush=True)\n"),
         std::string("    print(json.dumps({'ok': 'yes', 'error': 'boom'}), flush=True)\n")}) {
     fs::path frontend = fakeFrontend(dir / "fake", answer);
-    RunResult r = run(TTA_COMPILER,
-                      {"--python", testPython(), "vector_add.py", "-n", "add_kernel", "-s",
+    RunResult r = runCompiler({"vector_add.py", "-n", "add_kernel", "-s",
                        "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
                       dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
     EXPECT_TRUE(r.status == 5 || r.status == 1) << r.status << r.err;
@@ -378,8 +373,7 @@ TEST_F(Errors, FrontendOutputErrorIsAnOutputErrorThatLeavesNothing) {
                       "        continue\n"
                       "    print(json.dumps({'ok': True, 'params': [{'name': n} for n in "
                       "['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']]}), flush=True)\n");
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), "vector_add.py", "-n", "add_kernel", "-s",
+  RunResult r = runCompiler({"vector_add.py", "-n", "add_kernel", "-s",
                      "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
                     dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
   EXPECT_EQ(r.status, 4) << r.err;
@@ -395,8 +389,7 @@ TEST_F(Errors, CrashInsideTritonIsAKernelErrorWithItsCause) {
                      "        import os; os.abort()\n"
                      "    print(json.dumps({'ok': True, 'params': [{'name': n} for n in "
                      "['x_ptr', 'y_ptr', 'out_ptr', 'n_elements', 'BLOCK']]}), flush=True)\n");
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), "vector_add.py", "-n", "add_kernel", "-s",
+  RunResult r = runCompiler({"vector_add.py", "-n", "add_kernel", "-s",
                      "*fp32, *fp32, *fp32, i32, 1024", "-g", "1", "-t", "cuda:80", "-o", "out/"},
                     dir, {"TRITON_AOT_FRONTEND_DIR=" + frontend.string()});
   EXPECT_EQ(r.status, 1) << r.err;

@@ -18,11 +18,12 @@
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using tta::testing::freshDir;
 using tta::testing::listFiles;
+using tta::testing::metadataIn;
 using tta::testing::readText;
 using tta::testing::run;
-using tta::testing::testPython;
-using tta::testing::testWorkDir;
+using tta::testing::runCompiler;
 using tta::testing::RunResult;
 
 namespace tta {
@@ -30,31 +31,6 @@ namespace {
 
 const std::string kOps = std::string(TTA_KERNELS_DIR) + "/fusedops/ops/";
 const std::string kRowsSignature = "*fp32:16, *fp32:16, *fp32:16, i32, i32, fp32";
-
-fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / "heuristics" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-RunResult cc(std::vector<std::string> args, const fs::path &dir) {
-  args.insert(args.begin(), {"--python", testPython()});
-  return run(TTA_COMPILER, args, dir);
-}
-
-std::vector<KernelMetadata> metadataIn(const fs::path &dir) {
-  std::vector<KernelMetadata> all;
-  for (const std::string &file : listFiles(dir, ".triton-aot-cache")) {
-    if (fs::path(file).extension() != ".json" || file == "index.json")
-      continue;
-    auto meta = parseMetadata(nlohmann::json::parse(readText(dir / file)));
-    EXPECT_TRUE(meta) << file << ": " << (meta ? "" : meta.error().message);
-    if (meta)
-      all.push_back(*meta);
-  }
-  return all;
-}
 
 /// "BLOCK_N=1024 EVEN_N=True HAS_BIAS=False" for each variant.
 std::set<std::string> heuristicValues(const std::vector<KernelMetadata> &metas) {
@@ -77,11 +53,11 @@ RunResult compileRows(const fs::path &dir, const std::string &signature,
                                    signature, "-g", "n_rows, 1, 1", "-t", "cuda:80", "-o", "out/",
                                    "--index", "out/index.json"};
   args.insert(args.end(), extra.begin(), extra.end());
-  return cc(args, dir);
+  return runCompiler(args, dir);
 }
 
 TEST(HeuristicKernels, StackedBoolAndListedIntegerHeuristicsBecomeVariants) {
-  fs::path dir = freshDir("stacked");
+  fs::path dir = freshDir("heuristics", "stacked");
   RunResult r = compileRows(dir, kRowsSignature, {"--heuristic-values", "BLOCK_N=1024,4096"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto metas = metadataIn(dir / "out");
@@ -105,7 +81,7 @@ TEST(HeuristicKernels, StackedBoolAndListedIntegerHeuristicsBecomeVariants) {
 }
 
 TEST(HeuristicKernels, ANoneArgumentDecidesItsHeuristicAtBuildTime) {
-  fs::path dir = freshDir("none");
+  fs::path dir = freshDir("heuristics", "none");
   RunResult r = compileRows(dir, "*fp32:16, None, *fp32:16, i32, i32, fp32",
                             {"--heuristic-values", "BLOCK_N=1024"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -117,7 +93,7 @@ TEST(HeuristicKernels, ANoneArgumentDecidesItsHeuristicAtBuildTime) {
 }
 
 TEST(HeuristicKernels, AnIntegerOverRuntimeArgumentsNeedsItsValues) {
-  fs::path dir = freshDir("novalues");
+  fs::path dir = freshDir("heuristics", "novalues");
   RunResult r = compileRows(dir, kRowsSignature);
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("heuristic 'BLOCK_N' of 'scale_rows_kernel'"));
@@ -128,12 +104,12 @@ TEST(HeuristicKernels, AnIntegerOverRuntimeArgumentsNeedsItsValues) {
 }
 
 TEST(HeuristicKernels, DecoratorsAppliedByAssignmentAndConstexprOnlyValues) {
-  fs::path dir = freshDir("assigned");
+  fs::path dir = freshDir("heuristics", "assigned");
   std::vector<std::string> args = {kOps + "heuristic_assigned.py", "-n", "clamp_kernel", "-s",
                                    "*fp32:16, *fp32:16, i32, fp32, fp32, BLOCK=1024", "-g",
                                    "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80", "-t",
                                    "hip:gfx942", "-o", "out/", "-v"};
-  RunResult r = cc(args, dir);
+  RunResult r = runCompiler(args, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   auto metas = metadataIn(dir / "out");
   EXPECT_EQ(metas.size(), 4u);   // FULL_TILES both ways, two targets
@@ -144,18 +120,18 @@ TEST(HeuristicKernels, DecoratorsAppliedByAssignmentAndConstexprOnlyValues) {
     EXPECT_EQ(m.variant.heuristics[1].expression, "n_elements > 0 ? n_elements % BLOCK == 0 : false");
   }
   // A rerun is served from the cache, heuristics included, without starting Python.
-  RunResult again = cc(args, dir);
+  RunResult again = runCompiler(args, dir);
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_THAT(again.err, Not(HasSubstr("frontend:")));
   EXPECT_EQ(metadataIn(dir / "out").size(), 4u);
 }
 
 TEST(HeuristicKernels, AnUntranslatableLambdaIsRefusedWithTheFix) {
-  fs::path dir = freshDir("untranslatable");
+  fs::path dir = freshDir("heuristics", "untranslatable");
   std::vector<std::string> args = {kOps + "heuristic_untranslatable.py", "-n", "copy_kernel", "-s",
                                    "*fp16:16, *fp16:16, i32, 256", "-g", "cdiv(n, 256), 1, 1",
                                    "-t", "cuda:80", "-o", "out/"};
-  RunResult r = cc(args, dir);
+  RunResult r = runCompiler(args, dir);
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("heuristic_untranslatable.py:6:"));
   EXPECT_THAT(r.err, HasSubstr("heuristic 'USE_WIDE' of 'copy_kernel' cannot be translated to C"));
@@ -166,7 +142,7 @@ TEST(HeuristicKernels, AnUntranslatableLambdaIsRefusedWithTheFix) {
 
   // The fix it shows works: a C expression by hand (here over a runtime argument: two variants).
   args.insert(args.end(), {"--heuristic", "USE_WIDE=n >= 4096"});
-  RunResult fixed = cc(args, dir);
+  RunResult fixed = runCompiler(args, dir);
   ASSERT_EQ(fixed.status, 0) << fixed.err;
   auto metas = metadataIn(dir / "out");
   EXPECT_EQ(heuristicValues(metas), (std::set<std::string>{"USE_WIDE=True", "USE_WIDE=False"}));
@@ -174,9 +150,9 @@ TEST(HeuristicKernels, AnUntranslatableLambdaIsRefusedWithTheFix) {
 }
 
 TEST(HeuristicKernels, DoNotSpecializeParametersGetNoHints) {
-  fs::path dir = freshDir("dns");
+  fs::path dir = freshDir("heuristics", "dns");
   auto compileShift = [&](const std::string &signature) {
-    return cc({kOps + "no_specialize.py", "-n", "shift_kernel", "-s", signature, "-g",
+    return runCompiler({kOps + "no_specialize.py", "-n", "shift_kernel", "-s", signature, "-g",
                "cdiv(n_elements, 256), 1, 1", "-t", "cuda:80", "-o", "out/"},
               dir);
   };
@@ -215,15 +191,15 @@ std::map<std::string, std::string> lines(const std::string &text) {
 }
 
 TEST(HeuristicKernels, LinkedDispatchersCompileWarningFreeAndCheckTheValues) {
-  fs::path dir = freshDir("link");
+  fs::path dir = freshDir("heuristics", "link");
   // The grid reads BLOCK_N, which the dispatcher decides: it is computed per variant (the
   // expression equals n_rows for every BLOCK_N).
-  RunResult rows = cc({kOps + "heuristic_rows.py", "-n", "scale_rows_kernel", "-s", kRowsSignature,
+  RunResult rows = runCompiler({kOps + "heuristic_rows.py", "-n", "scale_rows_kernel", "-s", kRowsSignature,
                        "-g", "cdiv(n_rows * BLOCK_N, BLOCK_N), 1, 1", "-t", "cuda:80", "-o", "out/",
                        "--index", "out/index.json", "--heuristic-values", "BLOCK_N=1024,4096"},
                       dir);
   ASSERT_EQ(rows.status, 0) << rows.err;
-  RunResult clamp = cc({kOps + "heuristic_assigned.py", "-n", "clamp_kernel", "-s",
+  RunResult clamp = runCompiler({kOps + "heuristic_assigned.py", "-n", "clamp_kernel", "-s",
                         "*fp32:16, *fp32:16, i32, fp32, fp32, BLOCK=1024", "-g",
                         "cdiv(n_elements, BLOCK), 1, 1", "-t", "cuda:80", "-o", "out/",
                         "--index", "out/clamp.json"},

@@ -15,32 +15,23 @@
 #include <regex>
 #include <system_error>
 
-#include <unistd.h>
-
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using tta::testing::freshDir;
 using tta::testing::listFiles;
 using tta::testing::readText;
 using tta::testing::run;
-using tta::testing::testPython;
+using tta::testing::runCompiler;
+using tta::testing::RunResult;
 using tta::testing::testTritonVersion;
 using tta::testing::testWorkDir;
-using tta::testing::RunResult;
 
 namespace tta::link {
 namespace {
 
 // CTest runs each test in its own process, several at once: every process gets its own
-// directories, and only the compile cache (safe to share) is common to them.
-fs::path processDir() { return testWorkDir() / "link" / std::to_string(::getpid()); }
-
-fs::path workDir(const std::string &name) {
-  fs::path dir = processDir() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+// directories (freshDir), and only the compile cache (safe to share) is common to them.
 
 void writeText(const fs::path &path, const std::string &text) { std::ofstream(path) << text; }
 
@@ -67,11 +58,7 @@ protected:
     if (compiled_)
       return;   // once for Link and LinkErrors together
     compiled_ = true;
-    // This process's directories go when it exits (after both suites).
-    static const struct RemoveAtExit {
-      ~RemoveAtExit() { std::error_code ec; fs::remove_all(processDir(), ec); }
-    } removeAtExit;
-    cc_ = workDir("cc");
+    cc_ = freshDir("link", "cc");
     const std::string k = TTA_KERNELS_DIR;
     nlohmann::json spec = {
         {"targets", {"cuda:80", "cuda:90a", "hip:gfx942"}},
@@ -108,8 +95,7 @@ protected:
            {"configs", {"name=small BLOCK_M=64 BLOCK_N=64 BLOCK_K=32"}},
            {"grid", {"cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", "1"}}}}}};
     writeText(cc_ / "spec.json", spec.dump(2));
-    RunResult r = run(TTA_COMPILER,
-                      {"--python", testPython(), "--spec", "spec.json", "-o", "./", "--index",
+    RunResult r = runCompiler({"--spec", "spec.json", "-o", "./", "--index",
                        "index.json", "--cache-dir",
                        (testWorkDir() / "link" / "cache").string()},
                       cc_);
@@ -140,7 +126,7 @@ protected:
 };
 
 TEST_F(Link, SeveralKernelsConfigsVariantsAndTargetsInOneLibrary) {
-  fs::path out = workDir("all");
+  fs::path out = freshDir("link", "all");
   RunResult r = linkAll(out);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -272,7 +258,7 @@ std::map<std::string, std::string> lines(const std::string &text) {
 }
 
 TEST_F(Link, GeneratedCodeCompilesWithGccAndClangAndDispatches) {
-  fs::path dir = workDir("program");
+  fs::path dir = freshDir("link", "program");
   fs::create_directories(dir / "kern");
   ASSERT_EQ(linkAll(dir / "kern").status, 0);
   RunResult other = ld({"--name", "other", "-o", (dir / "other").string(), "--compress",
@@ -325,7 +311,7 @@ TEST_F(Link, GeneratedCodeCompilesWithGccAndClangAndDispatches) {
 }
 
 TEST_F(Link, InspectTablesTheLibraryAndImages) {
-  fs::path out = workDir("inspect");
+  fs::path out = freshDir("link", "inspect");
   ASSERT_EQ(linkAll(out).status, 0);
   RunResult r = ld({"--inspect", (out / "kern.json").string()}, out);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -359,7 +345,7 @@ TEST_F(Link, InspectTablesTheLibraryAndImages) {
 }
 
 TEST_F(Link, CompressedWithoutPtx) {
-  fs::path plain = workDir("plain"), small = workDir("small");
+  fs::path plain = freshDir("link", "plain"), small = freshDir("link", "small");
   ASSERT_EQ(linkAll(plain).status, 0);
   RunResult r = linkAll(small, {"--compress", "--compress-level", "19", "--no-ptx", "-v"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -389,7 +375,7 @@ protected:
   /// Links \p inputs into a directory holding a good library from before; expects \p status,
   /// \p message on stderr, and no kern.* file left.
   void expectFailure(const std::vector<std::string> &args, int status, const std::string &message) {
-    fs::path out = workDir("errors");
+    fs::path out = freshDir("link", "errors");
     ASSERT_EQ(linkAll(out).status, 0);
     ASSERT_EQ(outputsIn(out, "kern").size(), 5u);
     RunResult r = ld(args, out);
@@ -406,7 +392,7 @@ protected:
 };
 
 TEST_F(LinkErrors, StaleImage) {
-  fs::path copy = workDir("stale");
+  fs::path copy = freshDir("link", "stale");
   for (const std::string &f : listFiles(cc_, ".triton-aot-cache"))
     fs::copy_file(cc_ / f, copy / f);
   std::string cubin;
@@ -452,7 +438,7 @@ TEST_F(LinkErrors, CommandLine) {
 }
 
 TEST_F(LinkErrors, UnwritableOutput) {
-  fs::path dir = workDir("unwritable");
+  fs::path dir = freshDir("link", "unwritable");
   writeText(dir / "file", "");
   RunResult r = ld({"--name", "kern", "-o", (dir / "file").string(), (cc_ / "index.json").string()}, dir);
   EXPECT_EQ(r.status, 4) << r.err;

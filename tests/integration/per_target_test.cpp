@@ -9,49 +9,35 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <system_error>
-
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using tta::testing::freshDir;
+using tta::testing::kernel;
+using tta::testing::occurrences;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::runCompiler;
 using tta::testing::RunResult;
-using tta::testing::testPython;
 using tta::testing::testTritonVersion;
 using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
 
-fs::path freshDir(const std::string &name) {
-  // One directory per test process (CTest runs the suites of two Triton versions at once,
-  // in one work directory), removed when the process ends.
-  static const fs::path root = testWorkDir() / ("per_target." + std::to_string(::getpid()));
-  static const struct RemoveAtExit {
-    ~RemoveAtExit() { std::error_code ec; fs::remove_all(root, ec); }
-  } removeAtExit;
-  fs::path dir = root / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 const std::string kSignature =
     "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1";
 
 RunResult compile(std::vector<std::string> extra, const fs::path &dir,
                   const std::string &signature = kSignature) {
-  std::vector<std::string> args = {"--python", testPython(),
-                                   std::string(TTA_KERNELS_DIR) + "/per_target_matmul.py", "-n",
+  std::vector<std::string> args = {kernel("per_target_matmul.py"), "-n",
                                    "matmul_kernel", "-on", "matmul", "-s", signature, "-g",
                                    "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), 1", "-t", "cuda:80", "-t",
                                    "cuda:90a", "-o", dir.string() + "/", "--index",
                                    (dir / "index.json").string(),
                                    "--cache-dir", (testWorkDir() / ("per_target-" + testTritonVersion()) / "cache").string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  return run(TTA_COMPILER, args, dir);
+  return runCompiler(args, dir);
 }
 
 RunResult link(const fs::path &dir) {
@@ -59,24 +45,27 @@ RunResult link(const fs::path &dir) {
              dir);
 }
 
-std::size_t occurrences(const std::string &text, const std::string &what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
-/// The index's files by schema: metadata and refusal records.
+/// The index's files by schema: metadata and refusal records, each refusal record checked
+/// against docs/refusal.schema.json (with the configured environment's jsonschema).
 std::pair<int, std::vector<nlohmann::json>> indexed(const fs::path &dir) {
   int metadata = 0;
   std::vector<nlohmann::json> refusals;
   const nlohmann::json index = nlohmann::json::parse(readText(dir / "index.json"));
   for (const auto &file : index["metadata"]) {
     auto json = nlohmann::json::parse(readText(dir / file.get<std::string>()));
-    if (json["schema"] == kRefusalSchema)
-      refusals.push_back(json);
-    else
+    if (json["schema"] != kRefusalSchema) {
       ++metadata;
+      continue;
+    }
+    refusals.push_back(json);
+    RunResult schema = run(TTA_PYTHON,
+                           {"-c",
+                            "import json, sys, jsonschema; "
+                            "jsonschema.validate(json.load(open(sys.argv[1])), "
+                            "json.load(open(sys.argv[2])))",
+                            (dir / file.get<std::string>()).string(), TTA_REFUSAL_SCHEMA},
+                           dir);
+    EXPECT_EQ(schema.status, 0) << file << ": " << schema.err;
   }
   return {metadata, refusals};
 }
@@ -84,8 +73,22 @@ std::pair<int, std::vector<nlohmann::json>> indexed(const fs::path &dir) {
 const char *kBig = "BLOCK_M128_BLOCK_N256_BLOCK_K128_w8_s5";
 const char *kCluster = "BLOCK_M128_BLOCK_N128_BLOCK_K32_w4_s3_c2";
 
+TEST(PerTarget, OneWarningPerConfigAndTargetWhateverTheSignatures) {
+  fs::path dir = freshDir("per_target", "one_warning");
+  RunResult r = runCompiler({kernel("vector_add.py"), "-n", "add_kernel", "-s",
+                             "*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK", "-s",
+                             "*fp32, *fp32, *fp32, i32, BLOCK", "-g", "cdiv(n_elements, BLOCK), 1, 1",
+                             "--config", "name=wide BLOCK=1024", "--config",
+                             "name=hopper BLOCK=2048 archs=90a", "-t", "cuda:80", "-t", "cuda:90a",
+                             "-o", dir.string() + "/"},
+                            dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "warning: config hopper of add_kernel is not built for cuda:80"), 1u)
+      << r.err;
+}
+
 TEST(PerTarget, ConfigsSm80CannotBuildAreLeftOutForItAndRefusedByTheLibrary) {
-  fs::path dir = freshDir("matmul");
+  fs::path dir = freshDir("per_target", "matmul");
   RunResult r = compile({}, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(occurrences(r.err, "warning: config "), 2u) << r.err;
@@ -132,7 +135,7 @@ TEST(PerTarget, ConfigsSm80CannotBuildAreLeftOutForItAndRefusedByTheLibrary) {
 }
 
 TEST(PerTarget, AConfigLimitedWithArchsAndAKernelLeftWithNoConfigForATarget) {
-  fs::path dir = freshDir("archs");
+  fs::path dir = freshDir("per_target", "archs");
   RunResult r = compile({"--config", "name=big BLOCK_M=64 BLOCK_N=64 BLOCK_K=32 archs=90a",
                          "--config", "name=small BLOCK_M=32 BLOCK_N=32 BLOCK_K=32"},
                         dir, kSignature + ", BLOCK_M, BLOCK_N, BLOCK_K");
@@ -148,7 +151,7 @@ TEST(PerTarget, AConfigLimitedWithArchsAndAKernelLeftWithNoConfigForATarget) {
               HasSubstr("config big is not built for cuda:80: the config is limited to archs=90a"));
 
   // Only the limited config: nothing is left for sm_80, which the link refuses.
-  fs::path lonely = freshDir("lonely");
+  fs::path lonely = freshDir("per_target", "lonely");
   r = compile({"--config", "name=big BLOCK_M=64 BLOCK_N=64 BLOCK_K=32 archs=90a"}, lonely,
               kSignature + ", BLOCK_M, BLOCK_N, BLOCK_K");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -159,10 +162,42 @@ TEST(PerTarget, AConfigLimitedWithArchsAndAKernelLeftWithNoConfigForATarget) {
   EXPECT_FALSE(fs::exists(lonely / "lib" / "mm.c"));
 }
 
+TEST(PerTarget, AConfigRefusedOnEveryTargetIsInTheLibraryRefusedEverywhere) {
+  fs::path dir = freshDir("per_target", "everywhere");
+  RunResult r = compile({"--config", "name=small BLOCK_M=32 BLOCK_N=32 BLOCK_K=32", "--config",
+                         "name=wide BLOCK_M=64 BLOCK_N=64 BLOCK_K=32 archs=100a"},
+                        dir, kSignature + ", BLOCK_M, BLOCK_N, BLOCK_K");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "warning: config wide of matmul is not built for "), 2u) << r.err;
+  auto [metadata, refusals] = indexed(dir);
+  EXPECT_EQ(metadata, 2);
+  ASSERT_EQ(refusals.size(), 2u);
+
+  RunResult ld = link(dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  auto manifest = nlohmann::json::parse(readText(dir / "lib" / "mm.json"));
+  const auto &configs = manifest["kernels"][0]["configs"];
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0]["name"], "small");
+  EXPECT_EQ(configs[1]["name"], "wide");
+  const auto &functions = configs[1]["variants"][0]["functions"];
+  ASSERT_EQ(functions.size(), 2u);
+  for (const auto &function : functions)
+    EXPECT_EQ(function["refused"], "config wide is not built for " +
+                                       function["target"].get<std::string>() +
+                                       ": the config is limited to archs=100a");
+  const std::string source = readText(dir / "lib" / "mm.c");
+  EXPECT_THAT(source, HasSubstr("config wide is not built for cuda:80: the config is limited to "
+                                "archs=100a"));
+  EXPECT_THAT(source, HasSubstr("config wide is not built for cuda:90a: the config is limited "
+                                "to archs=100a"));
+  // The config has its index in the header, as every config does.
+  EXPECT_THAT(readText(dir / "lib" / "mm.h"), HasSubstr("wide"));
+}
+
 TEST(PerTarget, ATypeTritonRefusesForTheTargetIsLeftOutNotAFailedBuild) {
-  fs::path dir = freshDir("fp8");
-  RunResult r = run(TTA_COMPILER,
-                    {"--python", testPython(), std::string(TTA_KERNELS_DIR) + "/fp8_cast.py", "-n",
+  fs::path dir = freshDir("per_target", "fp8");
+  RunResult r = runCompiler({kernel("fp8_cast.py"), "-n",
                      "to_fp8_kernel", "-s", "*fp32:16, *fp8e4nv:16, i32, BLOCK", "-g",
                      "cdiv(n_elements, BLOCK), 1, 1", "--config", "name=b256 BLOCK=256", "-t",
                      "cuda:80", "-t", "cuda:90a", "-o", dir.string() + "/", "--index",

@@ -2,8 +2,8 @@
 // TMA style): a tensordesc<fp16[128, 64]> signature compiles for cuda:90a with every installed
 // Triton; its metadata lists each descriptor's CUtensorMap (128 bytes) followed by the shape
 // (i32) and stride (i64) arguments Triton's launcher passes, with the TMA facts Triton chose.
-// Where Triton does not lower descriptors to TMA (cuda:80) the compile is refused; the linker
-// refuses them until it can generate their launch.
+// Where Triton does not lower descriptors to TMA (cuda:80) the compile is refused. The linker
+// makes each descriptor (base, shapes, strides) in C, and the result compiles.
 #include "cli_runner.h"
 #include "compiler/metadata.h"
 
@@ -11,11 +11,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
-#include <unistd.h>
+#include <fstream>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using tta::testing::freshDir;
 using tta::testing::readText;
 using tta::testing::run;
 using tta::testing::RunResult;
@@ -28,12 +28,7 @@ namespace {
 const std::string kSignature = "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, "
                                "tensordesc<fp16[128, 128]>, i32, i32, i32, 128, 128, 64";
 
-fs::path freshDir(const std::string &name) {
-  fs::path dir = testWorkDir() / "tensordesc" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+void writeText(const fs::path &path, const std::string &text) { std::ofstream(path) << text; }
 
 RunResult compileTma(const fs::path &dir, const std::string &target) {
   return run(TTA_COMPILER,
@@ -45,7 +40,7 @@ RunResult compileTma(const fs::path &dir, const std::string &target) {
 }
 
 TEST(TensorDesc, ThePersistentMatmulStyleKernelCompilesForHopperWithItsTmaFacts) {
-  const fs::path dir = freshDir("hopper");
+  const fs::path dir = freshDir("tensordesc", "hopper");
   RunResult r = compileTma(dir, "cuda:90a");
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json index = nlohmann::json::parse(readText(dir / "index.json"));
@@ -89,16 +84,104 @@ TEST(TensorDesc, ThePersistentMatmulStyleKernelCompilesForHopperWithItsTmaFacts)
   EXPECT_THAT(ptx, HasSubstr(".param .align 64 .b8 matmul_tma_kernel_param_10[128]"));
   EXPECT_THAT(ptx, HasSubstr(".param .u64 matmul_tma_kernel_param_14"));
 
-  // The linker refuses it, saying why, and writes nothing.
+}
+
+/// The build's C compiler, gcc and clang where installed (each once).
+std::vector<std::string> cCompilers() {
+  std::vector<std::string> compilers;
+  for (const std::string cc : {TTA_C_COMPILER, "/usr/bin/gcc", "/usr/bin/clang"}) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(cc, ec);
+    bool seen = false;
+    for (const std::string &c : compilers)
+      seen |= fs::canonical(c, ec) == real;
+    if (!ec && !seen)
+      compilers.push_back(cc);
+  }
+  return compilers;
+}
+
+// Linked, a descriptor is (base, shape0, shape1, stride0, stride1) in C, the manifest says so
+// for ctypes callers, and the library compiles warning-free and links into a program.
+TEST(TensorDesc, TheKernelLinksIntoALibraryThatCompilesWithGccAndClang) {
+  const fs::path dir = freshDir("tensordesc", "link");
+  ASSERT_EQ(compileTma(dir, "cuda:90a").status, 0);
   RunResult linked = run(TTA_LINKER, {"--name", "mm", "-o", "lib", "index.json"}, dir);
-  EXPECT_NE(linked.status, 0);
-  EXPECT_THAT(linked.err, HasSubstr("takes the host tensor descriptor 'a_desc' "
-                                    "(tensordesc<fp16[128, 64]>)"));
+  ASSERT_EQ(linked.status, 0) << linked.err;
+  const std::string header = readText(dir / "lib" / "mm.h");
+  EXPECT_THAT(header, HasSubstr("triton_aot_status mm_matmul_tma_kernel(void *stream, const void "
+                                "*a_desc_base,\n    int64_t a_desc_shape0, int64_t a_desc_shape1, "
+                                "int64_t a_desc_stride0, int64_t a_desc_stride1,\n"));
+  EXPECT_THAT(header, HasSubstr("int64_t c_desc_stride0, int64_t c_desc_stride1, int32_t M, "
+                                "int32_t N, int32_t K);"));
+  const nlohmann::json manifest = nlohmann::json::parse(readText(dir / "lib" / "mm.json"));
+  const nlohmann::json &params = manifest["kernels"][0]["params"];
+  ASSERT_EQ(params.size(), 3u * 5 + 3);
+  EXPECT_EQ(params[0], nlohmann::json::parse(R"({"name": "a_desc", "kind": "tensordesc",
+      "type": "tensordesc<fp16[128, 64]>", "c_type": "const void *", "c_name": "a_desc_base",
+      "size": 8, "tensordesc": "a_desc"})"));
+  EXPECT_EQ(params[2], nlohmann::json::parse(R"({"name": "a_desc.shape1",
+      "kind": "tensordesc_shape", "type": "i64", "c_type": "int64_t", "c_name": "a_desc_shape1",
+      "size": 8, "tensordesc": "a_desc", "dim": 1})"));
+  EXPECT_EQ(params[13]["c_name"], "c_desc_stride0");
+  EXPECT_EQ(params[13]["kind"], "tensordesc_stride");
+  EXPECT_EQ(params[15]["kind"], "scalar");
+  const nlohmann::json &function =
+      manifest["kernels"][0]["configs"][0]["variants"][0]["functions"][0];
+  ASSERT_EQ(function["tensor_maps"].size(), 3u);
+  EXPECT_EQ(function["tensor_maps"][2], nlohmann::json::parse(R"({"param": "c_desc", "rank": 2,
+      "data_type": 6, "elem_size": 2, "swizzle": 3, "box": [128, 64], "fp4_padded": false,
+      "shape_args_padded": false})"));
+
+  // A program that could launch it (it only does with an argument: no GPU needed here).
+  writeText(dir / "main.c",
+            "#include \"mm.h\"\n#include <stdio.h>\n"
+            "int main(int argc, char **argv) {\n"
+            "  (void)argv;\n"
+            "  if (argc > 1)\n"
+            "    return (int)mm_matmul_tma_kernel(NULL, NULL, 256, 64, 64, 1, NULL, 256, 64, 64, 1,\n"
+            "                                     NULL, 256, 256, 256, 1, 256, 256, 64);\n"
+            "  printf(\"%d %s\\n\", mm_matmul_tma_kernel_config_count(), "
+            "mm_matmul_tma_kernel_config_name(0));\n"
+            "  return 0;\n}\n");
+  const std::vector<std::string> compilers = cCompilers();
+  ASSERT_FALSE(compilers.empty());
+  for (const std::string &cc : compilers) {
+    SCOPED_TRACE(cc);
+    RunResult built = run(cc, {"-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I",
+                               "lib", "-I", TTA_RUNTIME_INCLUDE, "-o", "program", "main.c",
+                               "lib/mm.c", "lib/mm.images.S", TTA_RUNTIME_LIBRARY, "-ldl",
+                               "-lpthread"},
+                          dir);
+    ASSERT_EQ(built.status, 0) << built.err << built.out;
+    EXPECT_EQ(built.err, "") << "warning-free";
+    RunResult ran = run((dir / "program").string(), {}, dir);
+    EXPECT_EQ(ran.status, 0) << ran.err;
+    EXPECT_EQ(ran.out, "1 BLOCK_M=128,BLOCK_N=128,BLOCK_K=64,num_warps=8\n");
+  }
+}
+
+// A tensordesc must be followed by exactly its rank's shape and stride entries: the launcher
+// fills them by position, so a malformed metadata file is a link error that says so.
+TEST(TensorDesc, MetadataWithoutTheDescriptorsShapeAndStrideEntriesIsALinkError) {
+  const fs::path dir = freshDir("tensordesc", "malformed");
+  ASSERT_EQ(compileTma(dir, "cuda:90a").status, 0);
+  const nlohmann::json index = nlohmann::json::parse(readText(dir / "index.json"));
+  const fs::path file = dir / index["metadata"][0].get<std::string>();
+  nlohmann::json meta = nlohmann::json::parse(readText(file));
+  meta["params"].erase(meta["params"].begin() + 2);   // a_desc.shape1
+  writeText(file, meta.dump(2));
+  RunResult linked = run(TTA_LINKER, {"--name", "mm", "-o", "lib", "index.json"}, dir);
+  EXPECT_EQ(linked.status, 2);
+  EXPECT_THAT(linked.err, HasSubstr("params[2]: expected 'a_desc.shape1' (tensordesc_shape, i32): "
+                                    "the tensordesc 'a_desc' has rank 2, so exactly 2 "
+                                    "tensordesc_shape, then 2 tensordesc_stride entries follow "
+                                    "it; got 'a_desc.stride0' (tensordesc_stride, i64)"));
   EXPECT_FALSE(fs::exists(dir / "lib" / "mm.c"));
 }
 
 TEST(TensorDesc, ATargetWithoutTmaIsRefused) {
-  const fs::path dir = freshDir("ampere");
+  const fs::path dir = freshDir("tensordesc", "ampere");
   RunResult r = compileTma(dir, "cuda:80");
   EXPECT_NE(r.status, 0);
   EXPECT_THAT(r.err, HasSubstr("a_desc, b_desc, c_desc: Triton did not lower these host tensor "

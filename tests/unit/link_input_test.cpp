@@ -381,6 +381,89 @@ TEST_F(LinkInput, VariantsMustAgreeOnTheSignature) {
                "one kernel name cannot stand for two functions");
 }
 
+/// A tensordesc of \p type and \p box, then its shape and stride entries (rank = box size).
+std::vector<ParamInfo> descriptor(const std::string &name, const std::string &type,
+                                  std::vector<int> box, int dataType = 6) {
+  ParamInfo desc;
+  desc.name = name;
+  desc.kind = ParamInfo::Kind::TensorDesc;
+  desc.type = type;
+  desc.size = 128;
+  const int rank = static_cast<int>(box.size());
+  desc.tensordesc = TensorDescInfo{rank, dataType, 2, 3, std::move(box), false, false};
+  std::vector<ParamInfo> out = {desc};
+  for (const bool shape : {true, false})
+    for (int d = 0; d < rank; ++d) {
+      ParamInfo part;
+      part.name = name + (shape ? ".shape" : ".stride") + std::to_string(d);
+      part.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
+      part.type = shape ? "i32" : "i64";
+      part.size = shape ? 4 : 8;
+      out.push_back(part);
+    }
+  return out;
+}
+
+std::vector<ParamInfo> descriptorParams(const std::string &type, std::vector<int> box, int block,
+                                        int dataType = 6) {
+  std::vector<ParamInfo> params = descriptor("a", type, std::move(box), dataType);
+  params.push_back(scalar("n"));
+  params.push_back(constant("BLOCK", block));
+  return params;
+}
+
+// A descriptor is (base, shapes, strides) in C; each function keeps its own TMA facts, so
+// configs may differ in block shape (the box), but not in element type or rank.
+TEST_F(LinkInput, TensorDescriptorsBecomeBaseShapesAndStridesWithPerFunctionMaps) {
+  KernelMetadata big =
+      variant("scale", "cuda:90a", descriptorParams("tensordesc<fp16[64, 32]>", {64, 32}, 64), "big");
+  KernelMetadata small = variant("scale", "cuda:90a",
+                                 descriptorParams("tensordesc<fp16[32, 32]>", {32, 32}, 32), "small");
+  Library lib = build(options({write(big), write(small)}));
+  ASSERT_EQ(lib.kernels.size(), 1u);
+  const Kernel &k = lib.kernels[0];
+  std::vector<std::string> names, types;
+  for (const CParam &p : k.cParams)
+    names.push_back(p.cName), types.push_back(p.cType);
+  EXPECT_THAT(names, ElementsAre("a_base", "a_shape0", "a_shape1", "a_stride0", "a_stride1", "n"));
+  EXPECT_THAT(types, ElementsAre("const void *", "int64_t", "int64_t", "int64_t", "int64_t",
+                                 "int32_t"));
+  EXPECT_EQ(k.cParams[0].tensorPart, CParam::TensorPart::Base);
+  EXPECT_EQ(k.cParams[2].tensorPart, CParam::TensorPart::Shape);
+  EXPECT_EQ(k.cParams[2].dim, 1);
+  EXPECT_EQ(k.cParams[2].kernelIndex, 2u);
+  EXPECT_EQ(k.cParams[3].tensorPart, CParam::TensorPart::Stride);
+  EXPECT_EQ(k.cParams[3].tensor, "a");
+  EXPECT_EQ(k.cParams[5].kernelIndex, 5u);
+  ASSERT_EQ(k.configs.size(), 2u);
+  ASSERT_EQ(k.configs[0].variants[0].functions[0].tensorMaps.size(), 1u);
+  EXPECT_EQ(k.configs[0].variants[0].functions[0].tensorMaps[0].box, (std::vector<int>{64, 32}));
+  EXPECT_EQ(k.configs[1].variants[0].functions[0].tensorMaps[0].box, (std::vector<int>{32, 32}));
+
+  KernelMetadata bf16 = variant("scale", "cuda:90a",
+                                descriptorParams("tensordesc<bf16[32, 32]>", {32, 32}, 32, 9), "bf");
+  const std::string second = write(bf16, "second.json");
+  EXPECT_THAT(fails(options({write(big), second}), second),
+              HasSubstr("parameter 1 of kernel 'scale', 'a', is a tensordesc<bf16> of rank 2 here "
+                        "but a tensordesc<fp16> of rank 2"));
+}
+
+TEST_F(LinkInput, ATensorDescriptorForHipOrInTheGridIsRefused) {
+  KernelMetadata hip = variant("scale", "hip:gfx90a",
+                               descriptorParams("tensordesc<fp16[64, 32]>", {64, 32}, 64));
+  const std::string file = write(hip);
+  EXPECT_THAT(fails(options({file}), file),
+              HasSubstr("kernel 'scale' takes the host tensor descriptor 'a' for hip:gfx90a: the "
+                        "runtime encodes such descriptors for CUDA (TMA) only"));
+  KernelMetadata grid = variant("scale", "cuda:90a",
+                                descriptorParams("tensordesc<fp16[64, 32]>", {64, 32}, 64));
+  (*grid.grid)[1] = "a";
+  const std::string gridFile = write(grid, "grid.json");
+  EXPECT_THAT(fails(options({gridFile}), gridFile),
+              HasSubstr("the grid of kernel 'scale' uses 'a', a tensordesc<fp16[64, 32]> parameter: "
+                        "grids are integer expressions"));
+}
+
 TEST_F(LinkInput, ParameterCountsMustAgree) {
   KernelMetadata a = variant("scale", "cuda:80", defaultParams());
   KernelMetadata b = variant("scale", "cuda:80", {ptr("x", 16), scalar("n"), constant("BLOCK", 128), scalar("tail")});
@@ -468,6 +551,84 @@ TEST_F(LinkInput, GridsAreIntegerExpressions) {
   m = variant("scale", "cuda:80", defaultParams(0, 1));
   Library lib = build(options({write(m)}));
   EXPECT_EQ(lib.kernels.size(), 1u);
+}
+
+/// A refusal record as triton-aot-cc writes it (docs/metadata.md#refusal-records).
+std::string writeRefusal(const fs::path &dir, const std::string &kernel, const std::string &target,
+                         const std::string &config, const std::string &reason,
+                         nlohmann::json constexprs = {{"BLOCK", 1024}}) {
+  const std::string file = kernel + "." + config + "." + target.substr(target.find(':') + 1) + ".json";
+  nlohmann::json record = {
+      {"schema", kRefusalSchema},
+      {"schema_version", 1},
+      {"generator", "triton-aot-cc 0.1.0"},
+      {"kernel",
+       {{"name", kernel}, {"function", kernel + "_fn"}, {"source", "kernels/" + kernel + ".py"},
+        {"source_kind", "python"}}},
+      {"target", {{"spelling", target}}},
+      {"variant",
+       {{"id", kernel + "." + config}, {"config", config}, {"signature", "*fp32, i32, 1024"},
+        {"num_warps", 8}, {"num_stages", 5}, {"options", nlohmann::json::object()},
+        {"constexprs", std::move(constexprs)}}},
+      {"reason", reason}};
+  writeFile(dir / file, record.dump(2));
+  return (dir / file).string();
+}
+
+TEST_F(LinkInput, AConfigRefusedOnEveryTargetIsStillAConfigRefusedEverywhere) {
+  auto inputs = writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams(), "small");
+  inputs.push_back(writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory"));
+  inputs.push_back(writeRefusal(dir_, "scale", "hip:gfx90a", "big", "too much LDS"));
+  Library lib = build(options(inputs));
+  const Kernel &k = lib.kernels.at(0);
+  ASSERT_EQ(k.configs.size(), 2u);
+  EXPECT_EQ(k.configs[0].name, "small");   // the default stays a built config
+  const KernelConfig &big = k.configs[1];
+  EXPECT_EQ(big.name, "big");
+  EXPECT_TRUE(big.named);
+  EXPECT_EQ(big.numWarps, 8);
+  EXPECT_EQ(big.numStages, 5);
+  EXPECT_EQ(big.constexprs.at("BLOCK"), 1024);   // the launch computes the grid from it
+  ASSERT_EQ(big.variants.size(), 1u);
+  EXPECT_THAT(big.variants[0].hints, ElementsAre(0, 0));
+  ASSERT_EQ(big.variants[0].functions.size(), 2u);
+  EXPECT_EQ(big.variants[0].functions[0].refusal,
+            "config big is not built for cuda:80: too much shared memory");
+  EXPECT_EQ(big.variants[0].functions[1].refusal,
+            "config big is not built for hip:gfx90a: too much LDS");
+}
+
+TEST_F(LinkInput, AConfigRefusedEverywhereMustBeRefusedOnEveryTargetOfItsKernel) {
+  auto inputs = writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory");
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("kernel 'scale', config big has neither a function nor a refusal record "
+                        "for hip:gfx90a"));
+}
+
+TEST_F(LinkInput, AConfigRefusedEverywhereNeedsTheValuesItsGridReads) {
+  auto inputs = writeAll("scale", {"cuda:80"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory",
+                                     nlohmann::json::object());
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("kernel 'scale', config big is refused on every target, and its refusal "
+                        "record does not give the value of 'BLOCK', which the grid uses"));
+}
+
+TEST_F(LinkInput, AKernelWhoseEveryConfigIsRefusedOnATargetDoesNotLink) {
+  // The one config is built for cuda:80 and refused for gfx90a: nothing is built for gfx90a.
+  auto inputs = writeAll("scale", {"cuda:80"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "hip:gfx90a", "small", "too much LDS");
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("kernel 'scale' has no config built for hip:gfx90a (small: too much LDS)"));
+  // ... and one whose every config is refused on every target.
+  std::string alone = writeRefusal(dir_, "lonely", "cuda:80", "big", "too much shared memory");
+  EXPECT_THAT(fails(options({inputs[0], alone}), alone),
+              HasSubstr("kernel 'lonely' has no config built for cuda:80 (big: too much shared "
+                        "memory) nor for any other target"));
 }
 
 TEST_F(LinkInput, AKernelWithoutAGridTakesTheCallersBesideOneWithAGrid) {

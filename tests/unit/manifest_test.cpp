@@ -61,8 +61,10 @@ TEST_F(ManifestTest, DescribesEveryKernelConfigVariantAndTarget) {
   EXPECT_EQ(k["function"], "scale_fn");
   EXPECT_EQ(k["source"], "kernels/scale.py");
   EXPECT_EQ(k["params"], json::parse(R"([
-    {"name": "x", "type": "*fp32", "c_type": "const void *", "c_name": "x", "size": 8},
-    {"name": "n", "type": "i32", "c_type": "int32_t", "c_name": "n", "size": 4}])"));
+    {"name": "x", "kind": "pointer", "type": "*fp32", "c_type": "const void *", "c_name": "x",
+     "size": 8},
+    {"name": "n", "kind": "scalar", "type": "i32", "c_type": "int32_t", "c_name": "n",
+     "size": 4}])"));
   EXPECT_EQ(k["constexpr_params"], json({"BLOCK"}));
   EXPECT_EQ(k["specialized_to_one_params"], json::array());
   EXPECT_EQ(k["grid"], json({"cdiv(n, BLOCK)", "1", "1"}));

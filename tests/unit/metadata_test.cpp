@@ -213,6 +213,68 @@ TEST(MetadataTest, AHostTensorDescriptorCarriesItsTmaFactsAndRoundTrips) {
   EXPECT_FALSE(parseMetadata(out));
 }
 
+// The launcher fills a descriptor's arguments by position: a tensordesc of rank r is followed
+// by exactly r tensordesc_shape ("<name>.shape<d>", i32) then r tensordesc_stride
+// ("<name>.stride<d>", i64) entries, and no such entry stands anywhere else.
+TEST(MetadataTest, ATensorDescriptorIsFollowedByExactlyItsShapeAndStrideEntries) {
+  KernelMetadata meta = cudaExample();
+  ParamInfo desc;
+  desc.name = "a_desc";
+  desc.kind = ParamInfo::Kind::TensorDesc;
+  desc.type = "tensordesc<fp16[128, 64]>";
+  desc.size = 128;
+  desc.tensordesc = TensorDescInfo{2, 6, 2, 3, {128, 64}, false, false};
+  std::vector<ParamInfo> params = {desc};
+  for (const char *part : {"shape", "stride"})
+    for (int d = 0; d < 2; ++d) {
+      ParamInfo extra;
+      const bool shape = std::string(part) == "shape";
+      extra.name = "a_desc." + std::string(part) + std::to_string(d);
+      extra.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
+      extra.type = shape ? "i32" : "i64";
+      extra.size = shape ? 4 : 8;
+      params.push_back(extra);
+    }
+  meta.params.insert(meta.params.begin(), params.begin(), params.end());
+  const json good = toJson(meta);
+  ASSERT_TRUE(parseMetadata(good));
+  const std::string rule = "the tensordesc 'a_desc' has rank 2, so exactly 2 tensordesc_shape, "
+                           "then 2 tensordesc_stride entries follow it";
+
+  json missing = good;   // a_desc.stride1 left out: x_ptr comes in its place
+  missing["params"].erase(missing["params"].begin() + 4);
+  auto parsed = parseMetadata(missing);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message, "params[4]: expected 'a_desc.stride1' (tensordesc_stride, "
+                                    "i64): " + rule + "; got 'x_ptr' (pointer, *fp32)");
+
+  json swapped = good;   // strides before shapes
+  std::swap(swapped["params"][1], swapped["params"][3]);
+  parsed = parseMetadata(swapped);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message, "params[1]: expected 'a_desc.shape0' (tensordesc_shape, "
+                                    "i32): " + rule + "; got 'a_desc.stride0' "
+                                    "(tensordesc_stride, i64)");
+
+  json stray = good;   // a shape entry after a plain parameter
+  json extra = stray["params"][1];
+  extra["name"] = "x_ptr.shape0";
+  stray["params"].insert(stray["params"].begin() + 6, extra);
+  parsed = parseMetadata(stray);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message,
+            "params[6].kind: tensordesc_shape 'x_ptr.shape0' does not follow a tensordesc "
+            "parameter and its other entries; a tensordesc of rank r is followed by exactly r "
+            "tensordesc_shape, then r tensordesc_stride entries");
+
+  json last = good;   // the list ends inside the descriptor's entries
+  last["params"] = json::array({good["params"][0], good["params"][1]});
+  parsed = parseMetadata(last);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message, "params[2]: expected 'a_desc.shape1' (tensordesc_shape, "
+                                    "i32): " + rule + "; the list ends");
+}
+
 TEST(MetadataTest, WritesTheDocumentedLayout) {
   json out = toJson(cudaExample());
   EXPECT_EQ(out["schema"], "triton-aot-kernel");

@@ -6,6 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
 namespace tta {
 namespace {
 
@@ -43,7 +48,50 @@ TEST(TargetLimits, SharedMemoryPerBlockByTarget) {
   EXPECT_EQ(sharedMemoryLimit(target("cuda:89")), 99u * 1024);
   EXPECT_EQ(sharedMemoryLimit(target("hip:gfx942")), 64u * 1024);
   EXPECT_EQ(sharedMemoryLimit(target("hip:gfx950")), 160u * 1024);
-  EXPECT_EQ(sharedMemoryLimit(target("cuda:107a")), std::nullopt);   // not known: not checked
+  EXPECT_EQ(sharedMemoryLimit(target("cuda:107a")), 327u * 1024);
+  EXPECT_EQ(sharedMemoryLimit(target("hip:gfx1250")), 320u * 1024);
+  EXPECT_EQ(sharedMemoryLimit(target("cuda:95a")), std::nullopt);   // not known: not checked
+}
+
+/// The names in the tuple `NAME = (...)` of the frontend's adapter (its target lists).
+std::vector<std::string> adapterTuple(const std::string &name) {
+  std::ifstream in(TTA_FRONTEND_ADAPTER);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  std::size_t at = source.find("\n" + name + " = (");
+  EXPECT_NE(at, std::string::npos) << name << " is not in " << TTA_FRONTEND_ADAPTER;
+  if (at == std::string::npos)
+    return {};
+  std::size_t end = source.find(')', at);
+  std::string body = source.substr(at + name.size() + 5, end - at - name.size() - 5);
+  std::vector<std::string> items;
+  std::string item;
+  for (char c : body + ",") {
+    if (c == ',') {
+      if (!item.empty())
+        items.push_back(item);
+      item.clear();
+    } else if (c != ' ' && c != '\n' && c != '"') {
+      item += c;
+    }
+  }
+  return items;
+}
+
+TEST(TargetLimits, EveryTargetTheFrontendBuildsHasALimit) {
+  std::vector<std::string> cuda = adapterTuple("CUDA_CAPABILITIES");
+  std::vector<std::string> hip = adapterTuple("HIP_ARCHS");
+  EXPECT_GE(cuda.size(), 14u);
+  EXPECT_GE(hip.size(), 13u);
+  for (const std::string &capability : cuda) {
+    const std::string spelling = "cuda:" + capability + (std::stoi(capability) >= 90 ? "a" : "");
+    EXPECT_TRUE(sharedMemoryLimit(target(spelling.c_str()))) << spelling;
+  }
+  for (const std::string &processor : hip) {
+    const std::string spelling = "hip:" + processor;
+    EXPECT_TRUE(sharedMemoryLimit(target(spelling.c_str()))) << spelling;
+  }
 }
 
 TEST(TargetLimits, TheMatmulTutorialsBigConfigFitsSm90ButNotSm80) {

@@ -216,6 +216,9 @@ typedef struct triton_aot_launch_info {
 #define TRITON_AOT_TENSOR_MAX_RANK 5
 #define TRITON_AOT_TENSOR_FP4_PADDED 1u /* fp4 packed two to a byte: the innermost dimension
                                          * is encoded twice as long */
+#define TRITON_AOT_TENSOR_SHAPE_ARGS_PADDED 2u /* with FP4_PADDED: the kernel's innermost shape
+                                                * argument is the doubled one too (Triton 3.6;
+                                                * 3.9 passes the caller's) */
 typedef struct triton_aot_tensor_map {
   uint32_t rank;              /* 1 .. TRITON_AOT_TENSOR_MAX_RANK */
   uint32_t data_type;         /* CUtensorMapDataType (the host enum) */
@@ -233,12 +236,29 @@ typedef struct triton_aot_tensor_arg {
   int64_t strides[TRITON_AOT_TENSOR_MAX_RANK];
 } triton_aot_tensor_arg;
 
+/* Where a launch puts one descriptor's kernel arguments: the encoded CUtensorMap (passed by
+ * value: the PTX parameter is `.param .align 64 .b8 [128]`, as Triton's launcher passes it),
+ * and the shape (i32) and strides (i64) arguments that follow it. The generated dispatcher
+ * gives one per descriptor parameter on its stack; the runtime fills it. */
+#ifdef __cplusplus
+#define TRITON_AOT_ALIGN_64 alignas(64)
+#else
+#define TRITON_AOT_ALIGN_64 _Alignas(64)
+#endif
+typedef struct triton_aot_tensor_storage {
+  TRITON_AOT_ALIGN_64 uint64_t map[16];      /* CUtensorMap: 128 bytes, 64-byte aligned */
+  int32_t shape[TRITON_AOT_TENSOR_MAX_RANK];
+  int64_t strides[TRITON_AOT_TENSOR_MAX_RANK];
+} triton_aot_tensor_storage;
+
 /* One loadable function: a variant of a kernel built for one target. */
 typedef struct triton_aot_function {
   uint32_t entry;             /* symbol in the image: offset in triton_aot_library.strings */
   uint32_t binary;            /* index into triton_aot_library.images: the cubin / hsaco */
   uint32_t ptx;               /* index of its PTX, or TRITON_AOT_NO_IMAGE */
   triton_aot_launch_info launch;
+  uint32_t tensor_maps;       /* its kernel's tensor_count descriptors' facts start here in
+                               * triton_aot_library.tensor_maps (0 when it has none) */
 } triton_aot_function;
 
 typedef struct triton_aot_kernel {
@@ -250,6 +270,11 @@ typedef struct triton_aot_kernel {
   uint32_t first_slot;        /* its variants are slots first_slot .. first_slot + variant_count - 1 */
   uint32_t arg_count;         /* the kernel's own passed arguments (args[0 .. arg_count - 1]) */
   uint32_t trailing_args;     /* TRITON_AOT_ARG_*: slots args[arg_count], args[arg_count + 1] */
+  uint32_t tensor_count;      /* host tensor descriptor parameters */
+  const uint32_t *tensor_slots; /* per descriptor: the args index of its CUtensorMap; its rank
+                                 * shape arguments follow, then its rank strides */
+  const uint32_t *tensor_names; /* per descriptor: its parameter's name (for messages), an
+                                 * offset in triton_aot_library.strings */
 } triton_aot_kernel;
 
 typedef struct triton_aot_library {
@@ -265,6 +290,7 @@ typedef struct triton_aot_library {
   const triton_aot_kernel *kernels;
   uint32_t slot_count;        /* sum of variant_count over the kernels */
   void **state;               /* one zero-initialised `static void *` per library; runtime-owned */
+  const triton_aot_tensor_map *tensor_maps; /* triton_aot_function.tensor_maps indexes it */
 } triton_aot_library;
 
 /* Launches variant `variant` of kernel `kernel` on the current device (CUDA: the current
@@ -278,6 +304,18 @@ TRITON_AOT_HIDDEN triton_aot_status triton_aot_launch(const triton_aot_library *
                                                       uint32_t kernel, uint32_t variant,
                                                       void *stream, const uint64_t grid[3],
                                                       void **args);
+
+/* triton_aot_launch for a kernel with tensor_count host tensor descriptors: `tensors` holds
+ * the caller's (base, shape, strides), one per descriptor in order; `storage` as many slots,
+ * which the runtime fills with each descriptor's CUtensorMap (encoded for the chosen function
+ * through the driver's cuTensorMapEncodeTiled) and its shape and stride arguments, and points
+ * args[tensor_slots[i] ...] at. A descriptor TMA cannot take (innermost stride not 1, base or
+ * strides not 16-byte aligned, a shape outside 1 .. INT32_MAX) is
+ * TRITON_AOT_ERROR_INVALID_ARGUMENT before anything launches. */
+TRITON_AOT_HIDDEN triton_aot_status triton_aot_launch_tensors(
+    const triton_aot_library *library, uint32_t kernel, uint32_t variant, void *stream,
+    const uint64_t grid[3], void **args, const triton_aot_tensor_arg *tensors,
+    triton_aot_tensor_storage *storage);
 
 /* Chooses images for and loads every kernel of the library on the current device. */
 TRITON_AOT_HIDDEN triton_aot_status triton_aot_preload(const triton_aot_library *library);

@@ -1,0 +1,264 @@
+"""Records every Triton kernel launch a Python workload makes, as the launch happened.
+
+A project's own code (Liger-Kernel's autograd functions, a tutorial's wrapper) decides the
+argument types, constexprs, options and grid of each launch; this module records them at the
+bottom of Triton's launch path, `JITFunction.run`, with what the layers above it added: the
+config a `@triton.autotune` chose and the names a `@triton.heuristics` set. The records become
+`triton_add_kernel()` declarations (declarations.py) and the launches are replayed through the
+built libraries (replay.py).
+
+Two modes:
+- "gpu": the launch runs for real. Before it, every storage a tensor argument lives in is copied;
+  after it (synchronized) again: the replay starts from the first copy and must end with the
+  second, byte for byte. The autotuner's benchmarking launches are not recorded; for an
+  autotuned launch "before" is the memory before the autotuner ran (its benchmark runs may
+  already have written the outputs, and a replay that did nothing would then pass), and the
+  replay zeroes the `reset_to_zero` arguments as the autotuner did.
+- "dry": no GPU. Nothing launches (outputs stay as allocated); an autotuned kernel takes its first
+  config. Enough to see which kernels a workload reaches and to build their declarations.
+"""
+import contextlib
+import dataclasses
+import threading
+
+import triton
+from triton.runtime.autotuner import Autotuner, Heuristics
+from triton.runtime.jit import JITFunction
+
+# Keyword arguments of a launch that are Triton's options, not kernel parameters; `run` adds
+# the last two itself.
+_RUN_ADDED = {"debug", "instrumentation_mode"}
+# Storages larger than this are not copied: such a launch is recorded but not replayed.
+MAX_SNAPSHOT_BYTES = 1 << 30
+
+
+@dataclasses.dataclass
+class Storage:
+    """One allocation that tensor arguments point into, as it was before and after the launch."""
+    base: int                 # data_ptr of the storage
+    nbytes: int
+    before: object = None     # torch uint8 tensors (gpu mode)
+    after: object = None
+
+
+@dataclasses.dataclass
+class Launch:
+    jit: JITFunction                  # the innermost @triton.jit function that launched
+    values: dict                      # parameter name -> value (defaults filled in)
+    passed: set                       # parameters the caller passed (not from a default)
+    options: dict                     # num_warps, num_stages, ... as passed
+    grid: tuple                       # (x, y, z)
+    grid_arg: object = None           # the grid as the caller gave it (a callable of META, or a tuple)
+    autotuner: Autotuner = None       # the @triton.autotune layer, if any
+    config: object = None             # the triton.Config it launched with
+    heuristic_names: tuple = ()       # constexprs a @triton.heuristics layer set
+    reset_to_zero: tuple = ()         # arguments the autotuner zeroed before this launch
+    storages: list = dataclasses.field(default_factory=list)
+    pointers: dict = dataclasses.field(default_factory=dict)  # param -> (storage index, offset)
+    note: str = ""                    # why it cannot be replayed, when it cannot
+
+    @property
+    def name(self):
+        return f"{self.jit.fn.__module__}.{self.jit.fn.__name__}"
+
+
+def _is_tensor(value):
+    return hasattr(value, "data_ptr") and hasattr(value, "dtype")
+
+
+def tensor_of(value):
+    """The tensor an argument points into: itself, a host TensorDescriptor's base, or None."""
+    if _is_tensor(value):
+        return value
+    if hasattr(value, "block_shape") and _is_tensor(getattr(value, "base", None)):
+        return value.base
+    return None
+
+
+class _Frames(threading.local):
+    def __init__(self):
+        self.stack = []
+        self.benchmarking = 0
+
+
+class Recorder:
+    """`with Recorder("gpu") as rec: workload()` fills rec.launches."""
+
+    def __init__(self, mode):
+        if mode not in ("gpu", "dry"):
+            raise ValueError(f"mode {mode!r}: 'gpu' or 'dry'")
+        self.mode = mode
+        self.launches = []
+        self._frames = _Frames()
+        self._saved = []
+
+    # -- hooks -----------------------------------------------------------------------------
+    def __enter__(self):
+        recorder = self
+        jit_run, tune_run, tune_bench, heur_run = (JITFunction.run, Autotuner.run, Autotuner._bench,
+                                                   Heuristics.run)
+        self._saved = [(JITFunction, "run", jit_run), (Autotuner, "run", tune_run),
+                       (Autotuner, "_bench", tune_bench), (Heuristics, "run", heur_run)]
+
+        def run_jit(fn, *args, grid, warmup, **kwargs):
+            if warmup or recorder._frames.benchmarking:
+                return jit_run(fn, *args, grid=grid, warmup=warmup, **kwargs)
+            return recorder._record(jit_run, fn, args, grid, kwargs)
+
+        def run_autotuner(tuner, *args, **kwargs):
+            frame = {"benchmarked": False, "memory": {}}
+            if recorder.mode == "gpu":
+                named = {**dict(zip(tuner.arg_names, args)), **kwargs}
+                frame["memory"] = recorder._copy_storages(named.values())
+            recorder._frames.stack.append(("autotune", tuner, frame))
+            try:
+                if recorder.mode == "dry":
+                    tuner.best_config = tuner.configs[0]
+                    return tuner.fn.run(*args, **kwargs, **tuner.configs[0].all_kwargs())
+                return tune_run(tuner, *args, **kwargs)
+            finally:
+                recorder._frames.stack.pop()
+
+        def bench(tuner, *args, **kwargs):
+            recorder._frames.benchmarking += 1
+            for frame in recorder._frames.stack:
+                if frame[0] == "autotune":
+                    frame[2]["benchmarked"] = True
+            try:
+                return tune_bench(tuner, *args, **kwargs)
+            finally:
+                recorder._frames.benchmarking -= 1
+
+        def run_heuristics(heur, *args, **kwargs):
+            recorder._frames.stack.append(("heuristics", heur, None))
+            try:
+                return heur_run(heur, *args, **kwargs)
+            finally:
+                recorder._frames.stack.pop()
+
+        JITFunction.run, Autotuner.run, Autotuner._bench, Heuristics.run = (
+            run_jit, run_autotuner, bench, run_heuristics)
+        return self
+
+    def __exit__(self, *exc):
+        for cls, attr, original in self._saved:
+            setattr(cls, attr, original)
+        return False
+
+    # -- one launch ------------------------------------------------------------------------
+    def _record(self, jit_run, fn, args, grid, kwargs):
+        names = fn.arg_names
+        values = dict(zip(names, args))
+        options = {}
+        for key, value in kwargs.items():
+            if key in names:
+                values[key] = value
+            elif key not in _RUN_ADDED:
+                options[key] = value
+        passed = set(values)
+        for p in fn.params:
+            if p.name not in values:
+                values[p.name] = p.default.value if isinstance(p.default, triton.language.constexpr) \
+                    else p.default
+        launch = Launch(jit=fn, values=values, passed=passed, options=options,
+                        grid=resolve_grid(grid, values), grid_arg=grid)
+        tuned_memory = {}
+        for kind, layer, frame in self._frames.stack:
+            if kind == "autotune":
+                launch.autotuner, launch.config = layer, layer.best_config
+                tuned_memory = frame["memory"]
+                if frame["benchmarked"]:
+                    launch.reset_to_zero = tuple(getattr(layer, "reset_to_zero", None) or ())
+            else:
+                launch.heuristic_names += tuple(layer.values)
+        if self.mode == "dry":
+            self.launches.append(launch)
+            return None
+        self._snapshot(launch, "before", tuned_memory)
+        result = jit_run(fn, *args, grid=grid, warmup=False, **kwargs)
+        self._snapshot(launch, "after")
+        self.launches.append(launch)
+        return result
+
+    @staticmethod
+    def _copy_storages(values):
+        """{storage base: uint8 copy} of the tensors among values."""
+        import torch
+        torch.cuda.synchronize()
+        out = {}
+        for value in map(tensor_of, values):
+            if value is not None:
+                storage = value.untyped_storage()
+                if storage.data_ptr() not in out and storage.nbytes() <= MAX_SNAPSHOT_BYTES:
+                    out[storage.data_ptr()] = torch.empty(
+                        0, dtype=torch.uint8, device=value.device).set_(storage).clone()
+        return out
+
+    def _snapshot(self, launch, when, earlier=None):
+        import torch
+        torch.cuda.synchronize()
+        if when == "before":
+            bases = {}
+            for name, value in launch.values.items():
+                value = tensor_of(value)
+                if value is None:
+                    continue
+                storage = value.untyped_storage()
+                base = storage.data_ptr()
+                if base not in bases:
+                    if storage.nbytes() > MAX_SNAPSHOT_BYTES:
+                        launch.note = f"{name}: storage of {storage.nbytes()} bytes not copied"
+                        return
+                    bases[base] = len(launch.storages)
+                    launch.storages.append(Storage(base=base, nbytes=storage.nbytes()))
+                launch.pointers[name] = (bases[base], value.data_ptr() - base)
+        for index, storage in enumerate(launch.storages):
+            if when == "before" and earlier and storage.base in earlier:
+                storage.before = earlier[storage.base]
+            else:
+                setattr(storage, when, storage_tensor(launch, index).clone())
+
+
+def resolve_grid(grid, values):
+    """(x, y, z) of a launch's grid: a callable gets the bound arguments, as Triton calls it."""
+    if callable(grid):
+        grid = grid(dict(values))
+    grid = tuple(int(g) for g in grid)
+    return (grid + (1, 1, 1))[:3]
+
+
+def storage_tensor(launch, index):
+    """The whole storage `index` of a launch, as uint8 (the live allocation: the launch record
+    holds its tensors, so it is neither freed nor reused)."""
+    import torch
+    for name, (i, _) in launch.pointers.items():
+        if i == index:
+            value = tensor_of(launch.values[name])
+            return torch.empty(0, dtype=torch.uint8, device=value.device).set_(
+                value.untyped_storage())
+    raise AssertionError("storage without a tensor")
+
+
+@contextlib.contextmanager
+def dry_driver():
+    """Triton's driver answered without a GPU, for dry mode: modules that ask it at import time
+    (the tutorials' DEVICE) get a CUDA sm_90 target and the CPU as their torch device."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "compiler", "frontend"))
+    from target_driver import TargetDriver
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime.driver import driver
+    import torch
+
+    class DryDriver(TargetDriver):
+        def get_active_torch_device(self):
+            return torch.device("cpu")
+
+    previous = driver._active  # never `driver.active`: with no GPU it raises
+    driver.set_active(DryDriver(GPUTarget("cuda", 90, 32)))
+    try:
+        yield
+    finally:
+        driver._active = previous

@@ -1,0 +1,260 @@
+"""Other projects' kernels, unedited, through triton-aot: record, declare, build, replay.
+
+    python3 bench/realworld/run.py gpu --workload liger --work build/realworld \\
+        --tritonaot-dir build/device-install/lib/cmake/TritonAOT --arch 90a
+    python3 bench/realworld/run.py dry --workload liger [--build ...]   # no GPU
+
+1. Runs the workload (bench/realworld/workloads/<name>.py: the project's own Python ops on small
+   tensors) while launch_capture records every kernel launch.
+2. Writes one `triton_add_kernel()` per kernel and argument types (declarations.py) into a CMake
+   project, each in a shared library of its own, and builds it with `ninja -k 0`.
+3. gpu: replays every recorded launch through its library and compares memory byte for byte
+   with Triton's own launch (replay.py).
+4. Reports, for every kernel of the workload's MODULES: launched or not (or a device helper
+   that only other kernels call), built or why not, launches equal. Exit 1 when a built kernel
+   differs.
+"""
+import argparse
+import csv
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+sys.path.insert(0, ROOT)
+
+
+def load_workload(name):
+    path = os.path.join(HERE, "workloads", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"workload_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def missing_gpu_or_modules(workload_name):
+    """Why this machine cannot run the workload on a GPU, or "" when it can."""
+    try:
+        import torch
+    except ImportError:
+        return f"{sys.executable} has no torch"
+    if not torch.cuda.is_available():
+        return "torch sees no GPU"
+    try:
+        for module in load_workload(workload_name).MODULES:
+            importlib.import_module(module)
+    except ImportError as e:
+        return f"{sys.executable} cannot import {e.name} (pip install it, or --no-deps --target)"
+    return ""
+
+
+def run_cases(workload, mode, device):
+    from launch_capture import Recorder
+    failures = {}
+    with Recorder(mode) as recorder:
+        for case, fn in workload.cases():
+            try:
+                fn(device)
+            except Exception as e:  # a case that fails is reported, the others still run
+                failures[case] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+                if os.environ.get("REALWORLD_TRACE"):
+                    traceback.print_exc()
+    return recorder.launches, failures
+
+
+def inventory(workload):
+    """[(module, attribute, JITFunction)] of every kernel the workload's modules define, one per
+    JIT function (a wrapper and the function it wraps count once, under the wrapper's name)."""
+    from declarations import innermost, module_kernels
+    from triton.runtime.autotuner import Autotuner, Heuristics
+    kernels = []
+    for module_name in workload.MODULES:
+        module = importlib.import_module(module_name)
+        by_jit = {}
+        for attr, obj in module_kernels(module).items():
+            jit = innermost(obj)
+            if id(jit) not in by_jit or isinstance(obj, (Autotuner, Heuristics)):
+                by_jit[id(jit)] = (module_name, attr, jit)
+        kernels += by_jit.values()
+    return kernels
+
+
+def is_helper(jit, kernels):
+    """A @triton.jit function other kernels call (or pass, as a tl.reduce combine function):
+    Triton compiles it only inside them."""
+    call = re.compile(r"\b" + re.escape(jit.fn.__name__) + r"\b")
+    for _, _, other in kernels:
+        if other is not jit and call.search(other.src.split(":", 1)[-1]):
+            return True
+    return False
+
+
+def build(entries, work, tritonaot_dir, arch, python):
+    """Configures and builds the declarations; {entry name: None (built) or why not}."""
+    from declarations import cmake_project
+    project, build_dir = os.path.join(work, "project"), os.path.join(work, "build")
+    os.makedirs(project, exist_ok=True)
+    remaining, results = list(entries), {}
+    while True:
+        text, lines = cmake_project(remaining)
+        with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
+            f.write(text)
+        configure = [
+            "cmake", "-S", project, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+            f"-DTritonAOT_DIR={tritonaot_dir}", f"-DCMAKE_TRITON_ARCHITECTURES={arch}"]
+        if python:
+            configure.append(f"-DTRITON_AOT_PYTHON={python}")
+        done = subprocess.run(configure, capture_output=True, text=True)
+        if done.returncode == 0:
+            break
+        failed = {e.name for e, line in zip(remaining, lines)
+                  if re.search(rf"CMakeLists\.txt:{line} \(triton_add_kernel\)", done.stderr)}
+        if not failed:
+            raise RuntimeError("configure failed:\n" + done.stderr[-4000:])
+        for e in remaining:
+            if e.name in failed:
+                results[e.name] = "configure: " + _first_error(done.stderr)
+        remaining = [e for e in remaining if e.name not in failed]
+    subprocess.run(["cmake", "--build", build_dir, "--", "-k", "0"], capture_output=True, text=True)
+    for e in remaining:
+        if os.path.exists(library_path(work, e)):
+            results[e.name] = None
+            continue
+        again = subprocess.run(["cmake", "--build", build_dir, "--target", f"lib_{e.name}"],
+                               capture_output=True, text=True)
+        results[e.name] = _first_error(again.stdout + again.stderr)
+    return results
+
+
+def library_path(work, entry):
+    return os.path.join(work, "build", f"liblib_{entry.name}.so")
+
+
+def _first_error(text):
+    for line in text.splitlines():
+        if "error" in line.lower() and "ninja: build stopped" not in line:
+            return line.strip()[:400]
+    return text.strip().splitlines()[-1][:400] if text.strip() else "unknown"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["gpu", "dry"])
+    parser.add_argument("--workload", required=True)
+    parser.add_argument("--work", default=os.path.join(ROOT, "build", "realworld"))
+    parser.add_argument("--tritonaot-dir", default=os.path.join(ROOT, "build", "default"))
+    parser.add_argument("--arch", default="90a")
+    parser.add_argument("--python", default=sys.executable,
+                        help="TRITON_AOT_PYTHON of the build (default: this interpreter, whose "
+                             "Triton made the recorded launches)")
+    parser.add_argument("--build", action="store_true", help="dry: build the declarations too")
+    parser.add_argument("--csv", help="write one row per kernel")
+    parser.add_argument("--every-config", action="store_true",
+                        help="gpu: also run every config of each autotuned launch through Triton "
+                             "and the library (not only the one the autotuner chose)")
+    args = parser.parse_args()
+
+    if args.mode == "gpu":
+        why = missing_gpu_or_modules(args.workload)
+        if why:
+            print(f"REALWORLD-SKIP: {why}")
+            return 0
+    from declarations import build_entries
+    workload = load_workload(args.workload)
+    work = os.path.join(os.path.abspath(args.work), args.workload)
+    os.makedirs(work, exist_ok=True)
+    if args.mode == "dry":
+        from launch_capture import dry_driver
+        with dry_driver():
+            kernels = inventory(workload)
+            launches, failures = run_cases(workload, "dry", "cpu")
+    else:
+        kernels = inventory(workload)
+        launches, failures = run_cases(workload, "gpu", "cuda")
+    for case, why in failures.items():
+        print(f"case {case} failed: {why}")
+    entries, skipped = build_entries(launches, getattr(workload, "DECLARE", {}))
+    for index, why in skipped.items():
+        print(f"launch {index} of {launches[index].name}: {why}")
+    built = build(entries, work, args.tritonaot_dir, args.arch, args.python) \
+        if args.mode == "gpu" or args.build else {}
+
+    replays, config_rows = {}, {}
+    if args.mode == "gpu":
+        from replay import every_config, replay
+        for e in entries:
+            if built.get(e.name, "") is not None:
+                continue
+            for index in e.launches:
+                launch = launches[index]
+                if launch.note:
+                    replays[index] = {"equal": "skipped", "note": launch.note}
+                    continue
+                try:
+                    replays[index] = replay(library_path(work, e), e.name, launch)
+                    if args.every_config and launch.autotuner is not None:
+                        config_rows[index] = every_config(library_path(work, e), e.name, launch)
+                except Exception as ex:
+                    replays[index] = {"equal": "error", "note": f"{type(ex).__name__}: {ex}"}
+    return report(kernels, launches, entries, built, replays, config_rows, args)
+
+
+def report(kernels, launches, entries, built, replays, config_rows, args):
+    rows = []
+    for module_name, attr, jit in kernels:
+        mine = [e for e in entries if e.module == module_name and
+                any(launches[i].jit is jit for i in e.launches)]
+        row = {"kernel": f"{module_name}.{attr}", "entries": len(mine)}
+        if not mine:
+            row["status"] = "helper" if is_helper(jit, kernels) else "not launched"
+        else:
+            row["status"] = "launched"
+            if built:
+                failed = [built[e.name] for e in mine if built.get(e.name, "") is not None]
+                row["built"] = f"{len(mine) - len(failed)}/{len(mine)}"
+                row["why"] = failed[0] if failed else ""
+            rs = [replays[i] for e in mine for i in e.launches if i in replays]
+            if rs:
+                row["equal"] = f"{sum(r['equal'] == 'yes' for r in rs)}/{len(rs)}"
+                notes = [r.get("note", "") or f"{r.get('differing_bytes')} bytes differ"
+                         for r in rs if r["equal"] != "yes"]
+                row["why"] = row.get("why") or (notes[0] if notes else "")
+            cs = [c for e in mine for i in e.launches for c in config_rows.get(i, [])]
+            if cs:
+                row["configs"] = f"{sum(c['equal'] == 'yes' for c in cs)}/{len(cs)}"
+                bad = [c for c in cs if c["equal"] not in ("yes", "skipped")]
+                row["configs_differ"] = bool(bad)
+                row["why"] = row.get("why") or (f"config {bad[0]['config']}: {bad[0].get('note') or bad[0].get('differing_bytes')}" if bad else "")
+        rows.append(row)
+    launched = [r for r in rows if r["status"] == "launched"]
+    complete = [r for r in launched if r.get("built", "").split("/")[0] == r.get("built", "/").split("/")[-1]
+                and r.get("built")]
+    equal = [r for r in launched if r.get("equal") and r["equal"].split("/")[0] == r["equal"].split("/")[1]]
+    for r in rows:
+        print(f"{r['kernel']:70} {r['status']:12} built {r.get('built', '-'):5} "
+              f"equal {r.get('equal', '-'):6} "
+              + (f"every config {r['configs']:6} " if r.get("configs") else "") + r.get("why", ""))
+    print(f"\n{args.workload}: {len(rows)} @triton.jit functions, "
+          f"{sum(r['status'] == 'helper' for r in rows)} device helpers, "
+          f"{len(launched)} launched by the workload, "
+          + (f"{len(complete)} of them built ({100.0 * len(complete) / max(1, len(launched)):.1f}%)"
+             if built else "not built")
+          + (f", {len(equal)} equal to Triton's launch in every recorded launch" if replays else ""))
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "configs", "why"],
+                               extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+    differs = [r for r in launched if r.get("equal") and r not in equal]
+    differs += [r for r in launched if r.get("configs_differ")]
+    return 1 if differs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+// What Triton says about each kernel, per target (parameters, defaults, heuristics, autotune
+// facts): asked of frontend workers once per kernel and target, and cached for Python kernels.
+#include "compiler/compile_run.h"
+
+#include "compiler/frontend_client.h"
+#include "compiler/json_access.h"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+extern char **environ;
+
+namespace tta {
+
+/// Environment variables that can change what Triton generates, and so belong in cache keys:
+/// Triton's own cache-invalidating list (knobs: TRITON_*, DISABLE_*, MLIR_*, LLVM_*, AMDGCN_*,
+/// NVPTX_*, USE_IR_LOC, PTXAS_OPTIONS, ...) by prefix, and what decides which Python modules a
+/// kernel imports. Files named by TRITON_*_PATH are checked by the frontend's toolchain list.
+nlohmann::json tritonEnvironment() {
+  static const char *const prefixes[] = {"TRITON_",  "LLVM_",   "MLIR_",
+                                         "DISABLE_", "AMDGCN_", "NVPTX_"};
+  static const std::set<std::string> exact = {"USE_IR_LOC", "PTXAS_OPTIONS",
+                                              "ALLOW_LHS_TMEM_LAYOUT_CONVERSION", "PYTHONPATH",
+                                              "PYTHONHOME"};
+  static const std::set<std::string> irrelevant = {"TRITON_CACHE_DIR", "TRITON_HOME",
+                                                   "TRITON_AOT_CACHE_DIR", "TRITON_AOT_LOG",
+                                                   "TRITON_AOT_PYTHON"};
+  nlohmann::json env = nlohmann::json::object();
+  for (char **e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    std::string key(entry.substr(0, entry.find('=')));
+    bool relevant = exact.count(key) > 0;
+    for (const char *prefix : prefixes)
+      relevant = relevant || key.rfind(prefix, 0) == 0;
+    if (relevant && !irrelevant.count(key))
+      env[key] = std::string(entry.substr(std::min(entry.size(), key.size() + 1)));
+  }
+  return env;
+}
+
+/// Describes every Python kernel for each of its targets (parameters, heuristics), from the
+/// cache where it can: the variants a kernel has depend on its @triton.heuristics.
+bool CompileRun::describeKernels() {
+  std::vector<DescribeWanted> wanted;
+  for (const Job &job : jobs_)
+    if (job.kernel->sourceKind == "python")
+      wanted.push_back({describeKey(job), job.kernel, job.target});
+  const int workers =
+      static_cast<int>(std::min<std::size_t>(jobs_.size(), std::max(1, opts_.jobs)));
+  return describe(wanted, workers, DescribeCache::Use) && outcome_.errors.empty();
+}
+
+/// Describes what \p wanted names and is not described yet (with DescribeCache::Use, cached
+/// answers first; the rest through up to \p workers workers), and reports failed answers.
+/// False only when the workers could not be asked (reported too).
+bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers,
+                          DescribeCache cache) {
+  if (wanted.empty())
+    return true;
+  const bool cached = cache == DescribeCache::Use;
+  if (cached) {
+    if (!resolvePython())
+      return false;
+    openCache();
+  }
+  const nlohmann::json environment = cached ? tritonEnvironment() : nlohmann::json();
+  std::vector<nlohmann::json> requests;
+  std::vector<DescribeKey> kernelOf;
+  std::set<DescribeKey> asked;
+  for (const DescribeWanted &w : wanted) {
+    const DescribeKey &k = w.key;
+    if (described_.count(k) || !asked.insert(k).second)
+      continue;
+    if (cached) {
+      nlohmann::json key = {{"format", 2},
+                            {"op", "describe"},
+                            {"tool", TRITON_AOT_VERSION},
+                            {"python", python_},
+                            {"environment", environment},
+                            {"source", w.kernel->sourcePath.string()},
+                            {"function", w.kernel->function},
+                            {"target", k.second}};
+      const std::string cacheKey = sha256Hex(key.dump());
+      auto entry = cache_.enabled() ? cache_.lookup(cacheKey) : std::nullopt;
+      if (entry && checkDescribeAnswer(entry->result)) {
+        say("cache hit: describe " + w.kernel->function + " for " + k.second);
+        described_[k] = std::move(entry->result);
+        continue;
+      }
+      describeKeys_[k] = cacheKey;
+    }
+    kernelOf.push_back(k);
+    requests.push_back({{"op", "describe"},
+                        {"source", w.kernel->sourcePath.string()},
+                        {"source_kind", w.kernel->sourceKind},
+                        {"function", w.kernel->function},
+                        {"target", requestTarget(w.target)}});
+  }
+  if (requests.empty())
+    return true;
+  if (Status s = startPool(workers); !s) {
+    fail(s.takeError());
+    return false;
+  }
+  Status ran = pool_->run(requests, [&](std::size_t i, nlohmann::json answer) {
+    described_[kernelOf[i]] = std::move(answer);
+  });
+  if (!ran) {
+    fail(ran.takeError());
+    return false;
+  }
+  for (const DescribeKey &k : kernelOf) {
+    const nlohmann::json &info = described_[k];
+    const std::string file = kernels_[k.first].sourcePath.string();
+    if (!boolOr(info, "ok", false))
+      fail(diagnosticFromResponse(info, file));
+    else if (Status s = checkDescribeAnswer(info); !s)
+      fail(s.takeError());
+  }
+  return true;
+}
+
+} // namespace tta

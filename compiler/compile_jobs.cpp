@@ -1,0 +1,189 @@
+// The jobs' results: served from the cache where it can, compiled by frontend workers, in
+// parallel, where it cannot (each miss's signature checked against its kernel's description
+// first).
+#include "compiler/compile_run.h"
+
+#include "compiler/frontend_client.h"
+#include "compiler/json_access.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace fs = std::filesystem;
+
+namespace tta {
+
+/// Serves every job it can from the cache; the rest become misses.
+bool CompileRun::lookupCache() {
+  openCache();   // describe() opens it too, but a run of IR files only never describes
+  const nlohmann::json environment = tritonEnvironment();
+  for (Job &job : jobs_) {
+    nlohmann::json key = {{"format", 1},
+                          {"tool", TRITON_AOT_VERSION},
+                          {"python", python_},
+                          {"environment", environment},
+                          {"source", job.kernel->sourcePath.string()},
+                          {"source_kind", job.kernel->sourceKind},
+                          {"function", job.kernel->function},
+                          {"signature", formatSignature(job.signature)},
+                          {"config", formatConfig(job.config)},
+                          {"target", job.target.spelling()}};
+    job.cacheKey = sha256Hex(key.dump());
+    if (!job.refusal.empty())
+      continue; // nothing to compile
+    auto entry = cache_.enabled() ? cache_.lookup(job.cacheKey) : std::nullopt;
+    if (entry && member(entry->result, "refused")) { // the target refused it last time
+      job.refusal = stringOr(entry->result, "refused");
+      job.result = std::move(entry->result);
+      job.fromCache = true;
+      say("cache hit (refused for " + job.target.spelling() + "): " + job.id);
+      continue;
+    }
+    if (entry && !checkCompileAnswer(entry->result)) {
+      say("cache entry for " + job.id + " is damaged; compiling again");
+      entry.reset();
+    }
+    if (entry) {
+      job.result = std::move(entry->result);
+      job.files = std::move(entry->files);
+      job.fromCache = true;
+      say("cache hit: " + job.id);
+    } else {
+      misses_.push_back(&job);
+    }
+  }
+  return true;
+}
+
+/// Compiles the misses through frontend workers: describe the IR sources (Python kernels were
+/// described before), check every variant's signature against its kernel's description, then
+/// compile all variants in parallel.
+bool CompileRun::compileMisses() {
+  if (misses_.empty())
+    return true;
+  auto started = std::chrono::steady_clock::now();
+  const int workers =
+      static_cast<int>(std::min<std::size_t>(misses_.size(), std::max(1, opts_.jobs)));
+  if (Status s = startPool(workers); !s) {
+    fail(s.takeError());
+    return false;
+  }
+  // IR sources are described with their compile (one request each), uncached.
+  std::vector<DescribeWanted> wanted;
+  for (Job *job : misses_)
+    wanted.push_back({describeKey(*job), job->kernel, job->target});
+  if (!describe(wanted, workers, DescribeCache::Skip))
+    return false;
+
+  std::vector<nlohmann::json> requests;
+  std::vector<Job *> compiling;
+  for (Job *job : misses_)
+    if (auto request = compileRequest(*job)) {
+      requests.push_back(std::move(*request));
+      compiling.push_back(job);
+    }
+  Status ran = pool_->run(requests, [&](std::size_t i, nlohmann::json answer) {
+    finishCompile(*compiling[i], std::move(answer));
+  });
+  if (!ran) {
+    fail(ran.takeError());
+    return false;
+  }
+  say("frontend: " + std::to_string(misses_.size()) + " variant(s) in " +
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - started)
+                         .count()) +
+      " ms");
+  return outcome_.errors.empty();
+}
+
+/// The compile request of \p job, after checking its grid and signature against the kernel's
+/// description; none (reported) when they do not fit or the description failed.
+std::optional<nlohmann::json> CompileRun::compileRequest(Job &job) {
+  const nlohmann::json &info = described_[describeKey(job)];
+  const std::string file = job.kernel->sourcePath.string();
+  if (!boolOr(info, "ok", false)) {
+    fail(diagnosticFromResponse(info, file));
+    return std::nullopt;
+  }
+  if (Status s = checkDescribeAnswer(info); !s) {
+    fail(s.takeError());
+    return std::nullopt;
+  }
+  // Grid names are checked now, before anything compiles.
+  std::vector<std::string> names;
+  for (const auto &param : arrayOf(info, "params"))
+    names.push_back(stringOr(param, "name"));
+  if (Status s = job.kernel->grid ? checkGridNames(*job.kernel->grid, names) : ok(); !s) {
+    failAt(s.takeError(), *job.kernel);
+    return std::nullopt;
+  }
+  nlohmann::json params = nlohmann::json::array();
+  if (job.kernel->sourceKind == "python") {
+    auto complete = completeSignature(job.signature, info, job.kernel->function, file);
+    if (!complete) {
+      fail(complete.takeError());
+      return std::nullopt;
+    }
+    params = requestParams(*complete, info);
+  }
+  const fs::path &scratch = scratch_.path;
+  const bool cuda = job.target.backend == Backend::Cuda;
+  nlohmann::json outputs = {
+      {"image", (scratch / job.paths.image.filename()).string()},
+      {"ptx",
+       cuda ? nlohmann::json((scratch / job.paths.ptx.filename()).string()) : nlohmann::json()},
+      {"ir_dir",
+       opts_.irDir.empty() ? nlohmann::json() : nlohmann::json((scratch / "ir").string())}};
+  job.result = nlohmann::json{{"describe", info}};
+  return nlohmann::json{{"op", "compile"},
+                        {"source", file},
+                        {"source_kind", job.kernel->sourceKind},
+                        {"function", job.kernel->function},
+                        {"params", params},
+                        {"target", requestTarget(job.target)},
+                        {"options", requestOptions(job.config)},
+                        {"outputs", outputs}};
+}
+
+/// Takes one compile answer: keeps the result and reads the files the worker wrote.
+void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
+  say("compiled: " + job.id);
+  if (!boolOr(answer, "ok", false) && stringOr(objectOf(answer, "error"), "kind") == "target") {
+    job.refusal = stringOr(objectOf(answer, "error"), "message", "Triton refused it");
+    job.result = nlohmann::json{{"refused", job.refusal},
+                                {"describe", std::move(job.result["describe"])},
+                                {"deps", nlohmann::json::array()}};
+    return;
+  }
+  if (!boolOr(answer, "ok", false)) {
+    fail(diagnosticFromResponse(answer, job.kernel->sourcePath.string()));
+    return;
+  }
+  answer["describe"] = std::move(job.result["describe"]);
+  if (Status s = checkCompileAnswer(answer); !s) {
+    fail(s.takeError());
+    return;
+  }
+  job.result = std::move(answer);
+  const nlohmann::json &written = objectOf(job.result, "written");
+  for (const char *role : {"image", "ptx"}) {
+    std::string path = stringOr(written, role);
+    if (path.empty())
+      continue;
+    auto bytes = readFile(path);
+    if (!bytes) {
+      fail(makeError(ExitCode::InternalError, "the frontend reported " + std::string(role) + " '" +
+                                                  path + "' but did not write it"));
+      return;
+    }
+    job.files[role] = std::move(*bytes);
+  }
+  for (const auto &[stage, path] : objectOf(written, "ir").items())
+    if (path.is_string())
+      if (auto bytes = readFile(path.get<std::string>()))
+        job.files["ir:" + fs::path(path.get<std::string>()).filename().string()] =
+            std::move(*bytes);
+}
+
+} // namespace tta

@@ -1,0 +1,228 @@
+// Everything a run writes, staged in its transaction (committed all or nothing by run()):
+// images and metadata of every variant, refusal records, the index and the depfile.
+#include "compiler/compile_run.h"
+
+#include "compiler/depfile.h"
+#include "compiler/frontend_client.h"
+#include "compiler/json_access.h"
+#include "compiler/target_limits.h"
+#include "compiler/variant_metadata.h"
+
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace tta {
+
+/// Checks every image, builds every metadata file, and stages all outputs, the depfile and
+/// the index in the transaction.
+bool CompileRun::stageOutputs() {
+  std::vector<std::string> depends;
+  for (const KernelSpec &kernel : kernels_)
+    if (kernel.origin != "command line")
+      depends.push_back(fs::absolute(kernel.origin).lexically_normal().string());
+  for (Job &job : jobs_)
+    stageVariant(job, depends);
+  if (!outcome_.errors.empty())
+    return false;
+  if (!opts_.index.empty())
+    stageIndex();
+  if (!opts_.depfile.empty()) {
+    // Each prerequisite once, in order of first mention.
+    std::vector<std::string> unique;
+    std::set<std::string> seen;
+    for (const std::string &path : depends)
+      if (seen.insert(path).second)
+        unique.push_back(path);
+    stageDepfile(unique);
+  }
+  return outcome_.errors.empty();
+}
+
+/// One job's outputs: its refusal record, or its image, PTX, IR and checked metadata; the
+/// files it read go to \p depends.
+void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
+  if (!job.refusal.empty()) {
+    stageRefusal(job);
+    depends.push_back(job.kernel->sourcePath.string());
+    return;
+  }
+  // Parameters left to their defaults, from the describe answer (kept in cache entries too).
+  Signature signature = job.signature;
+  if (job.kernel->sourceKind == "python") {
+    auto complete = completeSignature(job.signature, objectOf(job.result, "describe"),
+                                      job.kernel->function, job.kernel->sourcePath.string());
+    if (!complete) {
+      fail(complete.takeError());
+      return;
+    }
+    signature = std::move(*complete);
+  }
+  auto meta = buildMetadata(*job.kernel, job.name, job.target, signature, job.config, job.id,
+                            job.paths, job.result, job.files, opts_.writePtx);
+  if (!meta) {
+    failAt(meta.takeError(), *job.kernel);
+    return;
+  }
+  for (const auto &h : job.heuristics)
+    meta->variant.heuristics.push_back({stringOr(h, "name"), stringOr(h, "expression"),
+                                        stringOr(h, "written"), boolOr(h, "runtime", false),
+                                        h.contains("value") ? h["value"] : nlohmann::json()});
+  // A config whose shared memory exceeds the target's limit is left out for it.
+  if (std::string why = refusalOfCompiled(job.target, meta->launch.shared +
+                                                          meta->resources.staticShared.value_or(0));
+      !why.empty()) {
+    job.refusal = why;
+    stageRefusal(job);
+    return;
+  }
+  // What we write must be what the linker accepts: read it back with the strict reader.
+  if (auto readBack = parseMetadata(toJson(*meta)); !readBack) {
+    fail(makeError(ExitCode::InternalError,
+                   "metadata of " + job.id + " fails its own schema: " + readBack.error().message));
+    return;
+  }
+  for (const auto &[role, bytes] : job.files) {
+    fs::path destination;
+    if (role == "image")
+      destination = job.paths.image;
+    else if (role == "ptx" && opts_.writePtx)
+      destination = job.paths.ptx;
+    else if (role.rfind("ir:", 0) == 0 && !opts_.irDir.empty())
+      destination = opts_.irDir / role.substr(3);
+    if (destination.empty())
+      continue;
+    if (Status s = transaction_.stage(destination, std::string_view(bytes)); !s)
+      fail(s.takeError());
+  }
+  if (Status s = transaction_.stage(job.paths.metadata, toJson(*meta).dump(2) + "\n"); !s)
+    fail(s.takeError());
+  depends.push_back(job.kernel->sourcePath.string());
+  for (const auto &dep : arrayOf(job.result, "deps"))
+    if (dep.is_string())
+      depends.push_back(dep.get<std::string>());
+  outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.fromCache});
+}
+
+/// --index: every metadata file and refusal record of the run, relative to the index.
+void CompileRun::stageIndex() {
+  nlohmann::json list = nlohmann::json::array();
+  std::vector<fs::path> listed;
+  for (const CompiledVariant &v : outcome_.variants)
+    listed.push_back(v.metadataPath);
+  listed.insert(listed.end(), refusals_.begin(), refusals_.end());
+  for (const fs::path &path : listed) {
+    std::error_code ec;
+    fs::path relative = fs::proximate(path, opts_.index.parent_path(), ec);
+    list.push_back(ec ? path.string() : relative.string());
+  }
+  nlohmann::json index = {
+      {"schema", "triton-aot-index"}, {"schema_version", 1}, {"metadata", list}};
+  if (Status s = transaction_.stage(opts_.index, index.dump(2) + "\n"); !s)
+    fail(s.takeError());
+}
+
+/// --depfile: the run's outputs (the index alone when there is one) and \p depends.
+void CompileRun::stageDepfile(const std::vector<std::string> &depends) {
+  // With an index, it is the one output the build system knows by name; the others have
+  // digests in their names.
+  // Targets are spelled as the command line spelled them (GCC's -MT rule): Make and Ninja
+  // match them against their own outputs textually.
+  std::vector<std::string> targets;
+  if (!opts_.index.empty()) {
+    targets.push_back(opts_.indexAsGiven.empty() ? opts_.index.string() : opts_.indexAsGiven);
+  } else {
+    std::error_code ec;
+    const fs::path cwd = fs::current_path(ec);
+    for (const fs::path &p : transaction_.destinations()) {
+      fs::path relative = opts_.relativeOutputs && !ec ? fs::relative(p, cwd, ec) : fs::path();
+      targets.push_back(relative.empty() ? p.string() : relative.string());
+    }
+  }
+  for (const std::string &path : targets)
+    if (!depfileCanRepresent(path))
+      fail(makeError(ExitCode::OutputError,
+                     "'" + path +
+                         "' cannot be written into a depfile (Make and Ninja would "
+                         "misread it); choose an output path without such characters"));
+  for (const std::string &path : depends)
+    if (!depfileCanRepresent(path))
+      fail(makeError(ExitCode::OutputError,
+                     "'" + path +
+                         "' cannot be written into a depfile (Make and Ninja would "
+                         "misread it); rename it or drop --depfile"));
+  if (!outcome_.errors.empty())
+    return;
+  if (Status s = transaction_.stage(opts_.depfile, formatDepfile(targets, depends)); !s)
+    fail(s.takeError());
+}
+
+/// A config the target cannot build or run: one warning line, and a refusal record where its
+/// metadata would be (the build's outputs stay complete; the linker makes the library refuse
+/// the config on such a device).
+void CompileRun::stageRefusal(const Job &job) {
+  const std::string config = job.config.name.empty() ? formatConfig(job.config) : job.config.name;
+  // Once per config and target, not once per signature (hint variant) it covers.
+  if (log_ && refusalsWarned_.insert(job.name + " " + config + " " + job.target.spelling()).second)
+    log_("warning: config " + config + " of " + job.name + " is not built for " +
+         job.target.spelling() + ": " + job.refusal);
+  nlohmann::json options = requestOptions(job.config);
+  options.erase("num_warps");
+  options.erase("num_stages");
+  nlohmann::json record = {{"schema", kRefusalSchema},
+                           {"schema_version", 1},
+                           {"generator", std::string("triton-aot-cc ") + TRITON_AOT_VERSION},
+                           {"kernel",
+                            {{"name", job.name},
+                             {"function", job.kernel->function},
+                             {"source", job.kernel->source},
+                             {"source_kind", job.kernel->sourceKind}}},
+                           {"target", {{"spelling", job.target.spelling()}}},
+                           {"variant",
+                            {{"id", job.id},
+                             {"config", job.config.name},
+                             {"signature", formatSignature(job.signature)},
+                             {"num_warps", job.config.numWarps.value_or(0)},
+                             {"num_stages", job.config.numStages.value_or(0)},
+                             {"options", options},
+                             {"constexprs", refusedConstexprs(job)}}},
+                           {"reason", job.refusal}};
+  if (Status s = transaction_.stage(job.paths.metadata, record.dump(2) + "\n"); !s) {
+    fail(s.takeError());
+    return;
+  }
+  refusals_.push_back(job.paths.metadata);
+}
+
+/// The constexpr values of a refused \p job by parameter name, as its metadata would list them
+/// (a library refusing the config on every target still computes its grid from them): from the
+/// signature completed by the kernel's description, else the config's own values.
+nlohmann::json CompileRun::refusedConstexprs(const Job &job) {
+  nlohmann::json constexprs = nlohmann::json::object();
+  for (const auto &[name, value] : job.config.constexprs)
+    constexprs[name] = constexprJson(value);
+  auto info = described_.find(describeKey(job));
+  if (job.kernel->sourceKind != "python" || info == described_.end())
+    return constexprs;
+  auto complete = completeSignature(job.signature, info->second, job.kernel->function,
+                                    job.kernel->sourcePath.string());
+  if (!complete)
+    return constexprs;
+  const nlohmann::json &declared = arrayOf(info->second, "params");
+  for (std::size_t i = 0; i < complete->entries.size() && i < declared.size(); ++i)
+    if (complete->entries[i].kind == SignatureEntry::Kind::Constexpr)
+      constexprs[stringOr(declared[i], "name")] = constexprJson(complete->entries[i].value);
+  return constexprs;
+}
+
+/// With --no-ptx, a .ptx an earlier run wrote beside a cubin would be stale: remove it.
+void CompileRun::removeUnwantedPtx() {
+  if (opts_.writePtx)
+    return;
+  std::error_code ec;
+  for (const Job &job : jobs_)
+    if (!job.paths.ptx.empty())
+      fs::remove(job.paths.ptx, ec);
+}
+
+} // namespace tta

@@ -1,0 +1,154 @@
+// Inside compile() (compiler/compiler.h): one run of the compiler as phases over its jobs, each
+// phase in the file of its step:
+//   adoptDecoratorConfigs, expand, nameJobs, applyHeuristics   compile_expand.cpp
+//   describeKernels, describe                                   compile_describe.cpp
+//   lookupCache, compileMisses                                  compile_jobs.cpp
+//   stageOutputs (then the transaction commits)                 compile_outputs.cpp
+//   storeInCache                                                compile_store.cpp
+// and the run itself (order, failure, the worker pool) in compiler.cpp. Not a public header.
+#pragma once
+
+#include "compiler/autotune_configs.h"
+#include "compiler/cache.h"
+#include "compiler/compiler.h"
+#include "compiler/naming.h"
+#include "compiler/output_transaction.h"
+#include "compiler/worker.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tta {
+
+/// One variant of one kernel for one target, from expansion to its outputs.
+struct Job {
+  const KernelSpec *kernel = nullptr;
+  std::size_t kernelIndex = 0;
+  std::string name;      ///< the entry point's name
+  std::string requested; ///< the target as asked for ("cuda:90" for a cuda:90a job)
+  Target target;
+  Signature signature; ///< resolved (no Name entries); empty for IR sources
+  Config config;       ///< with the backend's defaults filled in
+  /// Config as declared (before the defaults), for resolving names after heuristics expand.
+  nlohmann::json heuristics = nlohmann::json::array(); ///< metadata "heuristics"
+  std::string id;
+  OutputPaths paths;
+  std::string cacheKey;
+  nlohmann::json result;                    ///< the worker's compile answer plus "describe"
+  std::map<std::string, std::string> files; ///< role ("image", "ptx", "ir:<file>") -> bytes
+  bool fromCache = false;
+  /// Why this target cannot build or run the config ("" when it can): the config is left out
+  /// for the target, with a warning and a refusal record in place of its outputs.
+  std::string refusal;
+};
+
+/// The whole file, or none when it cannot be read.
+std::optional<std::string> readFile(const std::filesystem::path &path);
+
+/// Environment variables that can change what Triton generates, and so belong in cache keys.
+nlohmann::json tritonEnvironment();
+
+/// Deletes a directory tree when it goes out of scope.
+struct ScratchDirectory {
+  std::filesystem::path path;
+  ~ScratchDirectory();
+};
+
+/// One run of the compiler: the phases of compile(), sharing the jobs and the outcome.
+class CompileRun {
+public:
+  CompileRun(const CompileRequest &request, const LogSink &log)
+      : request_(request), opts_(request.options), log_(log), kernels_(request.kernels) {}
+
+  CompileOutcome run();
+
+private:
+  void say(const std::string &line) const;
+  /// Records an error. Variants of one kernel often fail for one reason: it is reported once.
+  /// The exit status is the first error's, except that an interrupt always wins.
+  void fail(Diagnostic diag);
+  void failAt(Diagnostic diag, const KernelSpec &kernel);
+  /// Removes everything this run may have written, including earlier versions of its outputs,
+  /// so a failed run leaves nothing stale behind.
+  CompileOutcome failed();
+
+  /// (kernel index, target spelling) -> describe answer: a module may answer differently per
+  /// target when it asks Triton's driver about the device at import (target_driver.py).
+  using DescribeKey = std::pair<std::size_t, std::string>;
+  struct DescribeWanted {
+    DescribeKey key;
+    const KernelSpec *kernel;
+    Target target;
+  };
+  static DescribeKey describeKey(const Job &job) {
+    return {job.kernelIndex, job.target.spelling()};
+  }
+  /// Whether describe answers are looked up in and stored to the cache (Python kernels), or
+  /// asked each time (IR sources, described with their compile).
+  enum class DescribeCache { Use, Skip };
+
+  // compiler.cpp: what the phases share.
+  bool resolvePython();
+  void openCache();
+  Status startPool(int count);
+
+  // compile_expand.cpp: the jobs.
+  bool adoptDecoratorConfigs();
+  std::optional<std::vector<std::pair<std::string, DecoratorConfigs>>>
+  decoratorConfigsPerTarget(std::size_t k, const std::vector<DescribeWanted> &wanted);
+  bool expand();
+  bool nameJobs();
+  bool applyHeuristics();
+
+  // compile_describe.cpp: what Triton says about each kernel.
+  bool describeKernels();
+  bool describe(const std::vector<DescribeWanted> &wanted, int workers, DescribeCache cache);
+
+  // compile_jobs.cpp: the cache, then the frontend for the rest.
+  bool lookupCache();
+  bool compileMisses();
+  std::optional<nlohmann::json> compileRequest(Job &job);
+  void finishCompile(Job &job, nlohmann::json answer);
+
+  // compile_outputs.cpp: everything written, staged in the transaction.
+  bool stageOutputs();
+  void stageVariant(Job &job, std::vector<std::string> &depends);
+  void stageIndex();
+  void stageDepfile(const std::vector<std::string> &depends);
+  void stageRefusal(const Job &job);
+  nlohmann::json refusedConstexprs(const Job &job);
+  void removeUnwantedPtx();
+
+  // compile_store.cpp: this run's answers, for the next.
+  void storeInCache(std::int64_t started);
+
+  const CompileRequest &request_;
+  const CompileOptions &opts_;
+  const LogSink &log_;
+  CompileOutcome outcome_;
+  std::vector<Job> jobs_;
+  std::map<DescribeKey, nlohmann::json> described_;
+  std::map<DescribeKey, std::string> describeKeys_; ///< -> cache key, if described now
+  ScratchDirectory scratch_;
+  std::unique_ptr<WorkerPool> pool_; ///< started on the first need of Python
+  std::vector<Job *> misses_;
+  std::string python_;
+  CompileCache cache_{std::filesystem::path()};
+  nlohmann::json hello_;
+  OutputTransaction transaction_;
+  std::vector<KernelSpec> kernels_; ///< the request's, with decorator configs adopted
+  bool cacheOpened_ = false;
+  std::set<std::string> refusalsWarned_;   ///< "<kernel> <config> <target>": one line each
+  std::vector<std::filesystem::path> refusals_; ///< refusal records written in place of variants
+};
+
+} // namespace tta
