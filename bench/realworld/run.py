@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,11 +54,13 @@ def missing_gpu_or_modules(workload_name):
     return ""
 
 
-def run_cases(workload, mode, device):
+def run_cases(workload, mode, device, shard=(0, 1)):
+    """Runs the workload's cases (those of shard i of n) while recording their launches."""
     from launch_capture import Recorder
     failures = {}
+    cases = [c for k, c in enumerate(workload.cases()) if k % shard[1] == shard[0]]
     with Recorder(mode) as recorder:
-        for case, fn in workload.cases():
+        for case, fn in cases:
             try:
                 fn(device)
             except Exception as e:  # a case that fails is reported, the others still run
@@ -144,8 +147,9 @@ def _first_error(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["gpu", "dry"])
-    parser.add_argument("--workload", required=True)
+    parser.add_argument("mode", choices=["gpu", "dry", "merge"])
+    parser.add_argument("inputs", nargs="*", help="merge: the CSVs of the shards")
+    parser.add_argument("--workload")
     parser.add_argument("--work", default=os.path.join(ROOT, "build", "realworld"))
     parser.add_argument("--tritonaot-dir", default=os.path.join(ROOT, "build", "default"))
     parser.add_argument("--arch", default="90a")
@@ -154,10 +158,17 @@ def main():
                              "Triton made the recorded launches)")
     parser.add_argument("--build", action="store_true", help="dry: build the declarations too")
     parser.add_argument("--csv", help="write one row per kernel")
+    parser.add_argument("--shard", default="0/1", metavar="I/N",
+                        help="run only cases i, i+n, i+2n...: a workload too long for one run "
+                             "(a GPU machine's time limit) in n runs; `merge` adds their CSVs")
     parser.add_argument("--every-config", action="store_true",
                         help="gpu: also run every config of each autotuned launch through Triton "
                              "and the library (not only the one the autotuner chose)")
     args = parser.parse_args()
+    if args.mode == "merge":
+        return merge(args)
+    if not args.workload:
+        parser.error("--workload is required")
 
     if args.mode == "gpu":
         why = missing_gpu_or_modules(args.workload)
@@ -168,21 +179,28 @@ def main():
     workload = load_workload(args.workload)
     work = os.path.join(os.path.abspath(args.work), args.workload)
     os.makedirs(work, exist_ok=True)
+    shard = tuple(int(x) for x in args.shard.split("/"))
+    started = time.monotonic()
     if args.mode == "dry":
         from launch_capture import dry_driver
         with dry_driver():
             kernels = inventory(workload)
-            launches, failures = run_cases(workload, "dry", "cpu")
+            launches, failures = run_cases(workload, "dry", "cpu", shard)
     else:
         kernels = inventory(workload)
-        launches, failures = run_cases(workload, "gpu", "cuda")
+        launches, failures = run_cases(workload, "gpu", "cuda", shard)
     for case, why in failures.items():
         print(f"case {case} failed: {why}")
+    print(f"recorded {len(launches)} launches in {time.monotonic() - started:.0f} s", flush=True)
     entries, skipped = build_entries(launches, getattr(workload, "DECLARE", {}))
     for index, why in skipped.items():
         print(f"launch {index} of {launches[index].name}: {why}")
+    started = time.monotonic()
     built = build(entries, work, args.tritonaot_dir, args.arch, args.python) \
         if args.mode == "gpu" or args.build else {}
+    if built:
+        print(f"built {sum(v is None for v in built.values())} of {len(built)} entry points in "
+              f"{time.monotonic() - started:.0f} s", flush=True)
 
     replays, config_rows = {}, {}
     if args.mode == "gpu":
@@ -254,6 +272,51 @@ def report(kernels, launches, entries, built, replays, config_rows, args):
     differs = [r for r in launched if r.get("equal") and r not in equal]
     differs += [r for r in launched if r.get("configs_differ")]
     return 1 if differs else 0
+
+
+def _fraction(text):
+    done, total = (int(x) for x in text.split("/")) if text else (0, 0)
+    return done, total
+
+
+def merge(args):
+    """One report from the CSVs of a workload's shards: a kernel is launched when any shard
+    launched it; its built, equal and every-config counts add up."""
+    rows = {}
+    for path in args.inputs:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                old = rows.setdefault(row["kernel"], dict(row))
+                if old is row or old == row:
+                    continue
+                if row["status"] == "launched" and old["status"] != "launched":
+                    rows[row["kernel"]] = dict(row)
+                    continue
+                if row["status"] != "launched":
+                    continue
+                for key in ("built", "equal", "configs"):
+                    a, b = _fraction(old.get(key)), _fraction(row.get(key))
+                    if a[1] or b[1]:
+                        old[key] = f"{a[0] + b[0]}/{a[1] + b[1]}"
+                old["entries"] = str(int(old["entries"] or 0) + int(row["entries"] or 0))
+                old["why"] = old.get("why") or row.get("why", "")
+    merged = list(rows.values())
+    launched = [r for r in merged if r["status"] == "launched"]
+    complete = [r for r in launched if r.get("built") and _fraction(r["built"])[0] == _fraction(r["built"])[1]]
+    equal = [r for r in launched if r.get("equal") and _fraction(r["equal"])[0] == _fraction(r["equal"])[1]]
+    for r in merged:
+        print(f"{r['kernel']:70} {r['status']:12} built {r.get('built') or '-':5} "
+              f"equal {r.get('equal') or '-':6} {r.get('why', '')}")
+    print(f"\n{len(merged)} @triton.jit functions, {sum(r['status'] == 'helper' for r in merged)} device "
+          f"helpers, {len(launched)} launched, {len(complete)} of them built, {len(equal)} equal to "
+          "Triton's launch in every recorded launch")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "configs", "why"],
+                               extrasaction="ignore")
+            w.writeheader()
+            w.writerows(merged)
+    return 1 if any(r.get("equal") and r not in equal for r in launched) else 0
 
 
 if __name__ == "__main__":
