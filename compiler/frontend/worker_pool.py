@@ -29,6 +29,10 @@ LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
 class Worker:
     def __init__(self, python, script, idle_since):
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Read only when the selector says so, and never blocking: drain() may already have
+        # read what a select() of serve() reported, and a blocking recv() would then wait for
+        # a worker that waits for a request: the whole pool stalled.
+        self.control.setblocking(False)
         # The interpreter as the run names it (it may be a wrapper script), not sys.executable.
         self.process = subprocess.Popen(
             [python, "-B", script, "--pool-worker", str(theirs.fileno()), "--python", python],
@@ -40,10 +44,15 @@ class Worker:
 
     def lease(self, message, fds):
         self.busy = True
-        socket.send_fds(self.control, [message], fds)
+        self.control.setblocking(True)   # a few hundred bytes: never waits long
+        try:
+            socket.send_fds(self.control, [message], fds)
+        finally:
+            self.control.setblocking(False)
 
     def retire(self):
         try:
+            self.control.setblocking(True)
             self.control.sendall(b"exit\n")
         except OSError:
             pass
@@ -100,6 +109,8 @@ class Pool:
         worker = next(w for w in self.workers if w.control is control)
         try:
             data = control.recv(64)
+        except BlockingIOError:
+            return  # read already (by drain())
         except OSError:
             data = b""
         if not data:  # the worker is gone

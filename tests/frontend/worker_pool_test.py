@@ -1,0 +1,86 @@
+"""compiler/frontend/worker_pool.py without Triton: the pool's event loop when one select()
+reports both a run asking for a lease and a worker saying it is idle.
+
+accept() reads what workers said before it picks one (drain()), so by the time serve() gets to
+the worker's entry of the same select() there is nothing left to read. That recv() must not
+block: the worker is waiting for a request, and the pool would stall every build that uses it
+(seen building Liger-Kernel's 182 entry points: two compiles waited for ever).
+"""
+import os
+import signal
+import socket
+import sys
+import types
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "compiler", "frontend"))
+import worker_pool  # noqa: E402
+
+
+class FakeProcess:
+    """subprocess.Popen for Worker: keeps the worker's end of the control socket."""
+
+    def __init__(self, args, pass_fds=(), **_):
+        self.theirs = socket.socket(fileno=os.dup(pass_fds[0]))
+
+    def wait(self):
+        return 0
+
+
+def fake_worker(busy):
+    """A Worker made by worker_pool's own code, with no process behind it."""
+    popen = worker_pool.subprocess.Popen
+    worker_pool.subprocess.Popen = FakeProcess
+    try:
+        worker = worker_pool.Worker(sys.executable, "worker.py", 0.0)
+    finally:
+        worker_pool.subprocess.Popen = popen
+    worker.busy = busy
+    return worker, worker.process.theirs
+
+
+class ServeOnceTest(unittest.TestCase):
+    def setUp(self):
+        signal.alarm(10)   # a blocking recv() would hang the test: fail it instead
+
+    def tearDown(self):
+        signal.alarm(0)
+
+    def test_an_idle_message_drained_by_accept_is_not_read_again(self):
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        path = f"/tmp/tta-pool-test-{os.getpid()}.sock"
+        if os.path.exists(path):
+            os.unlink(path)
+        listener.bind(path)
+        listener.listen()
+        self.addCleanup(os.unlink, path)
+        pool = worker_pool.Pool(types.SimpleNamespace(python=sys.executable, worker="", idle=60),
+                                listener)
+        worker, theirs = fake_worker(busy=True)
+        pool.workers.append(worker)
+        pool.selector.register(worker.control, worker_pool.selectors.EVENT_READ, pool.heard)
+
+        # The worker says it is idle, and a run asks for a lease: both are ready at once.
+        theirs.sendall(b"idle\n")
+        run = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        run.connect(path)
+        pipes = [os.pipe() for _ in range(3)]
+        socket.send_fds(run, [worker_pool.LEASE + b"{}\n"], [r for r, _ in pipes])
+        ready = pool.selector.select(timeout=1.0)
+        self.assertEqual(len(ready), 2)
+        for key, _ in sorted(ready, key=lambda k: k[0].fileobj is not listener):
+            key.data(key.fileobj)   # accept() first: it drains the idle message
+
+        # The idle worker got the lease (its three fds), and nothing blocked.
+        message, fds, _, _ = socket.recv_fds(theirs, 1 << 16, 3)
+        self.assertTrue(message.startswith(worker_pool.LEASE))
+        self.assertEqual(len(fds), 3)
+        self.assertTrue(worker.busy)
+        for fd in fds + [fd for pair in pipes for fd in pair]:
+            os.close(fd)
+        run.close()
+        theirs.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
