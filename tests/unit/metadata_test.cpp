@@ -177,8 +177,9 @@ TEST(MetadataTest, ACallerGridIsAnAbsentGridAndRoundTrips) {
   EXPECT_FALSE(parsed->grid);
 }
 
-TEST(MetadataTest, AHostTensorDescriptorCarriesItsTmaFactsAndRoundTrips) {
-  KernelMetadata meta = cudaExample();
+/// \p meta with a rank-2 host tensor descriptor "a_desc" first: the CUtensorMap parameter with
+/// its TMA facts, then its shape (i32) and stride (i64) entries, as Triton's launcher passes them.
+KernelMetadata withTensorDescriptor(KernelMetadata meta) {
   ParamInfo desc;
   desc.name = "a_desc";
   desc.kind = ParamInfo::Kind::TensorDesc;
@@ -197,6 +198,11 @@ TEST(MetadataTest, AHostTensorDescriptorCarriesItsTmaFactsAndRoundTrips) {
       params.push_back(extra);
     }
   meta.params.insert(meta.params.begin(), params.begin(), params.end());
+  return meta;
+}
+
+TEST(MetadataTest, AHostTensorDescriptorCarriesItsTmaFactsAndRoundTrips) {
+  KernelMetadata meta = withTensorDescriptor(cudaExample());
   json out = toJson(meta);
   EXPECT_EQ(out["params"][0]["tensordesc"],
             json::parse(R"({"rank": 2, "data_type": 6, "elem_size": 2, "swizzle": 3,
@@ -217,25 +223,7 @@ TEST(MetadataTest, AHostTensorDescriptorCarriesItsTmaFactsAndRoundTrips) {
 // by exactly r tensordesc_shape ("<name>.shape<d>", i32) then r tensordesc_stride
 // ("<name>.stride<d>", i64) entries, and no such entry stands anywhere else.
 TEST(MetadataTest, ATensorDescriptorIsFollowedByExactlyItsShapeAndStrideEntries) {
-  KernelMetadata meta = cudaExample();
-  ParamInfo desc;
-  desc.name = "a_desc";
-  desc.kind = ParamInfo::Kind::TensorDesc;
-  desc.type = "tensordesc<fp16[128, 64]>";
-  desc.size = 128;
-  desc.tensordesc = TensorDescInfo{2, 6, 2, 3, {128, 64}, false, false};
-  std::vector<ParamInfo> params = {desc};
-  for (const char *part : {"shape", "stride"})
-    for (int d = 0; d < 2; ++d) {
-      ParamInfo extra;
-      const bool shape = std::string(part) == "shape";
-      extra.name = "a_desc." + std::string(part) + std::to_string(d);
-      extra.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
-      extra.type = shape ? "i32" : "i64";
-      extra.size = shape ? 4 : 8;
-      params.push_back(extra);
-    }
-  meta.params.insert(meta.params.begin(), params.begin(), params.end());
+  KernelMetadata meta = withTensorDescriptor(cudaExample());
   const json good = toJson(meta);
   ASSERT_TRUE(parseMetadata(good));
   const std::string rule = "the tensordesc 'a_desc' has rank 2, so exactly 2 tensordesc_shape, "
