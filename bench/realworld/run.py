@@ -202,24 +202,30 @@ def main():
         print(f"built {sum(v is None for v in built.values())} of {len(built)} entry points in "
               f"{time.monotonic() - started:.0f} s", flush=True)
 
-    replays, config_rows = {}, {}
-    if args.mode == "gpu":
-        from replay import every_config, replay
-        for e in entries:
-            if built.get(e.name, "") is not None:
-                continue
-            for index in e.launches:
-                launch = launches[index]
-                if launch.note:
-                    replays[index] = {"equal": "skipped", "note": launch.note}
-                    continue
-                try:
-                    replays[index] = replay(library_path(work, e), e.name, launch)
-                    if args.every_config and launch.autotuner is not None:
-                        config_rows[index] = every_config(library_path(work, e), e.name, launch)
-                except Exception as ex:
-                    replays[index] = {"equal": "error", "note": f"{type(ex).__name__}: {ex}"}
+    replays, config_rows = ({}, {}) if args.mode == "dry" else \
+        replay_all(entries, launches, built, work, args.every_config)
     return report(kernels, launches, entries, built, replays, config_rows, args)
+
+
+def replay_all(entries, launches, built, work, every):
+    """({launch index: row}, {launch index: [row per config]}) of every built entry's launches."""
+    from replay import every_config, replay
+    replays, config_rows = {}, {}
+    for e in entries:
+        if built.get(e.name, "") is not None:
+            continue
+        for index in e.launches:
+            launch = launches[index]
+            if launch.note:
+                replays[index] = {"equal": "skipped", "note": launch.note}
+                continue
+            try:
+                replays[index] = replay(library_path(work, e), e.name, launch)
+                if every and launch.autotuner is not None:
+                    config_rows[index] = every_config(library_path(work, e), e.name, launch)
+            except Exception as ex:  # one launch that cannot be replayed is reported, not fatal
+                replays[index] = {"equal": "error", "note": f"{type(ex).__name__}: {ex}"}
+    return replays, config_rows
 
 
 def report(kernels, launches, entries, built, replays, config_rows, args):
