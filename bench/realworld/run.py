@@ -38,15 +38,21 @@ def load_workload(name):
     return module
 
 
-def missing_gpu_or_modules(workload_name):
-    """Why this machine cannot run the workload on a GPU, or "" when it can."""
+def missing_gpu_or_modules(workload_name, need_gpu=True):
+    """Why this machine cannot run the workload (on a GPU), or "" when it can."""
     try:
         import torch
     except ImportError:
         return f"{sys.executable} has no torch"
-    if not torch.cuda.is_available():
+    if need_gpu and not torch.cuda.is_available():
         return "torch sees no GPU"
     try:
+        if not need_gpu:
+            from launch_capture import dry_driver
+            with dry_driver():
+                for module in load_workload(workload_name).MODULES:
+                    importlib.import_module(module)
+            return ""
         for module in load_workload(workload_name).MODULES:
             importlib.import_module(module)
     except ImportError as e:
@@ -170,8 +176,8 @@ def main():
     if not args.workload:
         parser.error("--workload is required")
 
-    if args.mode == "gpu":
-        why = missing_gpu_or_modules(args.workload)
+    if args.mode == "gpu" or args.build:
+        why = missing_gpu_or_modules(args.workload, need_gpu=args.mode == "gpu")
         if why:
             print(f"REALWORLD-SKIP: {why}")
             return 0
@@ -196,12 +202,13 @@ def main():
     for index, why in skipped.items():
         print(f"launch {index} of {launches[index].name}: {why}")
     started = time.monotonic()
-    built = build(entries, work, args.tritonaot_dir, args.arch, args.python) \
+    built = build(entries, work, os.path.abspath(args.tritonaot_dir), args.arch, args.python) \
         if args.mode == "gpu" or args.build else {}
     if built:
         print(f"built {sum(v is None for v in built.values())} of {len(built)} entry points in "
               f"{time.monotonic() - started:.0f} s", flush=True)
 
+    args.expected_failures = getattr(workload, "EXPECTED_FAILURES", {})
     replays, config_rows = ({}, {}) if args.mode == "dry" else \
         replay_all(entries, launches, built, work, args.every_config)
     return report(kernels, launches, entries, built, replays, config_rows, args)
@@ -277,7 +284,13 @@ def report(kernels, launches, entries, built, replays, config_rows, args):
             w.writerows(rows)
     differs = [r for r in launched if r.get("equal") and r not in equal]
     differs += [r for r in launched if r.get("configs_differ")]
-    return 1 if differs else 0
+    # A kernel that does not build fails the run, unless the workload says why it cannot
+    # (Triton itself cannot compile it: EXPECTED_FAILURES).
+    expected = getattr(args, "expected_failures", {})
+    unbuilt = [r for r in launched if built and r not in complete and r["kernel"] not in expected]
+    for r in unbuilt:
+        print(f"error: {r['kernel']} did not build: {r.get('why', '')}")
+    return 1 if differs or unbuilt else 0
 
 
 def _fraction(text):

@@ -79,6 +79,14 @@ HELPERS = {
 # the workarounds below every launchable kernel is launched on one H100.
 NOT_REACHED = {}
 
+# Kernels that Triton itself cannot compile (its own launch fails the same way): not counted
+# against the build.
+EXPECTED_FAILURES = {
+    f"liger_kernel.ops.softmax.{name}": "calls tl.float32(-float('inf')): 'dtype' object is not "
+                                        "callable in Triton 3.6 to 3.9, in Liger's own launch too"
+    for name in ("_softmax_multi_block_forward_kernel", "_softmax_multi_block_backward_kernel")
+}
+
 # Launchable kernels that Liger's Python does not launch on an H100, and how the
 # workload launches them anyway.
 VIA_WORKAROUND = {
