@@ -95,17 +95,7 @@ int main(void) {
 }
 )";
   std::ofstream(dir / "main.c") << program;
-  std::vector<std::string> compilers;
-  for (const std::string &cc : {std::string(TTA_C_COMPILER), std::string("/usr/bin/gcc"),
-                               std::string("/usr/bin/clang")}) {
-    std::error_code ec;
-    const fs::path real = fs::canonical(cc, ec);
-    bool seen = false;
-    for (const std::string &c : compilers)
-      seen |= fs::canonical(c, ec) == real;
-    if (!ec && !seen)
-      compilers.push_back(cc);
-  }
+  const std::vector<std::string> compilers = tta::testing::cCompilers();
   ASSERT_FALSE(compilers.empty());
   for (const std::string &cc : compilers) {
     SCOPED_TRACE(cc);

@@ -171,6 +171,31 @@ std::size_t occurrences(const std::string &text, const std::string &what) {
   return n;
 }
 
+std::map<std::string, std::string> keyedLines(const std::string &text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto space = line.find(' ');
+    out[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
+  }
+  return out;
+}
+
+std::vector<std::string> cCompilers() {
+  std::vector<std::string> compilers;
+  for (const std::string cc : {TTA_C_COMPILER, "/usr/bin/gcc", "/usr/bin/clang"}) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(cc, ec);
+    bool seen = false;
+    for (const std::string &c : compilers)
+      seen |= fs::canonical(c, ec) == real;
+    if (!ec && !seen)
+      compilers.push_back(cc);
+  }
+  return compilers;
+}
+
 std::string readText(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;

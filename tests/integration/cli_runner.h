@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ std::vector<KernelMetadata> metadataIn(const std::filesystem::path &dir);
 
 /// How often \p what occurs in \p text.
 std::size_t occurrences(const std::string &text, const std::string &what);
+
+/// "key rest of line" per line of a program's output, as {key: rest}.
+std::map<std::string, std::string> keyedLines(const std::string &text);
+
+/// The build's C compiler, and gcc and clang where installed, each once (by canonical path):
+/// the compilers generated C must build with.
+std::vector<std::string> cCompilers();
 
 std::string readText(const std::filesystem::path &path);
 /// Every regular file under \p dir (recursively), relative to it, skipping \p skipDir.

@@ -18,7 +18,9 @@
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using tta::testing::cCompilers;
 using tta::testing::freshDir;
+using tta::testing::keyedLines;
 using tta::testing::listFiles;
 using tta::testing::metadataIn;
 using tta::testing::readText;
@@ -179,17 +181,6 @@ TEST(HeuristicKernels, DoNotSpecializeParametersGetNoHints) {
   }
 }
 
-std::map<std::string, std::string> lines(const std::string &text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto space = line.find(' ');
-    out[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
-  }
-  return out;
-}
-
 TEST(HeuristicKernels, LinkedDispatchersCompileWarningFreeAndCheckTheValues) {
   fs::path dir = freshDir("heuristics", "link");
   // The grid reads BLOCK_N, which the dispatcher decides: it is computed per variant (the
@@ -236,10 +227,9 @@ int main(void) {
 }
 )";
   std::ofstream(dir / "main.c") << program;
-  for (const std::string &compiler : {std::string(TTA_C_COMPILER), std::string("/usr/bin/gcc"),
-                                     std::string("/usr/bin/clang")}) {
-    if (!fs::exists(compiler))
-      continue;
+  const std::vector<std::string> compilers = cCompilers();
+  ASSERT_FALSE(compilers.empty());
+  for (const std::string &compiler : compilers) {
     SCOPED_TRACE(compiler);
     RunResult built = run(compiler, {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
                                      "-I", (dir / "lib").string(), "-I", TTA_RUNTIME_INCLUDE, "main.c",
@@ -249,7 +239,7 @@ int main(void) {
     ASSERT_EQ(built.status, 0) << built.err;
     RunResult ran = run((dir / "program").string(), {}, dir);
     ASSERT_EQ(ran.status, 0) << ran.err;
-    auto got = lines(ran.out);
+    auto got = keyedLines(ran.out);
     EXPECT_THAT(got["unlisted"], HasSubstr("6 "));   // TRITON_AOT_ERROR_INVALID_ARGUMENT
     EXPECT_THAT(got["unlisted"], HasSubstr("heuristic BLOCK_N is 128"));
     EXPECT_THAT(got["unlisted"], HasSubstr("1024, 4096"));

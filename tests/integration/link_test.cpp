@@ -18,7 +18,9 @@
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using tta::testing::cCompilers;
 using tta::testing::freshDir;
+using tta::testing::keyedLines;
 using tta::testing::listFiles;
 using tta::testing::readText;
 using tta::testing::run;
@@ -246,17 +248,6 @@ int main(void) {
   return run((dir / "program").string(), {}, dir);
 }
 
-std::map<std::string, std::string> lines(const std::string &text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto space = line.find(' ');
-    out[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
-  }
-  return out;
-}
-
 TEST_F(Link, GeneratedCodeCompilesWithGccAndClangAndDispatches) {
   fs::path dir = freshDir("link", "program");
   fs::create_directories(dir / "kern");
@@ -266,23 +257,13 @@ TEST_F(Link, GeneratedCodeCompilesWithGccAndClangAndDispatches) {
                        dir);
   ASSERT_EQ(other.status, 0) << other.err;
 
-  // The build's C compiler, and gcc and clang where installed (each once).
-  std::vector<std::string> compilers;
-  for (const std::string cc : {TTA_C_COMPILER, "/usr/bin/gcc", "/usr/bin/clang"}) {
-    std::error_code ec;
-    fs::path real = fs::canonical(cc, ec);
-    bool seen = false;
-    for (const std::string &c : compilers)
-      seen |= fs::canonical(c, ec) == real;
-    if (!ec && !seen)
-      compilers.push_back(cc);
-  }
+  const std::vector<std::string> compilers = cCompilers();
   ASSERT_FALSE(compilers.empty());
   for (const std::string &cc : compilers) {
     SCOPED_TRACE(cc);
     RunResult r = buildAndRunProgram(dir, cc);
     ASSERT_EQ(r.status, 0) << r.err << r.out;
-    auto got = lines(r.out);
+    auto got = keyedLines(r.out);
     EXPECT_EQ(got["count"], "2 2");
     EXPECT_EQ(got["name0"], "BLOCK=1024,num_warps=4");
     EXPECT_EQ(got["name1"], "small");

@@ -15,6 +15,7 @@
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using tta::testing::cCompilers;
 using tta::testing::freshDir;
 using tta::testing::readText;
 using tta::testing::run;
@@ -84,21 +85,6 @@ TEST(TensorDesc, ThePersistentMatmulStyleKernelCompilesForHopperWithItsTmaFacts)
   EXPECT_THAT(ptx, HasSubstr(".param .align 64 .b8 matmul_tma_kernel_param_10[128]"));
   EXPECT_THAT(ptx, HasSubstr(".param .u64 matmul_tma_kernel_param_14"));
 
-}
-
-/// The build's C compiler, gcc and clang where installed (each once).
-std::vector<std::string> cCompilers() {
-  std::vector<std::string> compilers;
-  for (const std::string cc : {TTA_C_COMPILER, "/usr/bin/gcc", "/usr/bin/clang"}) {
-    std::error_code ec;
-    const fs::path real = fs::canonical(cc, ec);
-    bool seen = false;
-    for (const std::string &c : compilers)
-      seen |= fs::canonical(c, ec) == real;
-    if (!ec && !seen)
-      compilers.push_back(cc);
-  }
-  return compilers;
 }
 
 // Linked, a descriptor is (base, shape0, shape1, stride0, stride1) in C, the manifest says so
