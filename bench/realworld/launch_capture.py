@@ -190,8 +190,7 @@ class Recorder:
             if value is not None:
                 storage = value.untyped_storage()
                 if storage.data_ptr() not in out and storage.nbytes() <= MAX_SNAPSHOT_BYTES:
-                    out[storage.data_ptr()] = torch.empty(
-                        0, dtype=torch.uint8, device=value.device).set_(storage).clone()
+                    out[storage.data_ptr()] = storage_bytes(value).clone()
         return out
 
     def _snapshot(self, launch, when, earlier=None):
@@ -227,15 +226,18 @@ def resolve_grid(grid, values):
     return (grid + (1, 1, 1))[:3]
 
 
+def storage_bytes(tensor):
+    """The whole allocation a tensor lives in, as a uint8 tensor over the same memory."""
+    import torch
+    return torch.empty(0, dtype=torch.uint8, device=tensor.device).set_(tensor.untyped_storage())
+
+
 def storage_tensor(launch, index):
     """The whole storage `index` of a launch, as uint8 (the live allocation: the launch record
     holds its tensors, so it is neither freed nor reused)."""
-    import torch
     for name, (i, _) in launch.pointers.items():
         if i == index:
-            value = tensor_of(launch.values[name])
-            return torch.empty(0, dtype=torch.uint8, device=value.device).set_(
-                value.untyped_storage())
+            return storage_bytes(tensor_of(launch.values[name]))
     raise AssertionError("storage without a tensor")
 
 
