@@ -568,10 +568,8 @@ private:
   std::vector<std::string> rows_;
 };
 
-void writeTables(std::ostream &out, const Library &library, const CodegenPlan &plan,
-                 const ImageBlob &blob, StringTable &strings) {
-  TensorMapTable tensorMaps;
-  const std::string blobName = blobSymbol(library);
+/// tta_targets: the library's targets, in the order kernels' target lists index.
+void writeTargetTable(std::ostream &out, const CodegenPlan &plan) {
   out << "/* backend, capability, arch-specific (exact capability only), name, HIP processor,\n"
          " * xnack and sramecc (-1 any, 0 off, 1 on) */\n";
   if (!plan.targets.empty()) {
@@ -586,6 +584,10 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
     out << "};\n\n";
   }
 
+}
+
+/// tta_images: where each image lies in the blob.
+void writeImageTable(std::ostream &out, const Library &library, const ImageBlob &blob) {
   out << "/* offset in the blob, stored bytes, bytes after decompression, kind, compression */\n";
   if (!library.images.empty()) {
     out << "static const triton_aot_image tta_images[] = {\n";
@@ -601,79 +603,84 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
     out << "};\n\n";
   }
 
-  for (std::size_t k = 0; k < library.kernels.size(); ++k) {
-    const Kernel &kernel = library.kernels[k];
-    const KernelPlan &kp = plan.kernels[k];
-    out << "/* " << kernel.name
-        << ": one row per variant and target; entry (in tta_strings), binary image,\n"
-        << " * PTX image,\n"
-        << " * {block_x, shared bytes, cluster, num_ctas, flags, global scratch size, align,\n"
-        << " *  profile scratch size, align}, first tensor map */\n";
-    const std::vector<std::size_t> bases = tensorBases(kernel);
-    for (std::size_t e = 0; e < kp.entries.size() && !bases.empty(); ++e) {
-      // Each descriptor's CUtensorMap slot in this entry's args (":1" parameters before it
-      // are not passed, so the slot is counted over the passed ones).
-      const RuntimeEntry &entry = plan.entries[kp.entries[e]];
-      std::vector<std::string> slots;
-      for (std::size_t b : bases)
-        slots.push_back(std::to_string(std::count(entry.passed.begin(),
-                                                  entry.passed.begin() + static_cast<long>(b), true)));
-      out << wrapList("static const uint32_t " + kp.statics + "_tensor_slots" +
-                          (kp.entries.size() > 1 ? std::to_string(e) : "") + "[] = ",
-                      "{", slots, "}", ";\n");
-    }
-    if (!bases.empty()) {
-      std::vector<std::string> names;
-      for (std::size_t b : bases)
-        names.push_back(std::to_string(strings.add(kernel.cParams[b].name)));
-      out << wrapList("static const uint32_t " + kp.statics + "_tensor_names[] = ", "{", names,
-                      "}", "; /* in tta_strings */\n");
-    }
-    if (!kp.targets.empty()) {
-      out << "static const uint32_t " << kp.statics << "_targets[] = {";
-      for (std::size_t t = 0; t < kp.targets.size(); ++t)
-        out << (t ? ", " : "") << kp.targets[t];
-      out << "};\n";
-    }
-    for (std::size_t e = 0; e < kp.entries.size(); ++e) {
-      const RuntimeEntry &entry = plan.entries[kp.entries[e]];
-      if (kp.targets.empty())
-        continue;
-      out << "static const triton_aot_function " << kp.statics << "_functions"
-          << (kp.entries.size() > 1 ? std::to_string(e) : "") << "[] = {\n";
-      for (std::size_t row = 0; row < entry.rows.size(); ++row) {
-        const auto [c, v] = entry.rows[row];
-        const KernelConfig &config = kernel.configs[c];
-        const std::string comment =
-            "  /* variant " + std::to_string(row) + ": config " + std::to_string(c) + " " +
-            commentText(cStringLiteral(config.name)) + ", " +
-            commentText(variantText(kernel.cParams, config.variants[v], " ", "generic")) + " */";
-        for (const std::string &line : wrapWords(comment, 100, 3))
-          out << line << "\n";
-        const std::vector<Function> &functions = config.variants[v].functions;
-        for (std::size_t t = 0; t < functions.size(); ++t) {
-          const Function &f = functions[t];
-          if (!f.refusal.empty()) {
-            // Not built for this target: no image; the entry string is why (the runtime's
-            // message when the config is launched on such a device).
-            out << "  {" << strings.add(f.refusal) << ", TRITON_AOT_NO_IMAGE, TRITON_AOT_NO_IMAGE, "
-                << launchInfo(f.launch) << ", 0}, /* refused: "
-                << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
-                << " */\n";
-            continue;
-          }
-          out << "  {" << strings.add(f.entry) << ", " << f.binary << ", "
-              << (f.ptx ? std::to_string(*f.ptx) : "TRITON_AOT_NO_IMAGE") << ", "
-              << launchInfo(f.launch) << ", " << tensorMaps.add(f.tensorMaps) << "}, /* "
+}
+
+/// One kernel's tables: its descriptors' argument slots and names, its targets, and one
+/// function row per (variant, target) of each runtime entry.
+void writeKernelRows(std::ostream &out, const Kernel &kernel, const KernelPlan &kp,
+                     const CodegenPlan &plan, StringTable &strings, TensorMapTable &tensorMaps) {
+  out << "/* " << kernel.name
+      << ": one row per variant and target; entry (in tta_strings), binary image,\n"
+      << " * PTX image,\n"
+      << " * {block_x, shared bytes, cluster, num_ctas, flags, global scratch size, align,\n"
+      << " *  profile scratch size, align}, first tensor map */\n";
+  const std::vector<std::size_t> bases = tensorBases(kernel);
+  for (std::size_t e = 0; e < kp.entries.size() && !bases.empty(); ++e) {
+    // Each descriptor's CUtensorMap slot in this entry's args (":1" parameters before it
+    // are not passed, so the slot is counted over the passed ones).
+    const RuntimeEntry &entry = plan.entries[kp.entries[e]];
+    std::vector<std::string> slots;
+    for (std::size_t b : bases)
+      slots.push_back(std::to_string(std::count(entry.passed.begin(),
+                                                entry.passed.begin() + static_cast<long>(b), true)));
+    out << wrapList("static const uint32_t " + kp.statics + "_tensor_slots" +
+                        (kp.entries.size() > 1 ? std::to_string(e) : "") + "[] = ",
+                    "{", slots, "}", ";\n");
+  }
+  if (!bases.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t b : bases)
+      names.push_back(std::to_string(strings.add(kernel.cParams[b].name)));
+    out << wrapList("static const uint32_t " + kp.statics + "_tensor_names[] = ", "{", names,
+                    "}", "; /* in tta_strings */\n");
+  }
+  if (!kp.targets.empty()) {
+    out << "static const uint32_t " << kp.statics << "_targets[] = {";
+    for (std::size_t t = 0; t < kp.targets.size(); ++t)
+      out << (t ? ", " : "") << kp.targets[t];
+    out << "};\n";
+  }
+  for (std::size_t e = 0; e < kp.entries.size(); ++e) {
+    const RuntimeEntry &entry = plan.entries[kp.entries[e]];
+    if (kp.targets.empty())
+      continue;
+    out << "static const triton_aot_function " << kp.statics << "_functions"
+        << (kp.entries.size() > 1 ? std::to_string(e) : "") << "[] = {\n";
+    for (std::size_t row = 0; row < entry.rows.size(); ++row) {
+      const auto [c, v] = entry.rows[row];
+      const KernelConfig &config = kernel.configs[c];
+      const std::string comment =
+          "  /* variant " + std::to_string(row) + ": config " + std::to_string(c) + " " +
+          commentText(cStringLiteral(config.name)) + ", " +
+          commentText(variantText(kernel.cParams, config.variants[v], " ", "generic")) + " */";
+      for (const std::string &line : wrapWords(comment, 100, 3))
+        out << line << "\n";
+      const std::vector<Function> &functions = config.variants[v].functions;
+      for (std::size_t t = 0; t < functions.size(); ++t) {
+        const Function &f = functions[t];
+        if (!f.refusal.empty()) {
+          // Not built for this target: no image; the entry string is why (the runtime's
+          // message when the config is launched on such a device).
+          out << "  {" << strings.add(f.refusal) << ", TRITON_AOT_NO_IMAGE, TRITON_AOT_NO_IMAGE, "
+              << launchInfo(f.launch) << ", 0}, /* refused: "
               << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
               << " */\n";
+          continue;
         }
+        out << "  {" << strings.add(f.entry) << ", " << f.binary << ", "
+            << (f.ptx ? std::to_string(*f.ptx) : "TRITON_AOT_NO_IMAGE") << ", "
+            << launchInfo(f.launch) << ", " << tensorMaps.add(f.tensorMaps) << "}, /* "
+            << (t < kernel.targets.size() ? targetDisplayName(kernel.targets[t]) : "?")
+            << " */\n";
       }
-      out << "};\n";
     }
-    out << "\n";
+    out << "};\n";
   }
+  out << "\n";
+}
 
+/// tta_kernels: one row per runtime entry, pointing at its kernel's tables.
+void writeKernelTable(std::ostream &out, const Library &library, const CodegenPlan &plan) {
   out << "/* name, targets, variants (config-major), their functions, first slot, arguments,\n"
          " * trailing scratch pointers, host tensor descriptors and their argument slots */\n";
   if (!plan.entries.empty()) {
@@ -718,7 +725,12 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
     out << "};\n\n";
   }
 
-  tensorMaps.write(out);
+}
+
+/// tta_library: the descriptor the runtime takes, pointing at every table.
+void writeLibrary(std::ostream &out, const Library &library, const CodegenPlan &plan,
+                  const StringTable &strings, const TensorMapTable &tensorMaps) {
+  const std::string blobName = blobSymbol(library);
   std::size_t slots = 0;
   for (const RuntimeEntry &entry : plan.entries)
     slots += entry.rows.size();
@@ -738,6 +750,18 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
       << "  .state = &tta_state,\n"
       << "  .tensor_maps = " << (tensorMaps.empty() ? "NULL" : "tta_tensor_maps") << ",\n"
       << "};\n\n";
+}
+
+void writeTables(std::ostream &out, const Library &library, const CodegenPlan &plan,
+                 const ImageBlob &blob, StringTable &strings) {
+  TensorMapTable tensorMaps;
+  writeTargetTable(out, plan);
+  writeImageTable(out, library, blob);
+  for (std::size_t k = 0; k < library.kernels.size(); ++k)
+    writeKernelRows(out, library.kernels[k], plan.kernels[k], plan, strings, tensorMaps);
+  writeKernelTable(out, library, plan);
+  tensorMaps.write(out);
+  writeLibrary(out, library, plan, strings, tensorMaps);
 }
 
 void writeHelpers(std::ostream &out, const Used &used) {
