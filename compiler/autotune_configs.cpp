@@ -122,21 +122,13 @@ Expected<DecoratorConfigs> configsFromDecorator(const nlohmann::json &autotune,
       dropped[hookName].push_back(names[i]);
       continue;
     }
-    Diagnostic diag = makeError(
-        ExitCode::UsageError,
-        "config " + std::to_string(i + 1) + " (" + names[i] + ") of the @triton.autotune of '" +
-            function + "' has the pre_hook " + hookName +
-            ", which Triton runs in Python before every launch of that config; a C library "
-            "cannot run it");
-    diag.file = stringOr(hook, "file");
-    diag.line = static_cast<int>(integerOf(hook, "line").value_or(0));
-    diag.sourceLine = stringOr(hook, "source_line");
-    diag.notes.push_back("if the kernel is correct without it (the caller does what the hook did), "
-                         "drop it: triton-aot-cc --drop-pre-hooks, or DROP_PRE_HOOKS in "
-                         "triton_add_kernel()");
-    diag.notes.push_back("or give the configs with --config (CONFIG in CMake): they replace the "
-                         "decorator's, hooks and all");
-    return diag;
+    // The frontend runs it when compiling the config: a hook that only sets tensor descriptors'
+    // block shapes is compiled in, any other is refused there, with what it did.
+    const std::optional<long long> place = integerOf(hook, "config");
+    if (!place || *place < 0)
+      return makeError(ExitCode::InternalError, "the frontend did not say which config of '" +
+                                                    function + "' has the pre_hook " + hookName);
+    out.configs[i].preHook = static_cast<int>(*place);
   }
   for (const auto &[hook, configNames] : dropped)
     out.warnings.push_back("dropped the pre_hook " + hook + " of '" + function + "' (configs " +

@@ -28,6 +28,8 @@ bool CompileRun::lookupCache() {
                           {"signature", formatSignature(job.signature)},
                           {"config", formatConfig(job.config)},
                           {"target", job.target.spelling()}};
+    if (job.config.preHook >= 0) // the hook's block shapes are compiled in
+      key["pre_hook"] = job.config.preHook;
     job.cacheKey = sha256Hex(key.dump());
     if (!job.refusal.empty())
       continue; // nothing to compile
@@ -136,14 +138,19 @@ std::optional<nlohmann::json> CompileRun::compileRequest(Job &job) {
       {"ir_dir",
        opts_.irDir.empty() ? nlohmann::json() : nlohmann::json((scratch / "ir").string())}};
   job.result = nlohmann::json{{"describe", info}};
-  return nlohmann::json{{"op", "compile"},
-                        {"source", file},
-                        {"source_kind", job.kernel->sourceKind},
-                        {"function", job.kernel->function},
-                        {"params", params},
-                        {"target", requestTarget(job.target)},
-                        {"options", requestOptions(job.config)},
-                        {"outputs", outputs}};
+  nlohmann::json request = {{"op", "compile"},
+                            {"source", file},
+                            {"source_kind", job.kernel->sourceKind},
+                            {"function", job.kernel->function},
+                            {"params", params},
+                            {"target", requestTarget(job.target)},
+                            {"options", requestOptions(job.config)},
+                            {"outputs", outputs}};
+  if (job.config.preHook >= 0)
+    request["pre_hook"] = {{"index", job.config.preHook},
+                           {"number", job.config.preHook + 1},
+                           {"name", job.config.name}};
+  return request;
 }
 
 /// Takes one compile answer: keeps the result and reads the files the worker wrote.
@@ -157,7 +164,12 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
     return;
   }
   if (!boolOr(answer, "ok", false)) {
-    fail(diagnosticFromResponse(answer, job.kernel->sourcePath.string()));
+    Diagnostic diag = diagnosticFromResponse(answer, job.kernel->sourcePath.string());
+    // A pre_hook that needs a launch fails every config it is on the same way: one error.
+    const std::string hookKey = job.kernel->name + " " + job.kernel->function + " " + diag.file +
+                                ":" + std::to_string(diag.line);
+    if (job.config.preHook < 0 || hookRefusalsReported_.insert(hookKey).second)
+      fail(std::move(diag));
     return;
   }
   answer["describe"] = std::move(job.result["describe"]);

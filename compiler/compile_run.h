@@ -147,6 +147,7 @@ private:
   OutputTransaction transaction_;
   std::vector<KernelSpec> kernels_; ///< the request's, with decorator configs adopted
   bool cacheOpened_ = false;
+  std::set<std::string> hookRefusalsReported_; ///< "<kernel> <function> <file>:<line>"
   std::set<std::string> refusalsWarned_;   ///< "<kernel> <config> <target>": one line each
   std::vector<std::filesystem::path> refusals_; ///< refusal records written in place of variants
 };

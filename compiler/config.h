@@ -28,6 +28,10 @@ struct Config {
   /// "archs=90a,100a,gfx942": the targets the config is built for (empty: every target). Not a
   /// Triton option: the compiler leaves the config out for other targets, with a record.
   std::vector<std::string> archs;
+  /// A @triton.autotune config with a pre_hook: its place in the decorator's list, so that the
+  /// frontend runs the hook at build time (it may only set tensor descriptors' block shapes);
+  /// -1: none. Not spelled in the config grammar.
+  int preHook = -1;
 
   bool operator==(const Config &) const = default;
 };

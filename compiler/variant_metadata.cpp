@@ -115,15 +115,22 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
         // it, one per dimension.
         const nlohmann::json &facts = arrayOf(result, "tensordescs");
         const std::size_t index = tensordescs++;
-        const int rank = static_cast<int>(entry.blockShape.size());
+        SignatureEntry bare = entry;
+        bare.keyword.clear();
+        if (index < facts.size()) // the block shape compiled: a config's pre_hook may set it
+          if (const nlohmann::json *shape = member(facts[index], "block_shape");
+              shape && shape->is_array() && !shape->empty()) {
+            bare.blockShape.clear();
+            for (const auto &dim : *shape)
+              bare.blockShape.push_back(dim.is_number_integer() ? dim.get<std::int64_t>() : 0);
+          }
+        const int rank = static_cast<int>(bare.blockShape.size());
         if (index >= facts.size() || number<int>(facts[index], "rank", 0) != rank)
           return makeError(ExitCode::InternalError,
                            "the frontend gave no TMA facts for the tensor descriptor " + p.name +
                                " of " + id);
         const nlohmann::json &f = facts[index];
         p.kind = ParamInfo::Kind::TensorDesc;
-        SignatureEntry bare = entry;
-        bare.keyword.clear();
         p.type = formatEntry(bare);
         p.size = 128;
         TensorDescInfo info;

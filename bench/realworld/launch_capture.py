@@ -56,6 +56,21 @@ class Launch:
     storages: list = dataclasses.field(default_factory=list)
     pointers: dict = dataclasses.field(default_factory=dict)  # param -> (storage index, offset)
     note: str = ""                    # why it cannot be replayed, when it cannot
+    call: tuple = ((), {})            # (args, kwargs) of the JITFunction.run call, to run it again
+    block_shapes: dict = dataclasses.field(default_factory=dict)  # descriptor -> block shape then
+
+    def restore_block_shapes(self):
+        """Host descriptors as they were at this launch: a config's pre_hook sets their block
+        shape, and the autotuner runs every config's on the same objects."""
+        for name, shape in self.block_shapes.items():
+            self.values[name].block_shape = list(shape)
+
+    def run_triton(self):
+        """Triton's launch again, exactly as it was called (no autotuner, no hooks: the config's
+        values and what the hooks set are in the call)."""
+        args, kwargs = self.call
+        self.restore_block_shapes()
+        return self.jit.run(*args, grid=self.grid_arg, warmup=False, **kwargs)
 
     @property
     def name(self):
@@ -161,7 +176,9 @@ class Recorder:
                 values[p.name] = p.default.value if isinstance(p.default, triton.language.constexpr) \
                     else p.default
         launch = Launch(jit=fn, values=values, passed=passed, options=options,
-                        grid=resolve_grid(grid, values), grid_arg=grid)
+                        grid=resolve_grid(grid, values), grid_arg=grid, call=(args, dict(kwargs)),
+                        block_shapes={name: list(value.block_shape) for name, value in values.items()
+                                      if tensor_of(value) is not None and hasattr(value, "block_shape")})
         tuned_memory = {}
         for kind, layer, frame in self._frames.stack:
             if kind == "autotune":

@@ -16,6 +16,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from proof_lib import Library  # noqa: E402
 
 
+NO_IMAGE = 3  # TRITON_AOT_ERROR_NO_IMAGE: the library refuses a config this device cannot run
+
+
 def config_index(kernel, launch):
     """The library config of a launch: 0 for a declared one, else the decorator config the
     autotuner chose, matched by its constexprs, num_warps and num_stages."""
@@ -68,6 +71,58 @@ def _differing(memory, expected):
     return sum(int((live != want).sum()) for live, want in zip(memory, expected))
 
 
+# Relative tolerance, by element type, of a comparison by value (see _verdict).
+_RTOL = {"float64": 1e-6, "float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
+
+
+def _typed(launch, memory, contents):
+    """{pointer parameter: its tensor's values} with `contents` in the launch's memory."""
+    from launch_capture import tensor_of
+    for live, want in zip(memory, contents):
+        live.copy_(want)
+    return {name: tensor_of(launch.values[name]).clone() for name in launch.pointers}
+
+
+def _max_difference(a, b):
+    return float((a.double() - b.double()).abs().nan_to_num(0.0).max()) if a.numel() else 0.0
+
+
+def _verdict(launch, memory, library_after, triton_after, run_triton):
+    """The row fields of a comparison: equal "yes" when every byte matches. Otherwise Triton's
+    launch runs once more from the same memory: when that run matches its first, the library's
+    bytes are wrong ("no"). When Triton's own two runs differ (float atomics across programs:
+    the sum's order is the order programs ran in), bytes cannot match, and the results are
+    compared by value ("close" or "no"): every float tensor within a relative tolerance of its
+    element type, of Triton's largest magnitude, every other tensor equal."""
+    import torch
+    differing = _differing(library_after, triton_after)
+    if differing == 0:
+        return {"equal": "yes", "differing_bytes": 0}
+    _restore(launch, memory)
+    run_triton()
+    torch.cuda.synchronize()
+    again = [live.clone() for live in memory]
+    spread = _differing(again, triton_after)
+    if spread == 0:
+        return {"equal": "no", "differing_bytes": differing}
+    mine, theirs, theirs_again = (_typed(launch, memory, c) for c in (library_after, triton_after, again))
+    worst, own, close = 0.0, 0.0, True
+    for name, want in theirs.items():
+        got = mine[name]
+        if not want.is_floating_point():
+            close = close and torch.equal(got, want)
+            continue
+        rtol = _RTOL.get(str(want.dtype).replace("torch.", ""), 1e-2)
+        scale = float(want.double().abs().nan_to_num(0.0).max()) if want.numel() else 0.0
+        close = close and torch.allclose(got.double(), want.double(), rtol=rtol, atol=rtol * scale,
+                                         equal_nan=True)
+        worst = max(worst, _max_difference(got, want))
+        own = max(own, _max_difference(theirs_again[name], want))
+    note = (f"Triton's own two launches differ in {spread} bytes (float atomics); by value, "
+            f"max |library - Triton| {worst:.3g}, max |Triton - Triton| {own:.3g}")
+    return {"equal": "close" if close else "no", "differing_bytes": differing, "note": note}
+
+
 def replay(library_path, prefix, launch):
     """One row: whether the library reproduces the launch's memory exactly."""
     import torch
@@ -84,8 +139,9 @@ def replay(library_path, prefix, launch):
     if status != 0:
         row.update(equal="error", note=lib.last_error())
         return row
-    differing = _differing(memory, [s.after for s in launch.storages])
-    row.update(equal="yes" if differing == 0 else "no", differing_bytes=differing)
+    library_after = [live.clone() for live in memory]
+    row.update(_verdict(launch, memory, library_after, [s.after for s in launch.storages],
+                        launch.run_triton))
     return row
 
 
@@ -113,20 +169,39 @@ def every_config(library_path, prefix, launch):
             continue
         values = {**launch.values, **config.kwargs}
         grid = resolve_grid(launch.grid_arg, values)
+        row = {"config": config_name, "grid": "x".join(map(str, grid))}
+
+        def run_triton(config=config):  # as the autotuner runs a config: its pre_hook, then it
+            if config.pre_hook:
+                config.pre_hook({**launch.values, **config.all_kwargs()})
+            launch.autotuner.fn.run(grid=launch.grid_arg, warmup=False, **passed, **options,
+                                    **config.all_kwargs())
         _restore(launch, memory)
-        launch.autotuner.fn.run(grid=launch.grid_arg, warmup=False, **passed, **options,
-                                **config.all_kwargs())
+        try:
+            run_triton()
+        except Exception as exc:  # noqa: BLE001 - only a config the device cannot hold is expected
+            if type(exc).__name__ != "OutOfResources":
+                raise
+            # The autotuner skips such a config; the library must refuse it on this device.
+            status = lib.call(kernel, index, torch.cuda.current_stream().cuda_stream,
+                              _library_args(kernel, launch, values), grid=grid)
+            torch.cuda.synchronize()
+            refused = status == NO_IMAGE
+            row.update(equal="refused" if refused else "no",
+                       note=f"Triton: {exc}; the library: " + (lib.last_error() if status else "launched it"))
+            rows.append(row)
+            continue
         torch.cuda.synchronize()
         triton_after = [live.clone() for live in memory]
         _restore(launch, memory)
         status = lib.call(kernel, index, torch.cuda.current_stream().cuda_stream,
                           _library_args(kernel, launch, values), grid=grid)
         torch.cuda.synchronize()
-        row = {"config": config_name, "grid": "x".join(map(str, grid))}
         if status != 0:
             row.update(equal="error", note=lib.last_error())
         else:
-            differing = _differing(memory, triton_after)
-            row.update(equal="yes" if differing == 0 else "no", differing_bytes=differing)
+            library_after = [live.clone() for live in memory]
+            row.update(_verdict(launch, memory, library_after, triton_after, run_triton))
         rows.append(row)
+    launch.restore_block_shapes()
     return rows

@@ -226,12 +226,19 @@ def replay_all(entries, launches, built, work, every):
             if launch.note:
                 replays[index] = {"equal": "skipped", "note": launch.note}
                 continue
+            # One launch that cannot be replayed is reported, not fatal; nor is a failure of the
+            # every-config run, which must not hide the launch's own result.
             try:
                 replays[index] = replay(library_path(work, e), e.name, launch)
-                if every and launch.autotuner is not None:
-                    config_rows[index] = every_config(library_path(work, e), e.name, launch)
-            except Exception as ex:  # one launch that cannot be replayed is reported, not fatal
+            except Exception as ex:  # noqa: BLE001
                 replays[index] = {"equal": "error", "note": f"{type(ex).__name__}: {ex}"}
+                continue
+            if every and launch.autotuner is not None:
+                try:
+                    config_rows[index] = every_config(library_path(work, e), e.name, launch)
+                except Exception as ex:  # noqa: BLE001
+                    config_rows[index] = [{"config": "?", "equal": "error",
+                                           "note": f"every config: {type(ex).__name__}: {ex}"}]
     return replays, config_rows
 
 
@@ -251,14 +258,18 @@ def report(kernels, launches, entries, built, replays, config_rows, args):
                 row["why"] = failed[0] if failed else ""
             rs = [replays[i] for e in mine for i in e.launches if i in replays]
             if rs:
-                row["equal"] = f"{sum(r['equal'] == 'yes' for r in rs)}/{len(rs)}"
+                # "close": Triton's own launches differ (float atomics), equal by value.
+                row["equal"] = f"{sum(r['equal'] in ('yes', 'close') for r in rs)}/{len(rs)}"
+                row["by_value"] = sum(r["equal"] == "close" for r in rs)
                 notes = [r.get("note", "") or f"{r.get('differing_bytes')} bytes differ"
                          for r in rs if r["equal"] != "yes"]
                 row["why"] = row.get("why") or (notes[0] if notes else "")
             cs = [c for e in mine for i in e.launches for c in config_rows.get(i, [])]
             if cs:
-                row["configs"] = f"{sum(c['equal'] == 'yes' for c in cs)}/{len(cs)}"
-                bad = [c for c in cs if c["equal"] not in ("yes", "skipped")]
+                # "refused": Triton cannot run the config on this device, nor does the library.
+                row["configs"] = f"{sum(c['equal'] in ('yes', 'close', 'refused') for c in cs)}/{len(cs)}"
+                row["refused"] = sum(c["equal"] == "refused" for c in cs)
+                bad = [c for c in cs if c["equal"] not in ("yes", "close", "refused", "skipped")]
                 row["configs_differ"] = bool(bad)
                 row["why"] = row.get("why") or (f"config {bad[0]['config']}: {bad[0].get('note') or bad[0].get('differing_bytes')}" if bad else "")
         rows.append(row)
@@ -275,10 +286,12 @@ def report(kernels, launches, entries, built, replays, config_rows, args):
           f"{len(launched)} launched by the workload, "
           + (f"{len(complete)} of them built ({100.0 * len(complete) / max(1, len(launched)):.1f}%)"
              if built else "not built")
-          + (f", {len(equal)} equal to Triton's launch in every recorded launch" if replays else ""))
+          + (f", {len(equal)} equal to Triton's launch in every recorded launch" if replays else "")
+          + (f" ({sum(bool(r.get('by_value')) for r in equal)} of them by value: Triton's own "
+             "launches of those differ)" if any(r.get("by_value") for r in equal) else ""))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "configs", "why"],
+            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "by_value", "configs", "why"],
                                extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
@@ -318,6 +331,7 @@ def merge(args):
                     if a[1] or b[1]:
                         old[key] = f"{a[0] + b[0]}/{a[1] + b[1]}"
                 old["entries"] = str(int(old["entries"] or 0) + int(row["entries"] or 0))
+                old["by_value"] = str(int(old.get("by_value") or 0) + int(row.get("by_value") or 0))
                 old["why"] = old.get("why") or row.get("why", "")
     merged = list(rows.values())
     launched = [r for r in merged if r["status"] == "launched"]
@@ -328,10 +342,12 @@ def merge(args):
               f"equal {r.get('equal') or '-':6} {r.get('why', '')}")
     print(f"\n{len(merged)} @triton.jit functions, {sum(r['status'] == 'helper' for r in merged)} device "
           f"helpers, {len(launched)} launched, {len(complete)} of them built, {len(equal)} equal to "
-          "Triton's launch in every recorded launch")
+          "Triton's launch in every recorded launch"
+          + (f" ({sum(int(r.get('by_value') or 0) > 0 for r in equal)} of them by value: Triton's own "
+             "launches of those differ)" if any(int(r.get("by_value") or 0) for r in equal) else ""))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "configs", "why"],
+            w = csv.DictWriter(f, ["kernel", "status", "entries", "built", "equal", "by_value", "configs", "why"],
                                extrasaction="ignore")
             w.writeheader()
             w.writerows(merged)

@@ -24,6 +24,7 @@ import types
 PROTOCOL = 1
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 A = None  # triton_adapter, once Triton imported
+config_hooks = None  # config_hooks, imported with it
 
 
 # ---------------------------------------------------------------------------------------------
@@ -684,6 +685,16 @@ def _callable_facts(fn):
     return {"name": name, "file": file, "line": line, "source_line": line_text(file, line).strip()}
 
 
+def _declared_index(declared, config):
+    """The place of `config` in the decorator's list: itself, or (a prune may return copies) the
+    first with the same values and hook; -1 when none."""
+    for i, candidate in enumerate(declared):
+        if candidate is config:
+            return i
+    facts = A.config_facts(config)
+    return next((i for i, candidate in enumerate(declared) if A.config_facts(candidate) == facts), -1)
+
+
 def _config_text_value(value):
     """A config value in the config grammar of triton-aot-cc (compiler/config.h)."""
     spec = _value_spec(value)
@@ -734,6 +745,7 @@ def autotune_facts(fn, layers, path, name):
         notes.append(f"perf_model {_callable_facts(facts['perf_model'])['name']} (top_k={facts['top_k']}) ranks "
                      f"configs with argument values at launch time; it is ignored and every config is built")
     described = []
+    declared = facts["configs"]
     for index, config in enumerate(configs):
         kwargs, options, pre_hook = A.config_facts(config)
         parts = []
@@ -744,8 +756,10 @@ def autotune_facts(fn, layers, path, name):
                                    f"{key}={value!r}, which cannot be compiled in", path,
                                    A.function_start(fn)[1])
             parts.append([key, text])
-        described.append({"values": parts, "kwargs": list(kwargs),
-                          "pre_hook": _callable_facts(pre_hook) if pre_hook is not None else None})
+        hook = None
+        if pre_hook is not None:  # with its config's place in the decorator's list, for the compile
+            hook = {**_callable_facts(pre_hook), "config": _declared_index(declared, config)}
+        described.append({"values": parts, "kwargs": list(kwargs), "pre_hook": hook})
     tuning_hooks = [_callable_facts(h)["name"] for h in (facts["pre_hook"], facts["post_hook"]) if h is not None]
     return {"configs": described, "key": [str(k) for k in facts["key"]],
             "reset_to_zero": [str(k) for k in facts["reset_to_zero"]],
@@ -992,6 +1006,8 @@ def compile_request(req, tap):
         fn, _ = find_function(entry, function)
         params = req.get("params") or []
         _check_params(fn, params)
+        if req.get("pre_hook") is not None:
+            params = _params_after_config_hook(entry, function, params, options, req["pre_hook"], path)
         try:
             src = A.build_ast_source(fn, params)
         except A.UsageError as exc:
@@ -1043,6 +1059,10 @@ def compile_request(req, tap):
         meta = A.metadata_dict(compiled)
         trailing = A.trailing_params(meta)
         tensordescs = A.tensor_descriptors(descriptors, compiled.metadata._asdict())
+        types = {p["name"]: p.get("type") or "" for p in (params if kind == "python" else [])}
+        for desc in tensordescs:  # the block shape compiled, after any config hook
+            if desc["name"] in types:
+                desc["block_shape"] = config_hooks.block_shape_of(types[desc["name"]])
     except A.UsageError as exc:
         kind = "environment" if isinstance(exc, A.UnsupportedTriton) else "usage"
         raise RequestError(kind, str(exc), path, notes=exc.notes) from None
@@ -1055,6 +1075,37 @@ def compile_request(req, tap):
             "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
             "tensordescs": tensordescs, "deps": deps, "package_files": package_files,
             "written": _write_outputs(compiled, target, req.get("outputs") or {})}
+
+
+def _params_after_config_hook(entry, function, params, options, request, path):
+    """The compile's params with the block shapes the config's pre_hook gives its tensor
+    descriptors, the hook run at build time (config_hooks.py); a usage error naming what the
+    hook did when it needs a launch."""
+    _, layers = unwrap_kernel(getattr(entry.module, function, None))
+    autotuner = next((layer for kind, layer in layers if kind == "autotune"), None)
+    configs = A.autotune_layer_facts(autotuner)["configs"] if autotuner is not None else []
+    index = request.get("index", -1)
+    hook = A.config_facts(configs[index])[2] if 0 <= index < len(configs) else None
+    if hook is None:
+        raise RequestError("usage", f"the @triton.autotune of '{function}' has no config {index + 1} "
+                           "with a pre_hook (was the file changed during the build?)", path)
+    facts = _callable_facts(hook)
+    try:
+        shapes = config_hooks.run_config_hook(hook, params, options, A.constexpr_value)
+    except config_hooks.HookNeedsLaunch as exc:
+        raise RequestError(
+            "usage", f"config {request.get('number', index + 1)} ({request.get('name', '?')}) of the "
+            f"@triton.autotune of '{function}' has the pre_hook {facts['name']}, which Triton runs in "
+            f"Python before every launch of that config; a C library cannot run it: it {exc.what}",
+            facts["file"], facts["line"], source_line=facts["source_line"],
+            notes=["a hook that only sets the block_shape of tensor descriptor parameters from the "
+                   "config's values runs at build time; any other needs Python at each launch",
+                   "if the kernel is correct without it (the caller does what the hook did), drop it: "
+                   "triton-aot-cc --drop-pre-hooks, or DROP_PRE_HOOKS in triton_add_kernel()",
+                   "or give the configs with --config (CONFIG in CMake): they replace the "
+                   "decorator's, hooks and all"]) from None
+    return [dict(p, type=config_hooks.with_block_shape(p.get("type") or "", shapes[p["name"]]))
+            if p["name"] in shapes else p for p in params]
 
 
 def _warm_up():
@@ -1096,7 +1147,7 @@ def handle(line, tap, import_error):
 
 def _import_triton():
     """The hello: imports Triton and the adapter (once per process)."""
-    global A, _EXCLUDED
+    global A, config_hooks, _EXCLUDED
     hello = {"event": "hello", "protocol": PROTOCOL, "python": sys.executable,
              "python_version": platform.python_version(), "triton_version": None, "triton_dir": None,
              "toolchain_files": [], "import_error": None}
@@ -1107,9 +1158,11 @@ def _import_triton():
         sys.path.insert(0, WORKER_DIR)
         import triton_adapter
         import target_driver
-        A = triton_adapter
+        import config_hooks as hooks
+        A, config_hooks = triton_adapter, hooks
         hello["toolchain_files"] = A.toolchain_files([os.path.abspath(__file__),
-                                                      os.path.abspath(target_driver.__file__)])
+                                                      os.path.abspath(target_driver.__file__),
+                                                      os.path.abspath(hooks.__file__)])
         _WARM_UP.start()
     except Exception as exc:
         hello["import_error"] = f"{exc}" if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"

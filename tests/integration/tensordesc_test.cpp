@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -164,6 +165,71 @@ TEST(TensorDesc, MetadataWithoutTheDescriptorsShapeAndStrideEntriesIsALinkError)
                                     "tensordesc_shape, then 2 tensordesc_stride entries follow "
                                     "it; got 'a_desc.stride0' (tensordesc_stride, i64)"));
   EXPECT_FALSE(fs::exists(dir / "lib" / "mm.c"));
+}
+
+// The tutorial's autotuned TMA matmul: descriptors made with a dummy block, each config's
+// pre_hook sets its tiles. The hook runs at build time, per config and per SPLIT_C value, and
+// each variant is compiled with (and encodes its maps for) the block shapes it set.
+TEST(TensorDesc, ABlockShapePreHookOfTheAutotunerRunsAtBuildTime) {
+  const fs::path dir = freshDir("tensordesc", "pre_hook");
+  RunResult r = run(TTA_COMPILER,
+                    {std::string(TTA_KERNELS_DIR) + "/matmul_tma.py", "-n",
+                     "matmul_tma_tuned_kernel", "-s",
+                     "tensordesc<fp16[1, 1]>, tensordesc<fp16[1, 1]>, tensordesc<fp16[1, 1]>, "
+                     "i32, i32, i32, SPLIT_C=False",
+                     "-s",
+                     "tensordesc<fp16[1, 1]>, tensordesc<fp16[1, 1]>, tensordesc<fp16[1, 1]>, "
+                     "i32, i32, i32, SPLIT_C=True",
+                     "-g", "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), 1", "-t", "cuda:90a", "-o", "out/",
+                     "--index", "index.json", "--python", testPython(), "--cache-dir",
+                     (testWorkDir() / "tensordesc" / "cache").string()},
+                    dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("pre_hook")));
+  const nlohmann::json index = nlohmann::json::parse(readText(dir / "index.json"));
+  ASSERT_EQ(index["metadata"].size(), 4u);
+  std::set<std::string> seen;
+  for (const auto &entry : index["metadata"]) {
+    auto meta = parseMetadata(nlohmann::json::parse(readText(dir / entry.get<std::string>())));
+    ASSERT_TRUE(meta) << meta.error().message;
+    const auto &values = meta->variant.constexprs;
+    const int blockM = values.at("BLOCK_M").get<int>(), blockN = values.at("BLOCK_N").get<int>(),
+              blockK = values.at("BLOCK_K").get<int>();
+    const bool split = values.at("SPLIT_C").get<bool>();
+    const std::vector<std::vector<int>> want = {
+        {blockM, blockK}, {blockN, blockK}, {blockM, split ? blockN / 2 : blockN}};
+    std::string shapes;
+    for (std::size_t d = 0; d < 3; ++d) {
+      const ParamInfo &desc = meta->params[d * 5];
+      ASSERT_TRUE(desc.tensordesc) << desc.name;
+      ASSERT_EQ(desc.tensordesc->box.size(), 2u);
+      EXPECT_EQ(desc.tensordesc->box[0], want[d][0]) << desc.name;
+      EXPECT_LE(desc.tensordesc->box[1], want[d][1]) << desc.name << ": at most 128 bytes wide";
+      EXPECT_EQ(desc.type, "tensordesc<fp16[" + std::to_string(want[d][0]) + ", " +
+                               std::to_string(want[d][1]) + "]>");
+      shapes += desc.type + " ";
+    }
+    seen.insert(shapes);
+  }
+  EXPECT_EQ(seen.size(), 4u) << "two configs x SPLIT_C, each its own block shapes";
+
+  // The configs' variants differ in block shape but not in element type or rank: one C
+  // function (one SPLIT_C value: two signatures differing in a constexpr are two kernels).
+  const nlohmann::json all = index;
+  nlohmann::json unsplit = index;
+  unsplit["metadata"] = nlohmann::json::array();
+  for (const auto &entry : all["metadata"])
+    if (!parseMetadata(nlohmann::json::parse(readText(dir / entry.get<std::string>())))
+             ->variant.constexprs.at("SPLIT_C")
+             .get<bool>())
+      unsplit["metadata"].push_back(entry);
+  ASSERT_EQ(unsplit["metadata"].size(), 2u);
+  writeText(dir / "unsplit.json", unsplit.dump());
+  RunResult linked = run(TTA_LINKER, {"--name", "mt", "-o", "lib", "unsplit.json"}, dir);
+  ASSERT_EQ(linked.status, 0) << linked.err;
+  EXPECT_THAT(readText(dir / "lib" / "mt.h"),
+              HasSubstr("triton_aot_status mt_matmul_tma_tuned_kernel(void *stream, const void "
+                        "*a_desc_base,"));
 }
 
 TEST(TensorDesc, ATargetWithoutTmaIsRefused) {

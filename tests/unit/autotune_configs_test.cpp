@@ -1,4 +1,4 @@
-// Decorator configs: names derived from values, made unique, pre_hooks refused or dropped,
+// Decorator configs: names derived from values, made unique, pre_hooks passed on or dropped,
 // prune notes passed on, and the signature completed with the values the configs set.
 #include "compiler/autotune_configs.h"
 
@@ -91,26 +91,37 @@ TEST(ConfigsFromDecorator, AnEntryTheSignatureGivesIsKept) {
   EXPECT_EQ(formatSignature(adopted->signatures[0]), "*fp16, *fp16, i32, i32, BLOCK_M, BLOCK_N=BLOCK_N");
 }
 
-TEST(ConfigsFromDecorator, APreHookIsRefusedWithTheHookAndTheFix) {
-  json hook = {{"name", "ops.zero_output"}, {"file", "/src/ops.py"}, {"line", 12},
-               {"source_line", "def zero_output(nargs):"}};
-  json facts = autotune({config({{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"num_warps", "4"}}, hook)});
-  auto refused = configsFromDecorator(facts, {signature("*fp16, *fp16, i32, i32")}, described(),
-                                      "matmul", false);
-  Diagnostic diag = expectUsageError(refused, "pre_hook");
-  EXPECT_NE(diag.message.find("pre_hook ops.zero_output"), std::string::npos) << diag.message;
-  EXPECT_NE(diag.message.find("before every launch"), std::string::npos) << diag.message;
-  EXPECT_EQ(diag.file, "/src/ops.py");
-  EXPECT_EQ(diag.line, 12);
-  ASSERT_FALSE(diag.notes.empty());
-  EXPECT_NE(diag.notes[0].find("--drop-pre-hooks"), std::string::npos);
-  EXPECT_NE(diag.notes[0].find("DROP_PRE_HOOKS"), std::string::npos);
+TEST(ConfigsFromDecorator, APreHookGoesToTheCompileWithItsPlaceInTheDecoratorsList) {
+  // The frontend runs it when compiling the config (only a hook that sets tensor descriptors'
+  // block shapes builds), so the config keeps its place in the decorator's list.
+  json hook = {{"name", "ops.set_block_shapes"}, {"file", "/src/ops.py"}, {"line", 12},
+               {"source_line", "def set_block_shapes(nargs):"}, {"config", 3}};
+  json facts = autotune({config({{"BLOCK_M", "64"}, {"num_warps", "4"}}),
+                         config({{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"num_warps", "4"}}, hook)});
+  auto kept = configsFromDecorator(facts, {signature("*fp16, *fp16, i32, i32")}, described(),
+                                   "matmul", false);
+  ASSERT_TRUE(kept) << kept.error().message;
+  ASSERT_EQ(kept->configs.size(), 2u);
+  EXPECT_EQ(kept->configs[0].preHook, -1);
+  EXPECT_EQ(kept->configs[1].preHook, 3);
+  EXPECT_TRUE(kept->warnings.empty());
 
   auto dropped = configsFromDecorator(facts, {signature("*fp16, *fp16, i32, i32")}, described(),
                                       "matmul", true);
   ASSERT_TRUE(dropped) << dropped.error().message;
+  EXPECT_EQ(dropped->configs[1].preHook, -1);
   ASSERT_EQ(dropped->warnings.size(), 1u);
-  EXPECT_NE(dropped->warnings[0].find("dropped the pre_hook ops.zero_output"), std::string::npos);
+  EXPECT_NE(dropped->warnings[0].find("dropped the pre_hook ops.set_block_shapes"), std::string::npos);
+}
+
+TEST(ConfigsFromDecorator, APreHookWithoutItsPlaceIsAnInternalError) {
+  json hook = {{"name", "ops.set_block_shapes"}, {"file", "/src/ops.py"}, {"line", 12}};
+  json facts = autotune({config({{"BLOCK_M", "128"}, {"num_warps", "4"}}, hook)});
+  auto refused = configsFromDecorator(facts, {signature("*fp16, *fp16, i32, i32")}, described(),
+                                      "matmul", false);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ExitCode::InternalError);
+  EXPECT_NE(refused.error().message.find("ops.set_block_shapes"), std::string::npos);
 }
 
 TEST(ConfigsFromDecorator, AValueOutsideTheConfigGrammarNamesTheConfig) {

@@ -111,6 +111,7 @@ def _persistent_matmul(device):
     m.matmul_persistent(a, b)
     if _tma_ok(device):
         m.matmul_tma(a, b.T.contiguous())
+        m.matmul_tma(a, b.T.contiguous(), epilogue_subtile=True)
 
 
 def cases():

@@ -2,7 +2,8 @@
 count read from the GPU's properties at import), each looping over output tiles NUM_SMS apart,
 with plain pointers; `matmul_kernel_tma` reads A and B and writes C through host
 TensorDescriptors (triton.tools.tensor_descriptor), so loads and stores are TMA copies (CUDA,
-compute capability 9.0 and later)."""
+compute capability 9.0 and later). It is autotuned, and as in the tutorial, the descriptors are
+made with a dummy block shape that each config's pre_hook replaces with its tiles."""
 import torch
 
 import triton
@@ -69,11 +70,33 @@ def matmul_kernel_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
         tl.store(c_ptrs, accumulator.to(c_ptr.dtype.element_ty), mask=c_mask)
 
 
+def _tma_configs():
+    return [triton.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8},
+                          num_stages=s, num_warps=w, pre_hook=matmul_tma_set_block_size_hook)
+            for bm in (64, 128) for bn in (64, 128) for bk in (64, ) for s, w in ((3, 4), (4, 8))]
+
+
+def matmul_tma_set_block_size_hook(nargs):
+    """The descriptors are made with a dummy block; each config gives them its tiles."""
+    EPILOGUE_SUBTILE = nargs.get("EPILOGUE_SUBTILE", False)
+    BLOCK_M = nargs["BLOCK_SIZE_M"]
+    BLOCK_N = nargs["BLOCK_SIZE_N"]
+    BLOCK_K = nargs["BLOCK_SIZE_K"]
+    nargs["a_desc"].block_shape = [BLOCK_M, BLOCK_K]
+    nargs["b_desc"].block_shape = [BLOCK_N, BLOCK_K]
+    if EPILOGUE_SUBTILE:
+        nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N // 2]
+    else:
+        nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]
+
+
+@triton.autotune(configs=_tma_configs(), key=["M", "N", "K"])
 @triton.jit
 def matmul_kernel_tma(a_desc, b_desc, c_desc, M, N, K,
                       BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                      GROUP_SIZE_M: tl.constexpr):
-    # a_desc: A [M, K]; b_desc: B^T [N, K] (K-major, as the tutorial lays B out); c_desc: C [M, N].
+                      GROUP_SIZE_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr):
+    # a_desc: A [M, K]; b_desc: B^T [N, K] (K-major, as the tutorial lays B out); c_desc: C [M, N],
+    # written in two halves of BLOCK_SIZE_N // 2 columns when EPILOGUE_SUBTILE.
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -87,7 +110,14 @@ def matmul_kernel_tma(a_desc, b_desc, c_desc, M, N, K,
         a = a_desc.load([offs_am, offs_k])
         b = b_desc.load([offs_bn, offs_k])
         accumulator = tl.dot(a, b.T, accumulator)
-    c_desc.store([offs_am, offs_bn], accumulator.to(tl.float16))
+    if EPILOGUE_SUBTILE:
+        acc = tl.reshape(accumulator, (BLOCK_SIZE_M, 2, BLOCK_SIZE_N // 2))
+        acc = tl.permute(acc, (0, 2, 1))
+        acc0, acc1 = tl.split(acc)
+        c_desc.store([offs_am, offs_bn], acc0.to(tl.float16))
+        c_desc.store([offs_am, offs_bn + BLOCK_SIZE_N // 2], acc1.to(tl.float16))
+    else:
+        c_desc.store([offs_am, offs_bn], accumulator.to(tl.float16))
 
 
 def matmul_persistent(a: torch.Tensor, b: torch.Tensor):
@@ -103,18 +133,16 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor):
     return c
 
 
-def matmul_tma(a: torch.Tensor, b: torch.Tensor):
+def matmul_tma(a: torch.Tensor, b: torch.Tensor, epilogue_subtile=False):
     """b is given as B^T, [N, K], contiguous; K and N must keep rows 16-byte aligned (multiples of 8)."""
     assert a.shape[1] == b.shape[1], "incompatible dimensions"
     M, K = a.shape
     N, _ = b.shape
     c = torch.empty((M, N), device=a.device, dtype=torch.float16)
-    BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K = 128, 128, 64
-    a_desc = TensorDescriptor.from_tensor(a, [BLOCK_SIZE_M, BLOCK_SIZE_K])
-    b_desc = TensorDescriptor.from_tensor(b, [BLOCK_SIZE_N, BLOCK_SIZE_K])
-    c_desc = TensorDescriptor.from_tensor(c, [BLOCK_SIZE_M, BLOCK_SIZE_N])
+    dummy_block = [1, 1]  # the autotuner's pre_hook sets each config's
+    a_desc = TensorDescriptor(a, a.shape, a.stride(), dummy_block)
+    b_desc = TensorDescriptor(b, b.shape, b.stride(), dummy_block)
+    c_desc = TensorDescriptor(c, c.shape, c.stride(), dummy_block)
     grid = lambda META: (triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]), )
-    matmul_kernel_tma[grid](a_desc, b_desc, c_desc, M, N, K,
-                            BLOCK_SIZE_M=BLOCK_SIZE_M, BLOCK_SIZE_N=BLOCK_SIZE_N, BLOCK_SIZE_K=BLOCK_SIZE_K,
-                            GROUP_SIZE_M=8, num_stages=3, num_warps=8)
+    matmul_kernel_tma[grid](a_desc, b_desc, c_desc, M, N, K, EPILOGUE_SUBTILE=epilogue_subtile)
     return c
