@@ -157,8 +157,10 @@ TEST_P(TritonVersionFormat, ImportsTheFilesThatTritonsAutotunerWrote) {
 }
 
 // The format is the same from 3.5.1 to 3.9.0 (check_disk_cache and Config.__dict__ did not
-// change); a fixture per end of the range and the default test environment's 3.6.0.
-INSTANTIATE_TEST_SUITE_P(Triton, TritonVersionFormat, testing::Values("3.5.1", "3.6.0", "3.9.0"),
+// change; 3.7.x has 3.6.0's autotuner.py byte for byte): a fixture per end of the range, 3.6.0
+// (the integration tests' oldest) and 3.8.0.
+INSTANTIATE_TEST_SUITE_P(Triton, TritonVersionFormat,
+                         testing::Values("3.5.1", "3.6.0", "3.8.0", "3.9.0"),
                          [](const auto &param) {
                            std::string name = "v" + param.param;
                            std::replace(name.begin(), name.end(), '.', '_');
@@ -386,6 +388,15 @@ TEST(TritonCacheImport, NothingToImportIsAnErrorWithTheReasonsAsNotes) {
   ASSERT_EQ(error.notes.size(), 2u);
   EXPECT_EQ(error.notes[1], "x/mm.autotune.json: skipped: no config of the library has a time "
                             "for key [512, 1024]");
+}
+
+TEST(TritonCacheImport, FilesOfOtherFunctionsAreNotReadAndNoneLeftIsAnError) {
+  json library = manifest();
+  library["kernels"][0]["function"] = "matmul";
+  auto none = importTritonAutotuneCache({kData + "/3.6.0"}, library, mmOptions());
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "no autotune cache file of the function 'matmul' (kernel 'mm'): "
+                                  "Triton names them matmul.autotune.json");
 }
 
 // --- The manifest ----------------------------------------------------------------------------

@@ -9,6 +9,16 @@
 //    "configs_timings": [[<Config.__dict__: {"kwargs": {...}, "num_warps": 4, "num_ctas": 1,
 //                          "num_stages": 3, "maxnreg": null, "pre_hook": null,
 //                          "ir_override": null}>, [<median ms>, <p20 ms>, <p80 ms>]], ...]}
+// Lines, in the installed wheels' triton/runtime/autotuner.py (3.5.1 / 3.6.0 and 3.7.x / 3.8.0 /
+// 3.9.0): check_disk_cache at 168 / 170 / 175 / 190: the file name f"{fn.__name__[:150]}
+// .autotune.json" at 190 / 192 / 197 / 212, cache.put(json.dumps({"key": tuning_key,
+// "configs_timings": [(config.__dict__, timings) ...]})) at 201 / 203 / 208 / 223; the key built
+// in run() at 216-219 / 218-221 / 223-226 / 238-241; the timings from _bench's
+// do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8)) at 162 / 164 / 169 / 184, or
+// [inf, inf, inf] on OutOfResources, CompileTimeAssertionFailure or PTXASError at 166 / 168 /
+// 173 / 188. The directory: runtime/cache.py get_cache_manager(key) -> FileCacheManager(
+// _base32(key)) under knobs.cache.dir. tests/data/triton_autotune_cache/generate.py writes the
+// test fixtures by calling check_disk_cache itself.
 // The hash covers Triton's own key, the GPU backend, the function's source, the environment,
 // the tuning key and the configs; it cannot be inverted, so the GPU a file was tuned on is not
 // in it, and the function is known only by the file's name.

@@ -456,7 +456,7 @@ importTritonAutotuneEntries(const std::vector<TritonCacheEntry> &entries,
         ExitCode::UsageError,
         out.filesRead == 0
             ? "no autotune cache file of the function '" + function + "' (kernel '" + kernel->name +
-                  "') among " + std::to_string(entries.size()) + " files"
+                  "'): Triton names them " + function + kTritonAutotuneSuffix
             : "nothing to import for kernel '" + kernel->name + "' from " +
                   std::to_string(out.filesRead) + " files of function '" + function + "'");
     diag.notes = out.warnings;
