@@ -141,6 +141,8 @@ TEST_P(TritonVersionFormat, ImportsTheFilesThatTritonsAutotunerWrote) {
   EXPECT_EQ(large.key, (std::vector<std::int64_t>{4096, 4096}));
   EXPECT_EQ(large.best, "BLOCK_M128_BLOCK_N64_w8_s3");
   EXPECT_DOUBLE_EQ(*large.timesUs.at("BLOCK_M64_BLOCK_N32_w4_s4_r128"), 610.0);
+  // To the nanosecond: no binary-fraction digits in the table.
+  EXPECT_EQ(json(*small.timesUs.at("BLOCK_M128_BLOCK_N64_w8_s3")).dump(), "11.2");
 
   // The bf16 entry tuned another signature than the library's fp16 kernel.
   ASSERT_EQ(imported->warnings.size(), 1u);

@@ -257,6 +257,10 @@ std::string keyText(const std::vector<std::int64_t> &key) {
   return out + "]";
 }
 
+/// Triton's milliseconds as microseconds, to the nanosecond: finer digits are the binary
+/// fraction's noise (0.0112 ms is 11.200000000000001 us), which only makes tables diff badly.
+double microseconds(double ms) { return std::round(ms * 1e6) / 1e3; }
+
 /// What Triton's min() over the timing lists compares: [median, p20, p80] in order (a single
 /// figure on its own); inf sorts last.
 std::vector<double> rank(const TritonCachedConfig &config) {
@@ -369,7 +373,7 @@ private:
         continue;
       std::optional<double> us;
       if (cached.medianMs && !library->refused)
-        us = *cached.medianMs * 1000.0;
+        us = microseconds(*cached.medianMs);
       shape.timesUs[library->name] = us;
       if (us && (!best || rank(cached) < rank(*best))) {
         best = &cached;
