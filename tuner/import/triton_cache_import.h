@@ -60,8 +60,4 @@ Expected<TritonCacheImport> importTritonAutotuneCache(const std::vector<std::str
                                                       const nlohmann::json &manifest,
                                                       const TritonCacheImportOptions &options);
 
-/// torch's name for a pointer parameter's Triton type ("*fp16" -> "torch.float16"); "" where
-/// there is none.
-std::string torchDtypeOfPointer(const std::string &tritonType);
-
 } // namespace tta
