@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -462,7 +463,7 @@ protected:
 };
 
 TEST_F(ImportCommand, WritesTheTableAndMergesIntoAnExistingOne) {
-  ASSERT_EQ(run({"--device", "NVIDIA H100 80GB HBM3"}), 0) << err_.str();
+  ASSERT_EQ(run({"--device-name", "NVIDIA H100 80GB HBM3"}), 0) << err_.str();
   EXPECT_EQ(out_.str(), "imported 2 shapes of kernel 'mm' for cuda:90a from 3 Triton autotune "
                         "cache files into " +
                             output() + "\n");
@@ -491,6 +492,45 @@ TEST_F(ImportCommand, ReportsErrorsWithTheToolOrFileAndWritesNothing) {
   std::ostringstream out, err;
   EXPECT_EQ(tritonCacheImportMain(noKernel, "triton-aot-tune", out, err), 2);
   EXPECT_EQ(err.str(), "triton-aot-tune: error: --import-triton-cache needs --manifest\n");
+}
+
+TEST(ImportCommandOptions, GoOntoTheTunersAppBesideItsKernelOutputAndDevice) {
+  // triton-aot-tune has --kernel (repeatable), --output and --device (an ordinal) of its own.
+  CLI::App app;
+  TritonCacheImportCommand command;
+  int ordinal = 0;
+  app.add_option("--kernel", command.kernels);
+  app.add_option("--output", command.output);
+  app.add_option("--device", ordinal);
+  ASSERT_NO_THROW(addTritonCacheImportOptions(app, command));
+  std::vector<std::string> args = {"--import-triton-cache",
+                                   "a",
+                                   "--import-triton-cache",
+                                   "b",
+                                   "--manifest",
+                                   "m.json",
+                                   "--kernel",
+                                   "k1",
+                                   "--kernel",
+                                   "k2",
+                                   "--target",
+                                   "cuda:90a",
+                                   "--dtypes",
+                                   "torch.float16,torch.float32",
+                                   "--device-name",
+                                   "H100",
+                                   "--output",
+                                   "t.json",
+                                   "--device",
+                                   "1"};
+  std::reverse(args.begin(), args.end());
+  app.parse(args);
+  EXPECT_TRUE(importRequested(command));
+  EXPECT_EQ(command.cachePaths, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(command.kernels, (std::vector<std::string>{"k1", "k2"}));
+  EXPECT_EQ(command.dtypes, (std::vector<std::string>{"torch.float16", "torch.float32"}));
+  EXPECT_EQ(command.deviceName, "H100");
+  EXPECT_EQ(ordinal, 1);
 }
 
 } // namespace

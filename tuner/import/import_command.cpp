@@ -46,15 +46,22 @@ void addTritonCacheImportOptions(CLI::App &app, TritonCacheImportCommand &comman
   app.add_option("--import-triton-cache", command.cachePaths,
                  "Triton autotune cache files or directories (TRITON_CACHE_DIR, default "
                  "~/.triton/cache) to turn into a tuning table");
-  app.add_option("--manifest", command.manifest, "the library's manifest (<lib>.json)");
-  app.add_option("--kernel", command.kernel, "the kernel's name in the library");
-  app.add_option("--target", command.target, "the target the cache was tuned on (cuda:90a)");
-  app.add_option("--output", command.output, "the tuning table to write or merge into");
+  app.add_option("--manifest", command.manifest,
+                 "With --import-triton-cache: the library's "
+                 "manifest (<lib>.json)");
+  app.add_option("--target", command.target,
+                 "With --import-triton-cache: the target the cache was tuned on (cuda:90a)");
   app.add_option("--dtypes", command.dtypes,
-                 "the dtypes ending the cached keys (torch.float16,...), when the manifest "
-                 "cannot say")
+                 "With --import-triton-cache: the dtypes ending the cached keys "
+                 "(torch.float16,...), when the manifest cannot say")
       ->delimiter(',');
-  app.add_option("--device", command.device, "the GPU the cache was tuned on, for the record");
+  app.add_option("--device-name", command.deviceName,
+                 "With --import-triton-cache: the GPU the cache was tuned on, for the record");
+}
+
+void addKernelAndOutputOptions(CLI::App &app, TritonCacheImportCommand &command) {
+  app.add_option("--kernel", command.kernels, "A kernel's name in the library (repeatable)");
+  app.add_option("--output", command.output, "The tuning table to write or merge into");
 }
 
 bool importRequested(const TritonCacheImportCommand &command) {
@@ -63,11 +70,11 @@ bool importRequested(const TritonCacheImportCommand &command) {
 
 int runTritonCacheImport(const TritonCacheImportCommand &command, const std::string &tool,
                          std::ostream &out, std::ostream &err) {
-  for (auto [flag, value] : {std::pair{"--manifest", &command.manifest},
-                             {"--kernel", &command.kernel},
-                             {"--target", &command.target},
-                             {"--output", &command.output}})
-    if (value->empty())
+  for (auto [flag, missing] : {std::pair{"--manifest", command.manifest.empty()},
+                               {"--kernel", command.kernels.empty()},
+                               {"--target", command.target.empty()},
+                               {"--output", command.output.empty()}})
+    if (missing)
       return report(
           makeError(ExitCode::UsageError, std::string("--import-triton-cache needs ") + flag), tool,
           err);
@@ -80,22 +87,30 @@ int runTritonCacheImport(const TritonCacheImportCommand &command, const std::str
     diag.file = command.manifest;
     return report(diag, tool, err);
   }
-  TritonCacheImportOptions options{command.kernel, command.target, command.dtypes, command.device,
-                                   sha256Hex(*manifestText)};
-  auto imported = importTritonAutotuneCache(command.cachePaths, manifest, options);
-  if (!imported) {
-    Diagnostic diag = imported.takeError();
-    if (diag.file.empty() && diag.message.rfind("manifest: ", 0) == 0) {
-      diag.file = command.manifest;
-      diag.message.erase(0, std::string("manifest: ").size());
+  TuningTable table;
+  std::vector<std::string> summaries;
+  for (const std::string &kernel : command.kernels) {
+    TritonCacheImportOptions options{kernel, command.target, command.dtypes, command.deviceName,
+                                     sha256Hex(*manifestText)};
+    auto imported = importTritonAutotuneCache(command.cachePaths, manifest, options);
+    if (!imported) {
+      Diagnostic diag = imported.takeError();
+      if (diag.file.empty() && diag.message.rfind("manifest: ", 0) == 0) {
+        diag.file = command.manifest;
+        diag.message.erase(0, std::string("manifest: ").size());
+      }
+      return report(diag, tool, err);
     }
-    return report(diag, tool, err);
+    for (const std::string &warning : imported->warnings)
+      err << tool << ": warning: " << warning << "\n";
+    const std::size_t shapes = shapeCount(imported->table);
+    summaries.push_back("imported " + std::to_string(shapes) + " shape" + (shapes == 1 ? "" : "s") +
+                        " of kernel '" + kernel + "' for " + command.target + " from " +
+                        std::to_string(imported->filesRead) + " Triton autotune cache file" +
+                        (imported->filesRead == 1 ? "" : "s") + " into " + command.output);
+    if (Status merged = mergeTuningTables(table, imported->table); !merged)
+      return report(merged.error(), tool, err);
   }
-  for (const std::string &warning : imported->warnings)
-    err << tool << ": warning: " << warning << "\n";
-
-  TuningTable table = std::move(imported->table);
-  const std::size_t importedShapes = shapeCount(table);
   if (std::filesystem::exists(command.output)) {
     auto existing = readTuningTable(command.output);
     if (!existing)
@@ -110,10 +125,8 @@ int runTritonCacheImport(const TritonCacheImportCommand &command, const std::str
     return report(staged.error(), tool, err);
   if (Status committed = transaction.commit(); !committed)
     return report(committed.error(), tool, err);
-  out << "imported " << importedShapes << " shape" << (importedShapes == 1 ? "" : "s")
-      << " of kernel '" << command.kernel << "' for " << command.target << " from "
-      << imported->filesRead << " Triton autotune cache file"
-      << (imported->filesRead == 1 ? "" : "s") << " into " << command.output << "\n";
+  for (const std::string &summary : summaries)
+    out << summary << "\n";
   return 0;
 }
 
@@ -122,6 +135,7 @@ int tritonCacheImportMain(const std::vector<std::string> &args, const std::strin
   CLI::App app("Imports Triton's autotune cache into a tuning table", tool);
   TritonCacheImportCommand command;
   addTritonCacheImportOptions(app, command);
+  addKernelAndOutputOptions(app, command);
   std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 parses from the back
   try {
     app.parse(reversed);

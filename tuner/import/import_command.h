@@ -16,23 +16,30 @@ namespace tta {
 struct TritonCacheImportCommand {
   std::vector<std::string> cachePaths; ///< files and directories of Triton's autotune cache
   std::string manifest;                ///< the library's <lib>.json
-  std::string kernel;
+  std::vector<std::string> kernels;    ///< names in the library; each imported, then merged
   std::string target;
   std::string output;              ///< the tuning table: written, or merged into
   std::vector<std::string> dtypes; ///< the key's dtype strings, when the manifest cannot say
-  std::string device;
+  std::string deviceName;          ///< the GPU's name, for the record
 };
 
-/// Adds --import-triton-cache and its companions to \p app, filling \p command. Does not mark
-/// them required: an app with other modes checks that through importRequested().
+/// Adds the options only the import has to \p app, filling \p command:
+/// --import-triton-cache, --manifest, --target, --dtypes and --device-name. --kernel and
+/// --output are the tuner's own (triton-aot-tune: its --kernel, repeatable, and --output fill
+/// command.kernels and command.output); addKernelAndOutputOptions() adds them to an app without.
+/// Nothing is marked required: an app with other modes checks through importRequested().
 void addTritonCacheImportOptions(CLI::App &app, TritonCacheImportCommand &command);
+
+/// Adds --kernel (repeatable) and --output, for an app that has no such options.
+void addKernelAndOutputOptions(CLI::App &app, TritonCacheImportCommand &command);
 
 /// Whether the command line asked for the import (--import-triton-cache given).
 bool importRequested(const TritonCacheImportCommand &command);
 
-/// Imports and writes the table (merged into --output when that exists: shapes of the same key
-/// replaced, others kept). Warnings and the error go to \p err prefixed with \p tool, one
-/// summary line to \p out. Returns the exit status (0, or the error's ExitCode).
+/// Imports each kernel and writes the table (merged into --output when that exists: shapes of
+/// the same key replaced, others kept); nothing is written when one kernel fails. Warnings and the
+/// error go to \p err prefixed with \p tool, one summary line to \p out. Returns the exit status
+/// (0, or the error's ExitCode).
 int runTritonCacheImport(const TritonCacheImportCommand &command, const std::string &tool,
                          std::ostream &out, std::ostream &err);
 
