@@ -1,0 +1,239 @@
+#include "tuner/tuner.h"
+
+#include "compiler/cache.h"
+#include "compiler/output_transaction.h"
+#include "tuner/cuda_session.h"
+#include "tuner/kernel_arguments.h"
+#include "tuner/kernel_library.h"
+#include "tuner/tuning_spec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <random>
+
+namespace tta::tune {
+
+namespace {
+
+/// triton_aot_status of a config the library has no image for on this device.
+constexpr int kNoImage = 3;
+/// Fixed, so two runs fill buffers alike.
+constexpr std::uint64_t kRandomSeed = 0x7472746f6e61ull;
+
+Diagnostic usage(std::string message, std::string note = {}) {
+  Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
+  if (!note.empty())
+    diag.notes.push_back(std::move(note));
+  return diag;
+}
+
+std::string joinKernelNames(const LibraryManifest &manifest) {
+  std::string out;
+  for (const ManifestKernel &kernel : manifest.kernels)
+    out += (out.empty() ? "" : ", ") + kernel.name;
+  return out;
+}
+
+/// A number as JSON: integral values as integers (25, not 25.0).
+nlohmann::json number(double value) {
+  if (std::floor(value) == value && std::abs(value) < 1e15)
+    return static_cast<std::int64_t>(value);
+  return value;
+}
+
+nlohmann::json methodJson(const MeasureSettings &settings) {
+  return {{"warmup_ms", number(settings.warmupMs)},
+          {"repetitions", settings.repetitions},
+          {"max_ms_per_measurement", number(settings.maxMsPerMeasurement)},
+          {"statistic", "median"},
+          {"l2_flush", true}};
+}
+
+std::string formatUs(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, us < 10 ? "%.2f us" : "%.1f us", us);
+  return text;
+}
+
+/// The spec's kernels the run times, each checked against the library.
+struct Job {
+  BoundKernel bound;
+  ConfigArgvLauncher launch = nullptr;
+};
+
+Expected<std::vector<Job>> planJobs(const TuningSpec &spec, const KernelLibrary &library,
+                                    const std::vector<std::string> &only) {
+  for (const std::string &name : only)
+    if (std::none_of(spec.kernels.begin(), spec.kernels.end(),
+                     [&](const KernelSpec &k) { return k.kernel == name; }))
+      return usage("--kernel " + name + ": the spec has no kernel of that name",
+                   "--kernel picks among the spec's kernels");
+  std::vector<Job> jobs;
+  for (const KernelSpec &kernelSpec : spec.kernels) {
+    if (!only.empty() && std::find(only.begin(), only.end(), kernelSpec.kernel) == only.end())
+      continue;
+    const ManifestKernel *kernel = findKernel(library.manifest(), kernelSpec.kernel);
+    if (!kernel) {
+      Diagnostic diag = usage("kernel '" + kernelSpec.kernel + "' is not in library " +
+                                  library.manifest().name,
+                              "its kernels are " + joinKernelNames(library.manifest()));
+      diag.file = kernelSpec.where;
+      return diag;
+    }
+    if (kernel->configs.empty())
+      return usage("kernel " + kernel->name + " has no configs in the library's manifest");
+    auto bound = bindKernel(kernelSpec, *kernel);
+    if (!bound)
+      return bound.takeError();
+    auto launch = library.launcher(kernel->name);
+    if (!launch)
+      return launch.takeError();
+    jobs.push_back({std::move(*bound), *launch});
+  }
+  return jobs;
+}
+
+std::string describeShape(const KernelSpec &spec, const std::vector<std::int64_t> &key) {
+  std::string out;
+  for (std::size_t i = 0; i < key.size(); ++i)
+    out += " " + spec.key[i] + "=" + std::to_string(key[i]);
+  return out;
+}
+
+} // namespace
+
+std::string targetForDevice(int major, int minor, const std::vector<std::string> &libraryTargets) {
+  std::string capability = std::to_string(major) + std::to_string(minor);
+  bool archSpecific = capability == "90" || capability == "100";
+  std::string preferred = "cuda:" + capability + (archSpecific ? "a" : "");
+  std::vector<std::string> candidates = {preferred, "cuda:" + capability,
+                                         "cuda:" + capability + "a", "cuda:" + capability + "f"};
+  for (const std::string &candidate : candidates)
+    if (std::find(libraryTargets.begin(), libraryTargets.end(), candidate) != libraryTargets.end())
+      return candidate;
+  return preferred;
+}
+
+Expected<TuningTable> tune(const TuneOptions &options, const ProgressSink &progress) {
+  auto spec = readTuningSpec(options.spec);
+  if (!spec)
+    return spec.takeError();
+  auto library = KernelLibrary::open(options.library, options.prefix);
+  if (!library)
+    return library.takeError();
+  auto jobs = planJobs(*spec, **library, options.kernels);
+  if (!jobs)
+    return jobs.takeError();
+  auto session = CudaSession::open(options.device);
+  if (!session)
+    return session.takeError();
+  const GpuDevice &device = (*session)->device();
+  const LibraryManifest &manifest = (*library)->manifest();
+
+  std::size_t total = 0, done = 0;
+  for (const Job &job : *jobs)
+    total += job.bound.spec->shapes.size() * job.bound.kernel->configs.size();
+
+  std::mt19937_64 random(kRandomSeed);
+  Uploader upload = [&](const std::vector<unsigned char> &bytes) { return (*session)->upload(bytes); };
+  TuningTable table;
+  for (const Job &job : *jobs) {
+    const KernelSpec &kernelSpec = *job.bound.spec;
+    const ManifestKernel &kernel = *job.bound.kernel;
+    TunedTarget target;
+    target.target = targetForDevice(device.major, device.minor, kernel.targets);
+    target.device = device.name;
+    target.tritonVersion = manifest.tritonVersion;
+    target.library = manifest.name;
+    target.libraryHash = sha256Hex(manifest.text);
+    target.source = "triton-aot-tune";
+    target.method = methodJson(options.measure);
+
+    for (const std::vector<std::int64_t> &key : kernelSpec.shapes) {
+      auto arguments = buildArguments(job.bound, key, random, upload);
+      if (!arguments)
+        return arguments.takeError();
+      TunedShape shape;
+      shape.key = key;
+      double bestUs = std::numeric_limits<double>::infinity();
+      for (const ManifestConfig &config : kernel.configs) {
+        auto grid = evaluateGrid(job.bound, key, config);
+        if (!grid)
+          return grid.takeError();
+        const std::uint32_t *gridArg = kernel.callerGrid ? grid->data() : nullptr;
+        auto launch = [&]() -> Status {
+          int status = job.launch((*session)->stream(), config.index, gridArg,
+                                  arguments->pointers.data());
+          if (status == 0)
+            return ok();
+          return makeError(ExitCode::KernelError,
+                           "kernel " + kernel.name + ", config " + config.name + "," +
+                               describeShape(kernelSpec, key) + ": the launch failed: " +
+                               (*library)->lastError());
+        };
+        std::string line = "[" + std::to_string(++done) + "/" + std::to_string(total) + "] " +
+                           kernel.name + describeShape(kernelSpec, key) + " " + config.name + ": ";
+        int first = job.launch((*session)->stream(), config.index, gridArg,
+                               arguments->pointers.data());
+        if (first == kNoImage) {   // this device cannot run the config: the library refuses it
+          shape.timesUs[config.name] = std::nullopt;
+          progress(line + "refused on this device (" + (*library)->lastError() + ")");
+          continue;
+        }
+        if (first != 0)
+          return launch().takeError();   // the same launch again, for its message
+        if (Status synced = (*session)->synchronize(); !synced)
+          return synced.takeError();
+        auto us = measureMedianUs(**session, launch, options.measure);
+        if (!us)
+          return us.takeError();
+        shape.timesUs[config.name] = *us;
+        if (*us < bestUs) {
+          bestUs = *us;
+          shape.best = config.name;
+        }
+        progress(line + formatUs(*us));
+      }
+      (*session)->releaseBuffers();
+      if (shape.best.empty())
+        return makeError(ExitCode::UsageError,
+                         "kernel " + kernel.name + ": no config runs on device " +
+                             std::to_string(device.ordinal) + " (" + device.name + ", " +
+                             target.target + "); the library has images for " + [&] {
+                               std::string list;
+                               for (const auto &t : kernel.targets)
+                                 list += (list.empty() ? "" : ", ") + t;
+                               return list;
+                             }());
+      target.shapes.push_back(std::move(shape));
+    }
+    table.kernels.push_back({kernel.name, kernelSpec.key, {std::move(target)}});
+  }
+  return table;
+}
+
+Status tuneAndWrite(const TuneOptions &options, const ProgressSink &progress) {
+  // An existing table that does not read is an error before hours of timing, not after.
+  TuningTable merged;
+  bool existing = std::filesystem::exists(options.output);
+  if (existing) {
+    auto old = readTuningTable(options.output);
+    if (!old)
+      return old.takeError();
+    merged = std::move(*old);
+  }
+  auto table = tune(options, progress);
+  if (!table)
+    return table.takeError();
+  if (Status status = mergeTuningTables(merged, *table); !status)
+    return status.takeError();
+  OutputTransaction output;
+  if (Status status = output.stage(options.output, tuningTableJson(merged).dump(2) + "\n"); !status)
+    return status.takeError();
+  return output.commit();
+}
+
+} // namespace tta::tune
