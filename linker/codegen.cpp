@@ -136,11 +136,15 @@ GeneratedSources generateSources(const Library &library, const ImageBlob &blob,
   return sources;
 }
 
+/// The functions each kernel K gets: <prefix>_K<suffix>.
+constexpr const char *kKernelFunctionSuffixes[] = {"", "_config", "_config_argv", "_config_count",
+                                                   "_config_name"};
+
 std::vector<std::string> apiSymbols(const Library &library) {
   std::vector<std::string> names;
   for (const Kernel &kernel : library.kernels) {
     const std::string api = library.prefix + "_" + kernel.name;
-    for (const char *suffix : {"", "_config", "_config_count", "_config_name"})
+    for (const char *suffix : kKernelFunctionSuffixes)
       names.push_back(api + suffix);
   }
   for (const char *name : kLibraryWideFunctions)
@@ -156,7 +160,7 @@ Status checkApiNames(const Library &library) {
     owner[library.prefix + "_" + name] = "";
   for (const Kernel &kernel : library.kernels) {
     const std::string api = library.prefix + "_" + kernel.name;
-    for (const char *suffix : {"", "_config", "_config_count", "_config_name"}) {
+    for (const char *suffix : kKernelFunctionSuffixes) {
       const std::string name = api + suffix;
       auto [it, inserted] = owner.emplace(name, kernel.name);
       if (inserted)

@@ -199,6 +199,11 @@ std::string generateHeader(const Library &library, const CodegenPlan &plan) {
                     ";\n")
         << wrapCall("TRITON_AOT_API triton_aot_status " + kp.api + "_config",
                     apiParameters(kernel, kp, true), ";\n")
+        << "/* As " << kp.api << "_config, each runtime parameter by address (args[i] points to a\n"
+        << " * value of the i-th, in order); grid: the caller's three, for a kernel without one. */\n"
+        << "TRITON_AOT_API triton_aot_status " << kp.api
+        << "_config_argv(void *stream, int config, const uint32_t *grid,\n"
+        << "    void *const *args);\n"
         << "TRITON_AOT_API int " << kp.api << "_config_count(void);\n"
         << "/* NULL when config is out of range. */\n"
         << "TRITON_AOT_API const char *" << kp.api << "_config_name(int config);\n";

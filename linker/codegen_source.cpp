@@ -827,6 +827,36 @@ void writeHelpers(std::ostream &out, const Used &used) {
            "}\n\n";
 }
 
+/// <api>_config_argv(stream, config, grid, args): every runtime parameter by address, for callers
+/// that know the parameters only at run time (triton-aot-tune, from the manifest).
+void writeArgvEntry(std::ostream &out, const Kernel &kernel, const KernelPlan &kp) {
+  std::vector<std::string> forwarded = {kp.stream, kp.config};
+  if (!kernel.grid)
+    forwarded.insert(forwarded.end(), {"tta_grid[0]", "tta_grid[1]", "tta_grid[2]"});
+  for (std::size_t p = 0; p < kernel.cParams.size(); ++p) {
+    const std::string &type = kernel.cParams[p].cType;
+    forwarded.push_back("*(" + type + (isPointer(kernel.cParams[p]) ? "const *" : " const *") +
+                        ")tta_args[" + std::to_string(p) + "]");
+  }
+  out << wrapCall("triton_aot_status " + kp.api + "_config_argv",
+                  {"void *" + kp.stream, "int " + kp.config, "const uint32_t *tta_grid",
+                   "void *const *tta_args"},
+                  " {\n");
+  if (kernel.grid)
+    out << "  (void)tta_grid; /* the kernel computes its grid */\n";
+  else
+    out << "  if (tta_grid == NULL)\n"
+        << "    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,\n"
+        << "                           "
+        << wrappedStringLiteral(kp.api + "_config_argv: the kernel takes its grid from the caller; "
+                                         "pass three uint32_t",
+                                27, 27, 2)
+        << ");\n";
+  if (kernel.cParams.empty())
+    out << "  (void)tta_args;\n";
+  out << wrapCall("  return " + kp.statics + "_dispatch", forwarded, ";\n}\n");
+}
+
 void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan,
               const ImageBlob &blob, StringTable &strings) {
   for (std::size_t k = 0; k < library.kernels.size(); ++k) {
@@ -844,6 +874,7 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
     out << wrapCall("triton_aot_status " + kp.api + "_config", apiParameters(kernel, kp, true),
                     " {\n")
         << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
+    writeArgvEntry(out, kernel, kp);
     out << "int " << kp.api << "_config_count(void) { return " << kernel.configs.size() << "; }\n";
     out << "const char *" << kp.api << "_config_name(int config) {\n";
     if (kernel.configs.empty()) {

@@ -37,7 +37,7 @@ TEST(CodegenText, HeaderDeclaresExactlyTheDocumentedNames) {
   const GeneratedSources sources = generate(library);
   const std::string &h = sources.header;
   EXPECT_EQ(apiSymbols(library),
-            (std::vector<std::string>{"mk_add", "mk_add_config", "mk_add_config_count",
+            (std::vector<std::string>{"mk_add", "mk_add_config", "mk_add_config_argv", "mk_add_config_count",
                                       "mk_add_config_name", "mk_preload", "mk_unload", "mk_version",
                                       "mk_manifest", "mk_inventory", "mk_last_error",
                                       "mk_set_allocator"}));
@@ -47,6 +47,8 @@ TEST(CodegenText, HeaderDeclaresExactlyTheDocumentedNames) {
      "                                        const void *out_ptr, int32_t n_elements);\n");
   at(h, "TRITON_AOT_API triton_aot_status mk_add_config(void *stream, int config, const void "
         "*x_ptr,\n");
+  at(h, "TRITON_AOT_API triton_aot_status mk_add_config_argv(void *stream, int config, const "
+        "uint32_t *grid,\n    void *const *args);\n");
   at(h, "TRITON_AOT_API int mk_add_config_count(void);\n");
   at(h, "TRITON_AOT_API const char *mk_add_config_name(int config);\n");
   at(h, "TRITON_AOT_API triton_aot_status mk_preload(void);\n");

@@ -359,6 +359,59 @@ TEST_P(Dispatch, ScalarsArePassedAtTheirExactWidthAndBits) {
   EXPECT_EQ(recorded(lib.state(), 1, 1), std::vector<unsigned char>{0});
 }
 
+// <api>_config_argv: the same launch as <api>_config, each argument by address (the tuner calls
+// kernels it knows only from the manifest this way).
+TEST_P(Dispatch, TheArgvEntryPassesEachArgumentByAddressAsTheTypedOneDoes) {
+  FakeLibrary &lib = edge();
+  ASSERT_EQ(lib.error(), "");
+  using ArgvFn = triton_aot_status (*)(void *, int, const std::uint32_t *, void *const *);
+  auto scalarsArgv = lib.symbol<ArgvFn>("edge_scalars_config_argv");
+  const void *pointer = kMisaligned;
+  bool flag = true;
+  std::int8_t i8 = -2;
+  std::int16_t i16 = -300;
+  std::int32_t i32 = 7;
+  std::int64_t i64 = 0x1122334455667788LL;
+  std::uint8_t u8 = 200;
+  std::uint16_t u16 = 0xBEEF, half = triton_aot_fp16(-2.5f), brain = triton_aot_bf16(3.0f);
+  std::uint32_t u32 = 0xDEADBEEFu;
+  std::uint64_t u64 = 0xFEDCBA9876543210ULL;
+  float f32 = 0.1f;
+  double f64 = 0.1;
+  void *const args[] = {&pointer, &flag, &i8,  &i16,  &i32,   &i64, &u8,
+                        &u16,     &u32,  &u64, &half, &brain, &f32, &f64};
+  fake_runtime &state = lib.reset({8, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8});
+  ASSERT_EQ(scalarsArgv(kStream, 0, nullptr, args), TRITON_AOT_SUCCESS) << lib.error();
+  ASSERT_EQ(state.launches, 1);
+  EXPECT_EQ(grid(state), (std::vector<std::uint64_t>{7, 2, 3})) << "its own grid; NULL is fine";
+  EXPECT_EQ(recorded(state, 0, 8), bytesOf(kMisaligned));
+  EXPECT_EQ(recorded(state, 1, 1), std::vector<unsigned char>{1});
+  EXPECT_EQ(recorded(state, 5, 8), bytesOf(std::int64_t{0x1122334455667788LL}));
+  EXPECT_EQ(recorded(state, 10, 2), bytesOf(std::uint16_t{0xC100}));
+  EXPECT_EQ(recorded(state, 12, 4), bytesOf(0.1f));
+  EXPECT_EQ(recorded(state, 13, 8), bytesOf(0.1));
+  EXPECT_EQ(scalarsArgv(kStream, 5, nullptr, args), TRITON_AOT_ERROR_INVALID_ARGUMENT)
+      << "the config is still checked";
+
+  // A kernel without a grid takes the caller's three; without them, nothing launches.
+  auto rowsArgv = lib.symbol<ArgvFn>("edge_rows_config_argv");
+  const void *rowsPointer = kAligned;
+  std::int32_t a = 77, b = 9;
+  void *const rowsArgs[] = {&rowsPointer, &a, &b};
+  const std::uint32_t dims[3] = {300, 2, 5};
+  fake_runtime &rows = lib.reset({8, 4, 4});
+  ASSERT_EQ(rowsArgv(kStream, 0, dims, rowsArgs), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(grid(rows), (std::vector<std::uint64_t>{300, 2, 5}));
+  EXPECT_EQ(recorded(rows, 1, 4), bytesOf(std::int32_t{77}));
+  fake_runtime &refused = lib.reset();
+  EXPECT_EQ(rowsArgv(kStream, 0, nullptr, rowsArgs), TRITON_AOT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.launches, 0);
+  EXPECT_NE(std::string(refused.message).find("edge_rows_config_argv: the kernel takes its grid "
+                                              "from the caller"),
+            std::string::npos)
+      << refused.message;
+}
+
 using NamesFn = triton_aot_status (*)(void *, int, const void *, std::int32_t, std::int32_t,
                                       std::int32_t, std::int32_t, const void *, std::int64_t,
                                       std::int32_t, std::int32_t, std::int32_t, std::int32_t);
