@@ -114,6 +114,8 @@ Expected<std::unique_ptr<KernelLibrary>> KernelLibrary::open(const std::string &
                                                          (prefix + "_manifest").c_str()));
   library->lastError_ = reinterpret_cast<ManifestFn>(::dlsym(library->handle_,
                                                              (prefix + "_last_error").c_str()));
+  library->unload_ = reinterpret_cast<int (*)()>(::dlsym(library->handle_,
+                                                         (prefix + "_unload").c_str()));
   if (!manifestFn || !library->lastError_) {
     Diagnostic diag = makeError(ExitCode::UsageError,
                                 "the library exports no " + prefix + "_manifest() and " + prefix +
@@ -148,6 +150,11 @@ Expected<ConfigArgvLauncher> KernelLibrary::launcher(const std::string &kernel) 
     return diag;
   }
   return reinterpret_cast<ConfigArgvLauncher>(entry);
+}
+
+void KernelLibrary::unload() const {
+  if (unload_)
+    unload_();
 }
 
 std::string KernelLibrary::lastError() const {

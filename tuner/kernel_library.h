@@ -72,6 +72,9 @@ public:
   Expected<ConfigArgvLauncher> launcher(const std::string &kernel) const;
   /// This thread's message for the library's last failed call.
   std::string lastError() const;
+  /// `<prefix>_unload()`: the images the runtime loaded leave every device (before the tuner
+  /// releases its context).
+  void unload() const;
 
 private:
   KernelLibrary() = default;
@@ -79,6 +82,7 @@ private:
   std::string path_;
   std::string prefix_;
   const char *(*lastError_)() = nullptr;
+  int (*unload_)() = nullptr;
   LibraryManifest manifest_;
 };
 

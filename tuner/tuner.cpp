@@ -130,6 +130,12 @@ Expected<TuningTable> tune(const TuneOptions &options, const ProgressSink &progr
   auto session = CudaSession::open(options.device);
   if (!session)
     return session.takeError();
+  // Declared after the session, so it runs first: nothing stays loaded in a context the
+  // session is about to release.
+  struct UnloadAtExit {
+    const KernelLibrary &library;
+    ~UnloadAtExit() { library.unload(); }
+  } unloadAtExit{**library};
   const GpuDevice &device = (*session)->device();
   const LibraryManifest &manifest = (*library)->manifest();
 
