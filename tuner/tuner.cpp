@@ -196,6 +196,7 @@ Expected<TuningTable> tune(const TuneOptions &options, const ProgressSink &progr
         auto us = measureMedianUs(**session, launch, options.measure);
         if (!us)
           return us.takeError();
+        *us = std::round(*us * 1000) / 1000;   // 1 ns: finer than events resolve
         shape.timesUs[config.name] = *us;
         if (*us < bestUs) {
           bestUs = *us;
