@@ -59,7 +59,8 @@ protected:
     EXPECT_EQ(fakeCuda().misuseCount(), 0) << fakeCuda().firstMisuse();
     EXPECT_EQ(fakeCuda().liveAllocations(), 0) << "the tuner frees every buffer";
     EXPECT_EQ(fakeCuda().liveModules(), 0) << "the tuner unloads the library's images";
-    auto live = reinterpret_cast<int (*)()>(fakeCuda().symbol("tta_fake_live_streams_and_events"));
+    auto live = reinterpret_cast<tta_fake_live_streams_and_events_fn>(
+        fakeCuda().symbol("tta_fake_live_streams_and_events"));
     ASSERT_NE(live, nullptr);
     EXPECT_EQ(live(), 0) << "the tuner destroys its stream and events";
   }
