@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
+#include <type_traits>
 
 namespace tta::tune {
 

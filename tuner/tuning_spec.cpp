@@ -124,6 +124,9 @@ Expected<KernelSpec> parseKernel(const json &entry, const std::string &file, std
 Expected<TuningSpec> parseTuningSpec(const json &json, const std::string &where) {
   if (!json.is_object())
     return specError(where, "a tuning spec is a JSON object");
+  for (const auto &[name, value] : json.items())
+    if (name != "schema" && name != "version" && name != "kernels")
+      return specError(where, "unknown member '" + name + "'; a spec has schema, version and kernels");
   auto schema = json.find("schema");
   if (schema == json.end() || *schema != "triton-aot-tuning-spec")
     return specError(where, "schema must be \"triton-aot-tuning-spec\"");

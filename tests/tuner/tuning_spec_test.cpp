@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 
 namespace tta::tune {
 namespace {
@@ -59,6 +60,8 @@ TEST(TuningSpec, EveryErrorNamesTheProblem) {
   };
   const std::string at = "mm.tune.json: kernels[0] (matmul): ";
   EXPECT_EQ(specError(json::array()), "mm.tune.json: a tuning spec is a JSON object");
+  EXPECT_EQ(specError(with([](json &s) { s["kernel"] = 1; })),
+            "mm.tune.json: unknown member 'kernel'; a spec has schema, version and kernels");
   EXPECT_EQ(specError(with([](json &s) { s["schema"] = "triton-aot-tuning"; })),
             "mm.tune.json: schema must be \"triton-aot-tuning-spec\"");
   EXPECT_EQ(specError(with([](json &s) { s["version"] = 2; })),
@@ -109,6 +112,12 @@ TEST(TuningSpec, ReadsFilesAndSaysWhenTheyAreMissingOrNotJson) {
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, "cannot read the tuning spec");
   EXPECT_EQ(missing.error().code, ExitCode::UsageError);
+  std::string path = ::testing::TempDir() + "/not-json.tune.json";
+  std::ofstream(path) << "{\"schema\": ";
+  auto notJson = readTuningSpec(path);
+  ASSERT_FALSE(notJson);
+  EXPECT_EQ(notJson.error().file, path);
+  EXPECT_EQ(notJson.error().message, "not valid JSON");
 }
 
 // --- Against a kernel of a library ----------------------------------------------------------
@@ -338,6 +347,36 @@ TEST(LibraryManifest, ReadsWhatTheTunerNeeds) {
   EXPECT_EQ(prefixFromLibraryPath("build/libmm.so"), "mm");
   EXPECT_EQ(prefixFromLibraryPath("libmm.so.1"), "mm");
   EXPECT_EQ(prefixFromLibraryPath("kernels.so"), "kernels");
+}
+
+TEST(TuningSpecBinding, TensorDescriptorsTakeABufferOfTheirElementTypeAndShapesAndStrides) {
+  ManifestKernel kernel;
+  kernel.name = "tma";
+  kernel.params = {{"a_desc", "a_desc_base", "tensordesc", "tensordesc<bf16[64, 64]>", "const void *", 8},
+                   {"a_desc", "a_desc_shape0", "tensordesc_shape", "i64", "int64_t", 8},
+                   {"a_desc", "a_desc_stride0", "tensordesc_stride", "i64", "int64_t", 8},
+                   {"M", "M", "scalar", "i32", "int32_t", 4}};
+  kernel.configs.push_back({0, "c", {}});
+  KernelSpec spec = parseOne(json::parse(R"json({"schema": "triton-aot-tuning-spec",
+    "version": 1, "kernels": [{"kernel": "tma", "key": ["M"], "shapes": [[128]],
+    "args": {"a_desc_base": "M * 64", "a_desc_shape0": "M", "a_desc_stride0": "64"}}]})json"));
+  auto bound = bindKernel(spec, kernel);
+  ASSERT_TRUE(bound) << bound.error().message;
+  EXPECT_EQ(bound->params[0].elementType, "bf16");
+  std::vector<std::size_t> sizes;
+  std::mt19937_64 random(1);
+  auto arguments = buildArguments(*bound, {128}, random,
+                                  [&](const std::vector<unsigned char> &bytes) -> Expected<std::uint64_t> {
+                                    sizes.push_back(bytes.size());
+                                    return std::uint64_t(0x2000);
+                                  });
+  ASSERT_TRUE(arguments) << arguments.error().message;
+  EXPECT_EQ(sizes, std::vector<std::size_t>{128 * 64 * 2});
+  std::int64_t shape0, stride0;
+  std::memcpy(&shape0, arguments->pointers[1], 8);
+  std::memcpy(&stride0, arguments->pointers[2], 8);
+  EXPECT_EQ(shape0, 128);
+  EXPECT_EQ(stride0, 64);
 }
 
 } // namespace
