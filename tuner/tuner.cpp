@@ -117,7 +117,116 @@ std::string targetForDevice(int major, int minor, const std::vector<std::string>
   return preferred;
 }
 
+namespace {
+
+/// What one tuning run shares across its kernels, shapes and configs.
+struct TuningRun {
+  const TuneOptions &options;
+  const ProgressSink &progress;
+  const KernelLibrary &library;
+  CudaSession &session;
+  std::size_t done = 0, total = 0;
+  std::mt19937_64 random{kRandomSeed};
+};
+
+/// The median time of one config for one shape, or nullopt where the library refuses the
+/// config on this device.
+Expected<std::optional<double>> timeConfig(TuningRun &run, const Job &job,
+                                           const std::vector<std::int64_t> &key,
+                                           const LaunchArguments &arguments,
+                                           const ManifestConfig &config) {
+  const ManifestKernel &kernel = *job.bound.kernel;
+  auto grid = evaluateGrid(job.bound, key, config);
+  if (!grid)
+    return grid.takeError();
+  const std::uint32_t *gridArg = kernel.callerGrid ? grid->data() : nullptr;
+  auto launchOnce = [&] {
+    return job.launch(run.session.stream(), config.index, gridArg, arguments.pointers.data());
+  };
+  auto launch = [&]() -> Status {
+    if (launchOnce() == 0)
+      return ok();
+    return makeError(ExitCode::KernelError,
+                     "kernel " + kernel.name + ", config " + config.name + "," +
+                         describeShape(*job.bound.spec, key) +
+                         ": the launch failed: " + run.library.lastError());
+  };
+  std::string line = "[" + std::to_string(++run.done) + "/" + std::to_string(run.total) + "] " +
+                     kernel.name + describeShape(*job.bound.spec, key) + " " + config.name + ": ";
+  // The first launch also loads the image: it is never timed.
+  int first = launchOnce();
+  if (first == kNoImage) {   // this device cannot run the config: the library refuses it
+    run.progress(line + "refused on this device (" + run.library.lastError() + ")");
+    return std::optional<double>();
+  }
+  if (first != 0)
+    return launch().takeError();   // the same launch again, for its message
+  if (Status synced = run.session.synchronize(); !synced)
+    return synced.takeError();
+  auto us = measureMedianUs(run.session, launch, run.options.measure);
+  if (!us)
+    return us.takeError();
+  double rounded = std::round(*us * 1000) / 1000;   // 1 ns: finer than events resolve
+  run.progress(line + formatUs(rounded));
+  return std::optional<double>(rounded);
+}
+
+/// Every config of \p job's kernel timed for one shape, on buffers made once for it.
+Expected<TunedShape> timeShape(TuningRun &run, const Job &job, const std::vector<std::int64_t> &key) {
+  auto arguments = buildArguments(job.bound, key, run.random,
+                                  [&](const std::vector<unsigned char> &bytes) {
+                                    return run.session.upload(bytes);
+                                  });
+  if (!arguments)
+    return arguments.takeError();
+  TunedShape shape;
+  shape.key = key;
+  double bestUs = std::numeric_limits<double>::infinity();
+  for (const ManifestConfig &config : job.bound.kernel->configs) {
+    auto time = timeConfig(run, job, key, *arguments, config);
+    if (!time)
+      return time.takeError();
+    shape.timesUs[config.name] = *time;
+    if (*time && **time < bestUs) {
+      bestUs = **time;
+      shape.best = config.name;
+    }
+  }
+  run.session.releaseBuffers();
+  return shape;
+}
+
+/// Where a kernel's times come from: the device, the library, the method.
+TunedTarget describeTarget(const TuningRun &run, const ManifestKernel &kernel) {
+  const GpuDevice &device = run.session.device();
+  const LibraryManifest &manifest = run.library.manifest();
+  TunedTarget target;
+  target.target = targetForDevice(device.major, device.minor, kernel.targets);
+  target.device = device.name;
+  target.tritonVersion = manifest.tritonVersion;
+  target.library = manifest.name;
+  target.libraryHash = sha256Hex(manifest.text);
+  target.source = "triton-aot-tune";
+  target.method = methodJson(run.options.measure);
+  return target;
+}
+
+Diagnostic noConfigRuns(const TuningRun &run, const ManifestKernel &kernel,
+                        const std::string &target) {
+  std::string targets;
+  for (const std::string &t : kernel.targets)
+    targets += (targets.empty() ? "" : ", ") + t;
+  const GpuDevice &device = run.session.device();
+  return makeError(ExitCode::UsageError,
+                   "kernel " + kernel.name + ": no config runs on device " +
+                       std::to_string(device.ordinal) + " (" + device.name + ", " + target +
+                       "); the library has images for " + targets);
+}
+
+} // namespace
+
 Expected<TuningTable> tune(const TuneOptions &options, const ProgressSink &progress) {
+  // Everything that can be checked without a GPU is checked first.
   auto spec = readTuningSpec(options.spec);
   if (!spec)
     return spec.takeError();
@@ -136,88 +245,22 @@ Expected<TuningTable> tune(const TuneOptions &options, const ProgressSink &progr
     const KernelLibrary &library;
     ~UnloadAtExit() { library.unload(); }
   } unloadAtExit{**library};
-  const GpuDevice &device = (*session)->device();
-  const LibraryManifest &manifest = (*library)->manifest();
 
-  std::size_t total = 0, done = 0;
+  TuningRun run{options, progress, **library, **session};
   for (const Job &job : *jobs)
-    total += job.bound.spec->shapes.size() * job.bound.kernel->configs.size();
-
-  std::mt19937_64 random(kRandomSeed);
-  Uploader upload = [&](const std::vector<unsigned char> &bytes) { return (*session)->upload(bytes); };
+    run.total += job.bound.spec->shapes.size() * job.bound.kernel->configs.size();
   TuningTable table;
   for (const Job &job : *jobs) {
-    const KernelSpec &kernelSpec = *job.bound.spec;
-    const ManifestKernel &kernel = *job.bound.kernel;
-    TunedTarget target;
-    target.target = targetForDevice(device.major, device.minor, kernel.targets);
-    target.device = device.name;
-    target.tritonVersion = manifest.tritonVersion;
-    target.library = manifest.name;
-    target.libraryHash = sha256Hex(manifest.text);
-    target.source = "triton-aot-tune";
-    target.method = methodJson(options.measure);
-
-    for (const std::vector<std::int64_t> &key : kernelSpec.shapes) {
-      auto arguments = buildArguments(job.bound, key, random, upload);
-      if (!arguments)
-        return arguments.takeError();
-      TunedShape shape;
-      shape.key = key;
-      double bestUs = std::numeric_limits<double>::infinity();
-      for (const ManifestConfig &config : kernel.configs) {
-        auto grid = evaluateGrid(job.bound, key, config);
-        if (!grid)
-          return grid.takeError();
-        const std::uint32_t *gridArg = kernel.callerGrid ? grid->data() : nullptr;
-        auto launch = [&]() -> Status {
-          int status = job.launch((*session)->stream(), config.index, gridArg,
-                                  arguments->pointers.data());
-          if (status == 0)
-            return ok();
-          return makeError(ExitCode::KernelError,
-                           "kernel " + kernel.name + ", config " + config.name + "," +
-                               describeShape(kernelSpec, key) + ": the launch failed: " +
-                               (*library)->lastError());
-        };
-        std::string line = "[" + std::to_string(++done) + "/" + std::to_string(total) + "] " +
-                           kernel.name + describeShape(kernelSpec, key) + " " + config.name + ": ";
-        int first = job.launch((*session)->stream(), config.index, gridArg,
-                               arguments->pointers.data());
-        if (first == kNoImage) {   // this device cannot run the config: the library refuses it
-          shape.timesUs[config.name] = std::nullopt;
-          progress(line + "refused on this device (" + (*library)->lastError() + ")");
-          continue;
-        }
-        if (first != 0)
-          return launch().takeError();   // the same launch again, for its message
-        if (Status synced = (*session)->synchronize(); !synced)
-          return synced.takeError();
-        auto us = measureMedianUs(**session, launch, options.measure);
-        if (!us)
-          return us.takeError();
-        *us = std::round(*us * 1000) / 1000;   // 1 ns: finer than events resolve
-        shape.timesUs[config.name] = *us;
-        if (*us < bestUs) {
-          bestUs = *us;
-          shape.best = config.name;
-        }
-        progress(line + formatUs(*us));
-      }
-      (*session)->releaseBuffers();
-      if (shape.best.empty())
-        return makeError(ExitCode::UsageError,
-                         "kernel " + kernel.name + ": no config runs on device " +
-                             std::to_string(device.ordinal) + " (" + device.name + ", " +
-                             target.target + "); the library has images for " + [&] {
-                               std::string list;
-                               for (const auto &t : kernel.targets)
-                                 list += (list.empty() ? "" : ", ") + t;
-                               return list;
-                             }());
-      target.shapes.push_back(std::move(shape));
+    TunedTarget target = describeTarget(run, *job.bound.kernel);
+    for (const std::vector<std::int64_t> &key : job.bound.spec->shapes) {
+      auto shape = timeShape(run, job, key);
+      if (!shape)
+        return shape.takeError();
+      if (shape->best.empty())
+        return noConfigRuns(run, *job.bound.kernel, target.target);
+      target.shapes.push_back(std::move(*shape));
     }
-    table.kernels.push_back({kernel.name, kernelSpec.key, {std::move(target)}});
+    table.kernels.push_back({job.bound.kernel->name, job.bound.spec->key, {std::move(target)}});
   }
   return table;
 }
