@@ -195,6 +195,12 @@ TEST_F(TunerOnFakeDriver, SpecErrorsAgainstTheLibraryNameTheFix) {
   ASSERT_EQ(status.error().notes.size(), 1u);
   EXPECT_EQ(status.error().notes[0], "its kernels are vector_add, rms_norm");
 
+  options_.kernels = {"matmul"};
+  status = run();
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().message, "--kernel matmul: the spec has no kernel of that name");
+  options_.kernels.clear();
+
   options_.prefix = "nope";
   status = run();
   ASSERT_FALSE(status);
