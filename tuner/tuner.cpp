@@ -143,13 +143,19 @@ Expected<std::optional<double>> timeConfig(TuningRun &run, const Job &job,
   auto launchOnce = [&] {
     return job.launch(run.session.stream(), config.index, gridArg, arguments.pointers.data());
   };
+  const std::string what = "kernel " + kernel.name + ", config " + config.name + "," +
+                           describeShape(*job.bound.spec, key);
   auto launch = [&]() -> Status {
     if (launchOnce() == 0)
       return ok();
     return makeError(ExitCode::KernelError,
-                     "kernel " + kernel.name + ", config " + config.name + "," +
-                         describeShape(*job.bound.spec, key) +
-                         ": the launch failed: " + run.library.lastError());
+                     what + ": the launch failed: " + run.library.lastError());
+  };
+  // A driver error after launches is most likely the kernel's (a fault is reported at the next
+  // synchronisation): say which one ran.
+  auto inContext = [&](Diagnostic diag) {
+    diag.message = what + ": " + diag.message;
+    return diag;
   };
   std::string line = "[" + std::to_string(++run.done) + "/" + std::to_string(run.total) + "] " +
                      kernel.name + describeShape(*job.bound.spec, key) + " " + config.name + ": ";
@@ -161,11 +167,14 @@ Expected<std::optional<double>> timeConfig(TuningRun &run, const Job &job,
   }
   if (first != 0)
     return launch().takeError();   // the same launch again, for its message
-  if (Status synced = run.session.synchronize(); !synced)
-    return synced.takeError();
+  if (Status synced = run.session.synchronize(); !synced) {
+    Diagnostic diag = inContext(synced.takeError());
+    diag.code = ExitCode::KernelError;
+    return diag;
+  }
   auto us = measureMedianUs(run.session, launch, run.options.measure);
   if (!us)
-    return us.takeError();
+    return us.error().code == ExitCode::KernelError ? us.takeError() : inContext(us.takeError());
   double rounded = std::round(*us * 1000) / 1000;   // 1 ns: finer than events resolve
   run.progress(line + formatUs(rounded));
   return std::optional<double>(rounded);

@@ -186,6 +186,17 @@ TEST_F(TunerOnFakeDriver, AFailedLaunchFailsTheRunWithTheLibrarysMessage) {
   EXPECT_FALSE(fs::exists(options_.output));
 }
 
+TEST_F(TunerOnFakeDriver, AKernelFaultSaysWhichKernelRan) {
+  fakeCuda().fail("cuStreamSynchronize", 700, 0, -1);   // as a fault surfaces: at the next sync
+  Status status = run();
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ExitCode::KernelError);
+  EXPECT_EQ(status.error().message, "kernel vector_add, config anywhere, n_elements=4096: "
+                                    "cuStreamSynchronize failed on device 0: "
+                                    "CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_FALSE(fs::exists(options_.output));
+}
+
 TEST_F(TunerOnFakeDriver, SpecErrorsAgainstTheLibraryNameTheFix) {
   std::ofstream(options_.spec) << R"json({"schema": "triton-aot-tuning-spec", "version": 1,
     "kernels": [{"kernel": "softmax", "key": ["n"], "shapes": [[1]], "args": {}}]})json";
