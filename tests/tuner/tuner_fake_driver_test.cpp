@@ -138,6 +138,20 @@ TEST_F(TunerOnFakeDriver, TimesEveryConfigOfEveryShapeAndWritesTheTable) {
                                "device (", 0), 0u) << progress_[2];
 }
 
+TEST_F(TunerOnFakeDriver, LaunchesAsDoBenchDoes) {
+  // On the virtual clock a 256 MiB flush takes 262.144 us and vector_add(4096) with BLOCK=512
+  // 1.024 us: an estimate of 263.168 us per flushed launch. So: 1 first launch, 5 to estimate,
+  // ceil(1 ms / 263.168 us) = 4 to warm up, and floor(0.6 ms / 263.168 us) = 2 timed (fewer
+  // than the 5 repetitions).
+  options_.kernels = {"vector_add"};
+  options_.measure = {5, 1.0, 0.6};
+  ASSERT_TRUE(run());
+  int launches = 0;
+  for (const tta_fake_launch &launch : fakeCuda().launches())
+    launches += launch.result == 0 && launch.grid[0] == 4096 / 512;
+  EXPECT_EQ(launches, 1 + 5 + 4 + 2);
+}
+
 TEST_F(TunerOnFakeDriver, OnAnOlderGpuTheConfigsItCannotRunAreNull) {
   ASSERT_EQ(fakeCuda().reset("sm_80"), 0);
   options_.kernels = {"vector_add"};
