@@ -89,6 +89,13 @@ std::string wrappedStringLiteral(const std::string &text, std::size_t column, st
   return out;
 }
 
+std::vector<std::string> selectConfigParameters(const Kernel &kernel, const KernelPlan &plan) {
+  std::vector<std::string> out = {"const char *target"};
+  for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
+    out.push_back(cDeclaration(kernel.cParams[p].cType, plan.params[p]));
+  return out;
+}
+
 std::vector<std::string> apiParameters(const Kernel &kernel, const KernelPlan &plan,
                                        bool withConfig) {
   std::vector<std::string> out = {"void *" + plan.stream};
@@ -137,8 +144,8 @@ GeneratedSources generateSources(const Library &library, const ImageBlob &blob,
 }
 
 /// The functions each kernel K gets: <prefix>_K<suffix>.
-constexpr const char *kKernelFunctionSuffixes[] = {"", "_config", "_config_argv", "_config_count",
-                                                   "_config_name"};
+constexpr const char *kKernelFunctionSuffixes[] = {"", "_config", "_config_argv", "_select_config",
+                                                   "_config_count", "_config_name"};
 
 std::vector<std::string> apiSymbols(const Library &library) {
   std::vector<std::string> names;

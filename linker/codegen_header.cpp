@@ -204,6 +204,10 @@ std::string generateHeader(const Library &library, const CodegenPlan &plan) {
         << "TRITON_AOT_API triton_aot_status " << kp.api
         << "_config_argv(void *stream, int config, const uint32_t *grid,\n"
         << "    void *const *args);\n"
+        << "/* The config " << kp.api << "() runs for these arguments on a device of `target`\n"
+        << " * (\"cuda:90a\"), by the tuning compiled in (docs/tuning.md); 0 when untuned. No driver. */\n"
+        << wrapCall("TRITON_AOT_API int " + kp.api + "_select_config",
+                    selectConfigParameters(kernel, kp), ";\n")
         << "TRITON_AOT_API int " << kp.api << "_config_count(void);\n"
         << "/* NULL when config is out of range. */\n"
         << "TRITON_AOT_API const char *" << kp.api << "_config_name(int config);\n";

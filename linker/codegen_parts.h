@@ -4,6 +4,7 @@
 #include "linker/codegen.h"
 #include "linker/codegen_plan.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,17 @@ std::string generateHeader(const Library &library, const CodegenPlan &plan);
 std::string generateSource(const Library &library, const CodegenPlan &plan, const ImageBlob &blob);
 /// <lib>.images.S: the blob under the hidden symbol blobSymbol(library).
 std::string generateAssembly(const Library &library, const CodegenOptions &options);
+
+/// <api>_select_config's parameters: the target, then the runtime parameters.
+std::vector<std::string> selectConfigParameters(const Kernel &kernel, const KernelPlan &plan);
+/// Tuned dispatch (codegen_tuning.cpp): whether any kernel has a tuning; tta_snap(); a tuned
+/// kernel's tables and tta_<K>_tuned_config(target, key...); <api>_select_config() (every
+/// kernel); the arguments p_K passes tta_<K>_tuned_config (after tta_target).
+bool anyTuned(const Library &library);
+void writeSnapHelper(std::ostream &out);
+void writeTunedConfig(std::ostream &out, const Kernel &kernel, const KernelPlan &kp);
+void writeSelectConfig(std::ostream &out, const Kernel &kernel, const KernelPlan &kp);
+std::vector<std::string> tunedConfigCall(const Kernel &kernel, const KernelPlan &kp);
 
 /// "<prefix>_tta_blob".
 std::string blobSymbol(const Library &library);

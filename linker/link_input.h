@@ -24,6 +24,7 @@ struct LinkOptions {
   bool compress = false;              ///< zstd-compress the embedded images
   int compressionLevel = 19;
   bool verbose = false;               ///< log what was read and written (through the LogSink)
+  std::vector<std::string> tuningTables;   ///< --tuning: tables compiled into shape dispatch
   /// Polled between phases; when it returns true, link() stops with ExitCode::Interrupted and
   /// leaves nothing behind (the tool sets it from SIGINT/SIGTERM).
   std::function<bool()> interrupted;

@@ -86,6 +86,21 @@ struct KernelConfig {
   std::vector<HintVariant> variants;
 };
 
+/// A kernel's shape dispatch from tuning tables (docs/tuning.md), as the generated C computes it.
+struct KernelTuning {
+  std::vector<std::size_t> keyParams;   ///< the C parameter (cParams index) of each key name
+  struct TargetDispatch {
+    std::vector<std::vector<std::int64_t>> values;   ///< per key dimension, ascending
+    std::vector<std::vector<double>> boundaries;     ///< per dimension, between the values
+    std::vector<int> grid;                           ///< config index per cell, row-major
+    std::string device;                              ///< where it was tuned
+    std::size_t shapes = 0;                          ///< tuned shapes behind it
+  };
+  /// Per Kernel::targets entry: its dispatch, or none (that target runs the first config).
+  std::vector<std::optional<TargetDispatch>> targets;
+  std::string table;                    ///< the table it came from
+};
+
 struct Kernel {
   std::string name;                 ///< kernel.name (the entry point name)
   std::string function;             ///< the @jit function
@@ -100,6 +115,7 @@ struct Kernel {
   std::vector<Target> targets;      ///< every config and variant has a function for each
   std::vector<KernelConfig> configs;   ///< first = default; order of first appearance
   std::optional<AutotuneInfo> autotune;   ///< of the first variant: key, reset/restore, sources
+  std::optional<KernelTuning> tuning;     ///< from --tuning tables; none: the first config
 };
 
 /// The library-wide C functions, <prefix>_<name>, in the generated header's order

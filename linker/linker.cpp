@@ -1,3 +1,4 @@
+#include "linker/tuning_link.h"
 #include "linker/linker.h"
 
 #include "compiler/output_transaction.h"
@@ -26,6 +27,8 @@ Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransactio
   auto library = buildLibrary(options, log);
   if (!library)
     return library.takeError();
+  if (Status s = applyTuning(*library, options.tuningTables, log); !s)
+    return s;
   if (stopped())
     return interruptedError();
 

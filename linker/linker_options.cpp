@@ -30,7 +30,7 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
   app.get_formatter()->column_width(30);
 
   std::string name, prefix, outputDir, inspect;
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, tuning;
   bool noPtx = false, compress = false, verbose = false, version = false;
   int level = 0;
   app.add_option("inputs", inputs, "Metadata files and --index files of triton-aot-cc");
@@ -41,6 +41,9 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
   app.add_flag("--compress", compress, "zstd-compress the embedded images (decompressed at load)");
   app.add_option("--compress-level", level,
                  "zstd level, 1 to " + std::to_string(ZSTD_maxCLevel()) + " (default 19)");
+  app.add_option("--tuning", tuning,
+                 "A tuning table (triton-aot-tune) to compile into shape dispatch; repeatable "
+                 "(docs/tuning.md)");
   app.add_flag("-v,--verbose", verbose, "Say what was read and written");
   app.add_option("--inspect", inspect,
                  "Print the kernels, variants, targets and resources of a library's .json "
@@ -64,7 +67,7 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
   }
   if (!inspect.empty()) {
     for (const char *flag : {"--name", "--prefix", "--output-dir", "--no-ptx", "--compress",
-                             "--compress-level", "inputs"})
+                             "--compress-level", "--tuning", "inputs"})
       if (app.count(flag))
         return usage(std::string("--inspect reads one file and takes no ") +
                      (std::string(flag) == "inputs" ? "inputs" : flag));
@@ -97,6 +100,7 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
   if (app.count("--compress-level"))
     o.compressionLevel = level;
   o.verbose = verbose;
+  o.tuningTables = tuning;
   return out;
 }
 

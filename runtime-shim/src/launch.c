@@ -3,6 +3,7 @@
 
 #include "error.h"
 #include "library_state.h"
+#include "log.h"
 #include "scratch.h"
 #include "tensor_map.h"
 
@@ -318,6 +319,27 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
   while (trailing > kernel->arg_count)
     args[--trailing] = NULL;
   return status;
+}
+
+int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {
+  tta_current current;
+  if (kernel >= library->kernel_count || tta_current_device(library, &current) != TRITON_AOT_SUCCESS)
+    return -1;
+  const tta_image_choice *choice = &current.device->choices[kernel];
+  return choice->reason == TTA_CHOICE_NONE ? -1 : (int)choice->target;
+}
+
+void triton_aot_log_tuned(const triton_aot_library *library, uint32_t kernel, int target,
+                          int config, const char *config_name) {
+  if (!tta_log_enabled() || kernel >= library->kernel_count)
+    return;
+  const triton_aot_kernel *k = &library->kernels[kernel];
+  if (target < 0 || (uint32_t)target >= k->target_count)
+    tta_log("%s: config %d (%s), the default: no tuning for this device's target", k->name,
+            config, config_name);
+  else
+    tta_log("%s: config %d (%s), tuned for %s", k->name, config, config_name,
+            library->targets[k->targets[target]].name);
 }
 
 triton_aot_status triton_aot_preload(const triton_aot_library *library) {

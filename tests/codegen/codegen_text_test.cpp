@@ -5,6 +5,7 @@
 #include "test_libraries.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace tta::link::testing {
 namespace {
@@ -37,7 +38,7 @@ TEST(CodegenText, HeaderDeclaresExactlyTheDocumentedNames) {
   const GeneratedSources sources = generate(library);
   const std::string &h = sources.header;
   EXPECT_EQ(apiSymbols(library),
-            (std::vector<std::string>{"mk_add", "mk_add_config", "mk_add_config_argv", "mk_add_config_count",
+            (std::vector<std::string>{"mk_add", "mk_add_config", "mk_add_config_argv", "mk_add_select_config", "mk_add_config_count",
                                       "mk_add_config_name", "mk_preload", "mk_unload", "mk_version",
                                       "mk_manifest", "mk_inventory", "mk_last_error",
                                       "mk_set_allocator"}));
@@ -468,6 +469,43 @@ TEST(CodegenText, ApiNameClashesAreReported) {
     ASSERT_FALSE(status) << name;
     EXPECT_NE(status.error().message.find("which the library itself defines"), std::string::npos);
   }
+}
+
+} // namespace
+} // namespace tta::link::testing
+
+namespace tta::link::testing {
+namespace {
+
+// The tuned dispatch as text: tables per tuned target, tta_snap per key dimension, the runtime's
+// target query in p_K, p_K_select_config over the target spellings.
+TEST(CodegenText, ATunedKernelCarriesItsTablesAndSelectsByTarget) {
+  const fs::path dir = fs::temp_directory_path() / ("tta-tuned-text-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const Library library = tunedLibrary(dir);
+  fs::remove_all(dir);
+  const GeneratedSources sources = generate(library);
+  const std::string &c = sources.source;
+  at(c, "#include <string.h>\n#include <triton_aot/runtime.h>\n");
+  at(c, "/* mm: tuned dispatch on (M, N), from tuned.tuning.json */\n"
+        "static int tta_mm_tuned_config(int tta_target, int64_t tta_key0, int64_t tta_key1) {\n"
+        "  /* cuda:90a: 4 shapes tuned on NVIDIA H100 80GB HBM3 */\n"
+        "  static const double tta_t1_bounds0[1] = {1024.0};\n"
+        "  static const double tta_t1_bounds1[1] = {724.07734393502471};\n"
+        "  static const uint16_t tta_t1_grid[4] = {0, 2, 1, 3};\n");
+  at(c, "    tta_cell = tta_cell * 2 + tta_snap((double)tta_key1, tta_t1_bounds1, 1);\n"
+        "    return tta_t1_grid[tta_cell];\n"
+        "  default: /* untuned here: the first config */\n");
+  at(c, "  const int tta_target = triton_aot_kernel_target(&tta_library, 0);\n"
+        "  const int tta_config = tta_mm_tuned_config(tta_target, (int64_t)M, (int64_t)N);\n");
+  at(c, "  static const char *const tta_targets[2] = {\"cuda:80\", \"cuda:90a\"};\n");
+  at(sources.header, "TRITON_AOT_API int tuned_mm_select_config(const char *target, const void *a, "
+                     "int32_t M, int32_t N,\n");
+  // An untuned library has neither the helper nor <string.h>; select_config returns 0.
+  const std::string plain = generate(untunedLibrary()).source;
+  EXPECT_EQ(plain.find("tta_snap"), std::string::npos);
+  EXPECT_EQ(plain.find("<string.h>"), std::string::npos);
+  at(plain, "  (void)tta_target;\n  return 0; /* not tuned: the first config */\n");
 }
 
 } // namespace

@@ -155,9 +155,10 @@ protected:
       const fs::path dir = cache.root / (which + "." + compiler.name);
       fs::remove_all(dir);
       fs::create_directories(dir);
-      slot = std::make_unique<FakeLibrary>(which == "mk"   ? vectorAddLibrary()
-                                           : which == "td" ? tensorDescLibrary()
-                                                           : edgeLibrary(),
+      slot = std::make_unique<FakeLibrary>(which == "mk"      ? vectorAddLibrary()
+                                           : which == "td"    ? tensorDescLibrary()
+                                           : which == "tuned" ? tunedLibrary(dir)
+                                                              : edgeLibrary(),
                                            compiler, dir);
     }
     EXPECT_EQ(slot->error(), "");
@@ -410,6 +411,58 @@ TEST_P(Dispatch, TheArgvEntryPassesEachArgumentByAddressAsTheTypedOneDoes) {
                                               "from the caller"),
             std::string::npos)
       << refused.message;
+}
+
+// A tuned kernel: p_K asks the runtime which of the kernel's targets the device runs, and the
+// key's values pick the config from that target's table; an untuned target, or none, runs the
+// first config. p_K_select_config computes the same without a driver.
+TEST_P(Dispatch, ATunedKernelRunsTheConfigItsTableGivesTheShape) {
+  FakeLibrary &lib = load("tuned");
+  ASSERT_EQ(lib.error(), "");
+  using MmFn = triton_aot_status (*)(void *, const void *, std::int32_t, std::int32_t, std::int64_t);
+  using SelectFn = int (*)(const char *, const void *, std::int32_t, std::int32_t, std::int64_t);
+  auto mm = lib.symbol<MmFn>("tuned_mm");
+  auto select = lib.symbol<SelectFn>("tuned_mm_select_config");
+  struct Case {
+    std::int32_t m, n;
+    int config;   // small 0, tall 1, wide 2, big 3
+  };
+  // Both sides of M's boundary (1024 = sqrt(256 * 4096)) and of N's (sqrt(64 * 8192) = 724.08).
+  const Case cases[] = {{1023, 64, 0}, {1024, 64, 1},   {1, 1, 0},        {256, 724, 0},
+                        {256, 725, 2}, {4096, 8192, 3}, {1 << 30, 725, 3}, {1023, 100000, 2}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n));
+    fake_runtime &state = lib.reset({8, 4, 4, 8});
+    state.kernel_target = 1;   // cuda:90a
+    ASSERT_EQ(mm(kStream, kAligned, c.m, c.n, 5), TRITON_AOT_SUCCESS) << lib.error();
+    ASSERT_EQ(state.launches, 1);
+    EXPECT_EQ(state.target_queries, 1);
+    EXPECT_EQ(state.variant, static_cast<std::uint32_t>(c.config)) << "one variant per config";
+    EXPECT_EQ(state.logged_config, c.config);
+    EXPECT_EQ(state.logged_target, 1);
+    const char *const names[] = {"small", "tall", "wide", "big"};
+    EXPECT_STREQ(state.logged_name, names[c.config]);
+    EXPECT_EQ(grid(state), (std::vector<std::uint64_t>{std::uint64_t(c.m), std::uint64_t(c.n), 1}));
+    EXPECT_EQ(select("cuda:90a", kAligned, c.m, c.n, 5), c.config);
+    EXPECT_EQ(select("cuda:80", kAligned, c.m, c.n, 5), 0) << "untuned there";
+  }
+  EXPECT_EQ(select("cuda:75", kAligned, 4096, 8192, 5), 0) << "a target it has no image for";
+  EXPECT_EQ(select(nullptr, kAligned, 4096, 8192, 5), 0);
+  for (int target : {0, -1}) {   // sm_80 (untuned), or no image / no device
+    fake_runtime &state = lib.reset({8, 4, 4, 8});
+    state.kernel_target = target;
+    ASSERT_EQ(mm(kStream, kAligned, 4096, 8192, 5), TRITON_AOT_SUCCESS);
+    EXPECT_EQ(state.variant, 0u);
+    EXPECT_EQ(state.logged_target, target);
+  }
+  // _config still runs the config it is given.
+  using MmConfigFn = triton_aot_status (*)(void *, int, const void *, std::int32_t, std::int32_t,
+                                           std::int64_t);
+  fake_runtime &chosen = lib.reset({8, 4, 4, 8});
+  chosen.kernel_target = 1;
+  ASSERT_EQ(lib.symbol<MmConfigFn>("tuned_mm_config")(kStream, 2, kAligned, 1, 1, 5), TRITON_AOT_SUCCESS);
+  EXPECT_EQ(chosen.variant, 2u);
+  EXPECT_EQ(chosen.target_queries, 0);
 }
 
 using NamesFn = triton_aot_status (*)(void *, int, const void *, std::int32_t, std::int32_t,

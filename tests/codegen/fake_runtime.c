@@ -10,6 +10,22 @@ static fake_runtime state;
 
 fake_runtime *fake_runtime_state(void) { return &state; }
 
+int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {
+  (void)library;
+  (void)kernel;
+  state.target_queries++;
+  return state.kernel_target;
+}
+
+void triton_aot_log_tuned(const triton_aot_library *library, uint32_t kernel, int target,
+                          int config, const char *config_name) {
+  (void)library;
+  (void)kernel;
+  state.logged_target = target;
+  state.logged_config = config;
+  snprintf(state.logged_name, sizeof state.logged_name, "%s", config_name ? config_name : "(null)");
+}
+
 triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel,
                                     uint32_t variant, void *stream, const uint64_t grid[3],
                                     void **args) {

@@ -42,6 +42,12 @@ typedef struct fake_runtime {
   int storage_aligned;   /* the storage was 64-byte aligned */
   int tensor_slots_null; /* every descriptor's 1 + 2 * rank argument slots (rank from the
                           * variant's first function's map) were left NULL for the runtime */
+  /* Tuned dispatch: what triton_aot_kernel_target returns (set by the test), and what the
+   * dispatcher logged. */
+  int kernel_target;
+  int target_queries;
+  int logged_target, logged_config;
+  char logged_name[64];
 } fake_runtime;
 
 typedef fake_runtime *(*fake_runtime_state_fn)(void);

@@ -1,5 +1,9 @@
 #include "test_libraries.h"
 
+#include "linker/tuning_link.h"
+
+#include <fstream>
+
 namespace tta::link::testing {
 
 Library vectorAddLibrary(const std::string &name, const std::string &prefix) {
@@ -159,6 +163,44 @@ Library edgeLibrary(const std::string &name, const std::string &prefix) {
       .config("narrow", nlohmann::json::object(), {{"x:16"}, {}})
       .config("wide", nlohmann::json::object(), {{}})
       .addTo(library);
+  return library;
+}
+
+Library untunedLibrary(const std::string &name) {
+  Library library = makeLibrary(name);
+  KernelBuilder builder("mm");
+  builder.param("a", "*fp16").param("M", "i32").param("N", "i32").param("K", "i64");
+  builder.grid("M", "N", "1").target("cuda:80").target("cuda:90a").scratch(true, true);
+  for (const char *config : {"small", "tall", "wide", "big"})
+    builder.config(config, nlohmann::json::object());
+  builder.addTo(library);
+  return library;
+}
+
+nlohmann::json tunedTable() {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (auto [m, n, best] : {std::tuple{256, 64, "small"}, std::tuple{4096, 64, "tall"},
+                            std::tuple{256, 8192, "wide"}, std::tuple{4096, 8192, "big"}})
+    shapes.push_back({{"key", {m, n}},
+                      {"best", best},
+                      {"times_us", {{"small", 9.0}, {"tall", 9.0}, {"wide", 9.0}, {"big", 9.0},
+                                    {best, 1.0}}}});
+  return {{"schema", "triton-aot-tuning"},
+          {"version", 1},
+          {"kernels",
+           {{{"kernel", "mm"},
+             {"key", {"M", "N"}},
+             {"targets",
+              {{{"target", "cuda:90a"}, {"device", "NVIDIA H100 80GB HBM3"}, {"shapes", shapes}}}}}}}};
+}
+
+Library tunedLibrary(const fs::path &dir) {
+  Library library = untunedLibrary();
+  const fs::path table = dir / "tuned.tuning.json";
+  std::ofstream(table) << tunedTable().dump(2);
+  Status applied = applyTuning(library, {table.string()}, {});
+  if (!applied)
+    throw std::runtime_error(applied.error().message);
   return library;
 }
 

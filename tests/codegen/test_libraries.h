@@ -34,4 +34,13 @@ Library edgeLibrary(const std::string &name = "edge", const std::string &prefix 
 /// fp4_padded and shape_args_padded (to see the flags through).
 Library tensorDescLibrary(const std::string &name = "td", const std::string &prefix = "");
 
+/// "tuned": mm(a: *fp16, M: i32, N: i32, K: i64), grid (M, N, 1), configs small, tall, wide,
+/// big, targets sm_80 and sm_90a, without tuning.
+Library untunedLibrary(const std::string &name = "tuned");
+/// A tuning table for it: cuda:90a tuned on (M, N) = (256, 64) small, (4096, 64) tall,
+/// (256, 8192) wide, (4096, 8192) big (boundaries M 1024, N 724.08); cuda:80 not tuned.
+nlohmann::json tunedTable();
+/// untunedLibrary() with tunedTable() (written to \p dir) applied as triton-aot-ld --tuning does.
+Library tunedLibrary(const fs::path &dir);
+
 } // namespace tta::link::testing

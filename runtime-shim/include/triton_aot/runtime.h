@@ -317,6 +317,16 @@ TRITON_AOT_HIDDEN triton_aot_status triton_aot_launch_tensors(
     const uint64_t grid[3], void **args, const triton_aot_tensor_arg *tensors,
     triton_aot_tensor_storage *storage);
 
+/* Tuned dispatch (docs/tuning.md): the position, in kernel `kernel`'s targets, of the target
+ * whose image the current device runs; -1 when there is none (no device, no image: the launch
+ * that follows says why). */
+TRITON_AOT_HIDDEN int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel);
+
+/* With TRITON_AOT_LOG set, one line naming the config a tuned launch of kernel `kernel` picked
+ * on target position `target` (-1: untuned there, the default). Silent otherwise. */
+TRITON_AOT_HIDDEN void triton_aot_log_tuned(const triton_aot_library *library, uint32_t kernel,
+                                            int target, int config, const char *config_name);
+
 /* Chooses images for and loads every kernel of the library on the current device. */
 TRITON_AOT_HIDDEN triton_aot_status triton_aot_preload(const triton_aot_library *library);
 
