@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -150,6 +153,21 @@ TEST_F(TunerOnFakeDriver, LaunchesAsDoBenchDoes) {
   for (const tta_fake_launch &launch : fakeCuda().launches())
     launches += launch.result == 0 && launch.grid[0] == 4096 / 512;
   EXPECT_EQ(launches, 1 + 5 + 4 + 2);
+}
+
+TEST_F(TunerOnFakeDriver, TheLinkerTakesTheTable) {
+  // The round trip of docs/tuning.md: the table the tuner wrote, linked into the same library
+  // (every kernel, key, config and target name must match, or triton-aot-ld refuses it).
+  ASSERT_TRUE(run());
+  fs::path linked = dir_ / "linked";
+  std::string command = "'" TTA_TUNER_TEST_LINKER "' --name tune_kernels --prefix tun -o '" +
+                        linked.string() + "' '" TTA_TUNER_TEST_CC_INDEX "' --tuning '" +
+                        options_.output + "' > '" + (dir_ / "link.log").string() + "' 2>&1";
+  int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << readText(dir_ / "link.log");
+  std::string source = readText(linked / "tune_kernels.c");
+  EXPECT_NE(source.find("_vector_add_tuned_config"), std::string::npos);
+  EXPECT_NE(source.find("_rms_norm_tuned_config"), std::string::npos);
 }
 
 TEST_F(TunerOnFakeDriver, OnAnOlderGpuTheConfigsItCannotRunAreNull) {
