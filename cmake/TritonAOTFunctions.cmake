@@ -13,17 +13,22 @@ include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTSignature.cmake)
 # triton_add_kernel(<name> SOURCE <file> | MODULE <dotted.name> [FUNCTION <fn>] SIGNATURE <sig>...
 #                   [GRID <x> [<y> [<z>]]] [CONFIG <config>...] [DROP_PRE_HOOKS]
 #                   [HEURISTIC <NAME=C expression>...] [HEURISTIC_VALUES <NAME=V1,V2>...]
-#                   [OPTIONS <triton-aot-cc argument>...])
-# Without CONFIG, a @triton.autotune'd kernel's configs are its decorator's.
+#                   [OPTIONS <triton-aot-cc argument>...]
+#                   [TUNE_KEY <param>... TUNE_SHAPES <"v1,v2,...">... [TUNE_ARGS <"name=expr">...]
+#                    [TUNE_GRID <x> [<y> [<z>]]]])
+# Without CONFIG, a @triton.autotune'd kernel's configs are its decorator's. TUNE_*: what the
+# `tune` target times (docs/tuning.md).
 function(triton_add_kernel name)
   set(context "triton_add_kernel(${name})")
+  set(keywords "the keywords are SOURCE, MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, "
+               "SIGNATURE, GRID, CONFIG, DROP_PRE_HOOKS, OPTIONS, TUNE_KEY, TUNE_SHAPES, "
+               "TUNE_ARGS and TUNE_GRID")
+  string(JOIN "" keywords ${keywords})
   cmake_parse_arguments(PARSE_ARGV 1 arg "DROP_PRE_HOOKS" "SOURCE;MODULE;FUNCTION"
-                        "SIGNATURE;GRID;CONFIG;OPTIONS;HEURISTIC;HEURISTIC_VALUES")
+                        "SIGNATURE;GRID;CONFIG;OPTIONS;HEURISTIC;HEURISTIC_VALUES;TUNE_KEY;TUNE_SHAPES;TUNE_ARGS;TUNE_GRID")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
-    message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are SOURCE, "
-                        "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG, "
-                        "DROP_PRE_HOOKS and OPTIONS")
+    message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; ${keywords}")
   endif()
   # Passed to triton-aot-cc as --heuristic / --heuristic-values (docs/compiler.md#heuristics).
   foreach(value IN LISTS arg_HEURISTIC)
@@ -36,13 +41,13 @@ function(triton_add_kernel name)
     message(FATAL_ERROR "${context}: ${keyword} needs a value")
   endforeach()
   # A misspelt keyword after a list keyword reads as one more value of that list.
-  foreach(value IN LISTS arg_SIGNATURE arg_GRID arg_CONFIG arg_OPTIONS)
-    if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES)$")
-      message(FATAL_ERROR "${context}: unknown keyword '${value}'; the keywords are SOURCE, "
-                          "MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, SIGNATURE, GRID, CONFIG, "
-                          "DROP_PRE_HOOKS and OPTIONS")
+  foreach(value IN LISTS arg_SIGNATURE arg_GRID arg_CONFIG arg_OPTIONS arg_TUNE_KEY
+                         arg_TUNE_SHAPES arg_TUNE_ARGS arg_TUNE_GRID)
+    if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES|TUNE_[A-Z_]+)$")
+      message(FATAL_ERROR "${context}: unknown keyword '${value}'; ${keywords}")
     endif()
   endforeach()
+  _triton_aot_check_tuning("${context}")
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "${context}: the kernel's name must be a C identifier (it names the "
                         "function <prefix>_${name})")
@@ -94,8 +99,43 @@ function(triton_add_kernel name)
     list(APPEND arg_OPTIONS --drop-pre-hooks)
   endif()
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_OPTIONS "${arg_OPTIONS}")
+  foreach(property TUNE_KEY TUNE_SHAPES TUNE_ARGS TUNE_GRID)
+    set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_${property} "${arg_${property}}")
+  endforeach()
   set_property(GLOBAL APPEND PROPERTY TRITON_AOT_KERNELS "${name}")
 endfunction()
+
+# TUNE_KEY, TUNE_SHAPES, TUNE_ARGS and TUNE_GRID of triton_add_kernel() (the caller's arg_*):
+# together or not at all, each shape as many positive integers as the key has names.
+macro(_triton_aot_check_tuning context)
+  if(DEFINED arg_TUNE_KEY OR DEFINED arg_TUNE_SHAPES OR DEFINED arg_TUNE_ARGS OR DEFINED arg_TUNE_GRID)
+    if(NOT DEFINED arg_TUNE_KEY OR NOT DEFINED arg_TUNE_SHAPES)
+      message(FATAL_ERROR "${context}: tuning needs TUNE_KEY (the integer parameters the "
+                          "dispatch keys on) and TUNE_SHAPES (their values to tune, one "
+                          "\"v1,v2,...\" per shape); see docs/tuning.md")
+    endif()
+    list(LENGTH arg_TUNE_KEY _tta_key_count)
+    foreach(_tta_shape IN LISTS arg_TUNE_SHAPES)
+      string(REPLACE "," ";" _tta_values "${_tta_shape}")
+      list(LENGTH _tta_values _tta_count)
+      if(NOT _tta_count EQUAL _tta_key_count OR NOT _tta_shape MATCHES "^[1-9][0-9]*(,[1-9][0-9]*)*$")
+        message(FATAL_ERROR "${context}: TUNE_SHAPES '${_tta_shape}': expected ${_tta_key_count} "
+                            "positive integers separated by commas, one per TUNE_KEY name "
+                            "(${arg_TUNE_KEY})")
+      endif()
+    endforeach()
+    foreach(_tta_arg IN LISTS arg_TUNE_ARGS)
+      if(NOT _tta_arg MATCHES "^[A-Za-z_][A-Za-z0-9_]*=.+$")
+        message(FATAL_ERROR "${context}: TUNE_ARGS '${_tta_arg}': expected <parameter>=<expression>, "
+                            "e.g. \"a_ptr=M * K\" (a pointer's element count) or \"stride_am=K\"")
+      endif()
+    endforeach()
+    if(DEFINED arg_TUNE_GRID AND DEFINED arg_GRID)
+      message(FATAL_ERROR "${context}: TUNE_GRID is for a kernel without GRID (the caller's grid); "
+                          "this kernel computes its own")
+    endif()
+  endif()
+endmacro()
 
 # The .py file of MODULE <dotted.name>, found by the compile interpreter as it would import it
 # (without running the package's code), at configure time.
@@ -116,11 +156,12 @@ endfunction()
 function(triton_add_library target)
   set(context "triton_add_library(${target})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;COMPRESS;NO_PTX"
-                        "PREFIX;COMPRESS_LEVEL" "KERNELS;ARCHITECTURES")
+                        "PREFIX;COMPRESS_LEVEL;TUNING_TABLE" "KERNELS;ARCHITECTURES")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
     message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are STATIC, "
-                        "SHARED, KERNELS, ARCHITECTURES, PREFIX, COMPRESS, COMPRESS_LEVEL and NO_PTX")
+                        "SHARED, KERNELS, ARCHITECTURES, PREFIX, COMPRESS, COMPRESS_LEVEL, NO_PTX "
+                        "and TUNING_TABLE")
   endif()
   foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${context}: ${keyword} needs a value")
@@ -131,7 +172,7 @@ function(triton_add_library target)
   if(NOT arg_KERNELS)
     message(FATAL_ERROR "${context}: KERNELS is missing: name the triton_add_kernel() entry points")
   endif()
-  set(keywords "the keywords are STATIC, SHARED, KERNELS, ARCHITECTURES, PREFIX, COMPRESS, COMPRESS_LEVEL and NO_PTX")
+  set(keywords "the keywords are STATIC, SHARED, KERNELS, ARCHITECTURES, PREFIX, COMPRESS, COMPRESS_LEVEL, NO_PTX and TUNING_TABLE")
   # A misspelt keyword after a list keyword reads as one more value of that list.
   foreach(value IN LISTS arg_ARCHITECTURES)
     if(value MATCHES "^[A-Z][A-Z_]+$")
@@ -219,6 +260,12 @@ function(triton_add_library target)
   endif()
   set_property(TARGET ${target} PROPERTY _TRITON_AOT_LINK_OPTIONS "${link_options}")
   set_property(TARGET ${target} PROPERTY _TRITON_AOT_PREFIX "${arg_PREFIX}")
+  # The tuning table lives in the source tree, to be committed (docs/tuning.md).
+  if(NOT arg_TUNING_TABLE)
+    set(arg_TUNING_TABLE "${target}.tuning.json")
+  endif()
+  cmake_path(ABSOLUTE_PATH arg_TUNING_TABLE BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+  set_property(TARGET ${target} PROPERTY TRITON_AOT_TUNING_TABLE "${arg_TUNING_TABLE}")
   # The build rules are made at the end of this directory, so that TRITON_ARCHITECTURES can
   # still be changed after this call, as CUDA_ARCHITECTURES can.
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _triton_aot_add_build_rules [[${target}]])")
@@ -309,13 +356,14 @@ function(_triton_aot_add_build_rules target)
     endforeach()
   endforeach()
 
+  _triton_aot_add_tuning(${target} "${dir}" "${prefix}" "${kernels}" link_options tuning_depends)
   set(outputs "${dir}/${target}.h" "${dir}/${target}.c" "${dir}/${target}.images.S"
               "${dir}/${target}.images" "${dir}/${target}.json")
   add_custom_command(
     OUTPUT ${outputs}
     COMMAND TritonAOT::triton-aot-ld --name "${target}" --prefix "${prefix}" -o "${dir}"
             ${link_options} ${indexes}
-    DEPENDS ${indexes} TritonAOT::triton-aot-ld
+    DEPENDS ${indexes} TritonAOT::triton-aot-ld ${tuning_depends}
     COMMENT "Linking Triton kernel library ${target} (${kernel_count} kernel(s), ${target_count} architecture(s))"
     VERBATIM)
   # The images are pulled in by .incbin from the assembler file the linker wrote; a C file that
@@ -325,6 +373,88 @@ function(_triton_aot_add_build_rules target)
     "/* Embeds ${target}.images (generated by triton_add_library; do not edit). */\n__asm__(\".include \\\"${dir}/${target}.images.S\\\"\");\n")
   set_source_files_properties("${dir}/${target}.images.c" PROPERTIES
     OBJECT_DEPENDS "${dir}/${target}.images.S;${dir}/${target}.images")
+endfunction()
+
+# Tuning of a triton_add_library() target (docs/tuning.md): its table, when it exists, goes to
+# the link (--tuning; appended to <link_options_var>, the table to <depends_var>); a missing one
+# is picked up when it appears (its directory is a configure dependency). When a kernel has
+# TUNE_* values: the spec <dir>/<target>.tune.json, a module of the library to time, and the
+# targets <target>_tune and `tune` (never part of the default build), which run triton-aot-tune
+# on this machine's GPU and write the table.
+function(_triton_aot_add_tuning target dir prefix kernels link_options_var depends_var)
+  get_target_property(table ${target} TRITON_AOT_TUNING_TABLE)
+  set(depends "")
+  if(EXISTS "${table}")
+    list(APPEND ${link_options_var} --tuning "${table}")
+    set(depends "${table}")
+  else()
+    cmake_path(GET table PARENT_PATH table_dir)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${table_dir}")
+  endif()
+  set(${link_options_var} "${${link_options_var}}" PARENT_SCOPE)
+  set(${depends_var} "${depends}" PARENT_SCOPE)
+
+  set(spec "{\"schema\": \"triton-aot-tuning-spec\", \"version\": 1, \"kernels\": []}")
+  set(index 0)
+  foreach(kernel IN LISTS kernels)
+    foreach(property TUNE_KEY TUNE_SHAPES TUNE_ARGS TUNE_GRID)
+      get_property(${property} GLOBAL PROPERTY TRITON_AOT_KERNEL_${kernel}_${property})
+    endforeach()
+    if(NOT TUNE_KEY)
+      continue()
+    endif()
+    list(JOIN TUNE_KEY "\", \"" key)
+    set(shapes "")
+    foreach(shape IN LISTS TUNE_SHAPES)
+      list(APPEND shapes "[${shape}]")
+    endforeach()
+    list(JOIN shapes ", " shapes)
+    set(entry "{\"kernel\": \"${kernel}\", \"key\": [\"${key}\"], \"shapes\": [${shapes}], \"args\": {}}")
+    foreach(arg IN LISTS TUNE_ARGS)
+      string(FIND "${arg}" "=" equals)
+      string(SUBSTRING "${arg}" 0 ${equals} name)
+      math(EXPR equals "${equals} + 1")
+      string(SUBSTRING "${arg}" ${equals} -1 expression)
+      string(STRIP "${expression}" expression)
+      string(REPLACE "\\" "\\\\" expression "${expression}")
+      string(REPLACE "\"" "\\\"" expression "${expression}")
+      string(JSON entry SET "${entry}" args "${name}" "\"${expression}\"")
+    endforeach()
+    if(TUNE_GRID)
+      list(JOIN TUNE_GRID "\", \"" grid)
+      string(JSON entry SET "${entry}" grid "[\"${grid}\"]")
+    endif()
+    string(JSON spec SET "${spec}" kernels ${index} "${entry}")
+    math(EXPR index "${index} + 1")
+  endforeach()
+  if(index EQUAL 0)
+    return()
+  endif()
+  file(CONFIGURE OUTPUT "${dir}/${target}.tune.json" CONTENT "${spec}\n" @ONLY)
+
+  # The tuner dlopens a shared object: a module of the same sources, built only for tuning.
+  get_target_property(sources ${target} SOURCES)
+  add_library(${target}_tuning_module MODULE EXCLUDE_FROM_ALL ${sources})
+  target_include_directories(${target}_tuning_module PRIVATE "${dir}")
+  target_link_libraries(${target}_tuning_module PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+  set_target_properties(${target}_tuning_module PROPERTIES C_STANDARD 11
+    C_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)
+  if(TARGET TritonAOT::triton-aot-tune)
+    set(command TritonAOT::triton-aot-tune --library $<TARGET_FILE:${target}_tuning_module>
+                --prefix "${prefix}" --spec "${dir}/${target}.tune.json" --output "${table}")
+  else()
+    set(command "${CMAKE_COMMAND}" -E echo
+                "${target}_tune: this TritonAOT has no triton-aot-tune" COMMAND false)
+  endif()
+  add_custom_target(${target}_tune
+    COMMAND ${command}
+    DEPENDS ${target}_tuning_module
+    COMMENT "Tuning ${target} on this machine's GPU into ${table}"
+    USES_TERMINAL VERBATIM)
+  if(NOT TARGET tune)
+    add_custom_target(tune)
+  endif()
+  add_dependencies(tune ${target}_tune)
 endfunction()
 
 # The Ninja job pool that bounds concurrent compiles: TRITON_AOT_COMPILE_JOBS, default one per

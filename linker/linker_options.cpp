@@ -43,7 +43,8 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
                  "zstd level, 1 to " + std::to_string(ZSTD_maxCLevel()) + " (default 19)");
   app.add_option("--tuning", tuning,
                  "A tuning table (triton-aot-tune) to compile into shape dispatch; repeatable "
-                 "(docs/tuning.md)");
+                 "(docs/tuning.md)")
+      ->allow_extra_args(false);   // one table per --tuning: the inputs follow it
   app.add_flag("-v,--verbose", verbose, "Say what was read and written");
   app.add_option("--inspect", inspect,
                  "Print the kernels, variants, targets and resources of a library's .json "

@@ -31,6 +31,15 @@ TEST(LinkerOptions, Link) {
   EXPECT_TRUE(o.verbose);
 }
 
+TEST(LinkerOptions, EachTuningTakesOneTableAndTheInputsFollow) {
+  auto cl = expectParsed(parseLinkCommandLine({"--name", "k", "-o", "out", "--tuning", "a.tuning.json",
+                                               "--tuning", "b.tuning.json", "idx/index.json",
+                                               "c.json"}),
+                         "tuning");
+  EXPECT_THAT(cl.options.tuningTables, ElementsAre("a.tuning.json", "b.tuning.json"));
+  EXPECT_THAT(cl.options.inputs, ElementsAre("idx/index.json", "c.json"));
+}
+
 TEST(LinkerOptions, PtxAndCompression) {
   auto cl = expectParsed(parseLinkCommandLine({"--name=k", "--output-dir", "/tmp/x", "--no-ptx",
                                                "--compress", "--compress-level", "5", "a.json"}),
