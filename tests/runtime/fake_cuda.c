@@ -935,6 +935,8 @@ static int check_launch(const launch_request *request, tta_fake_launch *record) 
   return CUDA_SUCCESS;
 }
 
+static void advance_stream(CUstream stream, uint64_t ns);
+
 static int launch(const launch_request *request) {
   tta_fake_launch record;
   int result = begin(request->api);
@@ -952,6 +954,10 @@ static int launch(const launch_request *request) {
   if (result == 0) {
     FAKE_LOCK();
     result = check_launch(request, &record);
+    /* A kernel takes 1 ns per thread on the stream's virtual clock (events read it). */
+    if (result == CUDA_SUCCESS)
+      advance_stream(request->stream, (uint64_t)request->grid[0] * request->grid[1] * request->grid[2] *
+                                          request->block[0] * request->block[1] * request->block[2]);
     FAKE_UNLOCK();
   }
   record.result = result;
@@ -1064,6 +1070,207 @@ FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Synchronous memory, streams and events (what triton-aot-tune uses)                         */
+/* Streams and events live in fixed tables: a handle is an element's address, so a pointer
+ * the fake never gave out (tests pass made-up streams to launches) is recognised without
+ * being read. Each stream has a virtual clock in nanoseconds that launches and memsets
+ * advance; an event records its stream's clock, so elapsed times are exact and repeatable. */
+
+typedef struct CUevent_st *CUevent;
+struct CUstream_st { int live; int device; uint64_t clock_ns; };
+struct CUevent_st { int live; int recorded; uint64_t time_ns; };
+#define FAKE_STREAMS 64
+#define FAKE_EVENTS 4096
+static struct CUstream_st streams[FAKE_STREAMS];
+static struct CUevent_st events[FAKE_EVENTS];
+static uint64_t default_stream_clock;
+
+/* The clock of a stream the fake created (NULL: the default stream), or NULL. */
+static uint64_t *stream_clock(CUstream stream) {
+  if (stream == NULL) return &default_stream_clock;
+  if (stream >= streams && stream < streams + FAKE_STREAMS && stream->live) return &stream->clock_ns;
+  return NULL;
+}
+
+static void advance_stream(CUstream stream, uint64_t ns) {
+  uint64_t *clock = stream_clock(stream);
+  if (clock != NULL) *clock += ns;
+}
+
+static int live_event(CUevent event) {
+  return event >= events && event < events + FAKE_EVENTS && event->live;
+}
+
+/* The live allocation holding [address, address + size), or -1 (caller holds the lock). */
+static int find_allocation(CUdeviceptr address, size_t size) {
+  int i;
+  for (i = allocation_count - 1; i >= 0; --i)
+    if (allocations[i].live && address >= allocations[i].address &&
+        address + size <= allocations[i].address + allocations[i].size)
+      return i;
+  return -1;
+}
+
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
+  ENTER("cuDevicePrimaryCtxRelease");
+  return device < 0 || device >= device_count ? CUDA_ERROR_INVALID_DEVICE : CUDA_SUCCESS;
+}
+
+/* Recorded as a stream-ordered allocation on the default stream: the same table, so the
+ * tests' live allocation count covers both. */
+FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *pointer, size_t size) {
+  return cuMemAllocAsync(pointer, size, NULL);
+}
+
+FAKE_EXPORT CUresult cuMemFree(CUdeviceptr address) { return cuMemFreeAsync(address, NULL); }
+
+FAKE_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr destination, const void *source, size_t size) {
+  int result = CUDA_SUCCESS;
+  ENTER("cuMemcpyHtoD");
+  if (source == NULL) return CUDA_ERROR_INVALID_VALUE;
+  FAKE_LOCK();
+  if (find_allocation(destination, size) < 0) {
+    fake_misuse("cuMemcpyHtoD: %zu bytes at %#llx are not inside one allocation", size, destination);
+    result = CUDA_ERROR_INVALID_VALUE;
+  }
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t size,
+                                     CUstream stream) {
+  int result = CUDA_SUCCESS;
+  (void)value;
+  ENTER("cuMemsetD8Async");
+  FAKE_LOCK();
+  if (find_allocation(destination, size) < 0) {
+    fake_misuse("cuMemsetD8Async: %zu bytes at %#llx are not inside one allocation", size, destination);
+    result = CUDA_ERROR_INVALID_VALUE;
+  } else if (stream_clock(stream) == NULL) {
+    result = CUDA_ERROR_INVALID_HANDLE;
+  } else {
+    advance_stream(stream, size / 1024); /* 1 ns per KiB: not what a timed launch measures */
+  }
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
+  int result = CUDA_ERROR_OUT_OF_MEMORY, i;
+  ENTER("cuStreamCreate");
+  if (stream == NULL || flags > 1) return CUDA_ERROR_INVALID_VALUE;
+  FAKE_LOCK();
+  if (current_context() == NULL) {
+    result = CUDA_ERROR_INVALID_CONTEXT;
+  } else {
+    for (i = 0; i < FAKE_STREAMS; ++i)
+      if (!streams[i].live) {
+        memset(&streams[i], 0, sizeof streams[i]);
+        streams[i].live = 1;
+        streams[i].device = device_of(current_context());
+        *stream = &streams[i];
+        result = CUDA_SUCCESS;
+        break;
+      }
+  }
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuStreamDestroy(CUstream stream) {
+  int result = CUDA_SUCCESS;
+  ENTER("cuStreamDestroy");
+  FAKE_LOCK();
+  if (stream == NULL || stream_clock(stream) == NULL) {
+    fake_misuse("cuStreamDestroy: %p is not a live stream", (void *)stream);
+    result = CUDA_ERROR_INVALID_HANDLE;
+  } else {
+    stream->live = 0;
+  }
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream) {
+  int result;
+  ENTER("cuStreamSynchronize");
+  FAKE_LOCK();
+  result = stream_clock(stream) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags) {
+  int result = CUDA_ERROR_OUT_OF_MEMORY, i;
+  ENTER("cuEventCreate");
+  if (event == NULL || flags != 0) return CUDA_ERROR_INVALID_VALUE; /* timing events only */
+  FAKE_LOCK();
+  for (i = 0; i < FAKE_EVENTS; ++i)
+    if (!events[i].live) {
+      memset(&events[i], 0, sizeof events[i]);
+      events[i].live = 1;
+      *event = &events[i];
+      result = CUDA_SUCCESS;
+      break;
+    }
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
+  int result = CUDA_SUCCESS;
+  uint64_t *clock;
+  ENTER("cuEventRecord");
+  FAKE_LOCK();
+  clock = stream_clock(stream);
+  if (!live_event(event) || clock == NULL) {
+    result = CUDA_ERROR_INVALID_HANDLE;
+  } else {
+    event->recorded = 1;
+    event->time_ns = *clock;
+  }
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  int result = CUDA_SUCCESS;
+  ENTER("cuEventElapsedTime");
+  if (ms == NULL) return CUDA_ERROR_INVALID_VALUE;
+  FAKE_LOCK();
+  if (!live_event(start) || !live_event(end) || !start->recorded || !end->recorded)
+    result = CUDA_ERROR_INVALID_HANDLE;
+  else
+    *ms = (float)((double)(end->time_ns - start->time_ns) / 1e6);
+  FAKE_UNLOCK();
+  return result;
+}
+
+FAKE_EXPORT CUresult cuEventDestroy(CUevent event) {
+  int result = CUDA_SUCCESS;
+  ENTER("cuEventDestroy");
+  FAKE_LOCK();
+  if (!live_event(event)) {
+    fake_misuse("cuEventDestroy: %p is not a live event", (void *)event);
+    result = CUDA_ERROR_INVALID_HANDLE;
+  } else {
+    event->live = 0;
+  }
+  FAKE_UNLOCK();
+  return result;
+}
+
+/* Streams and events not destroyed (cleared by tta_fake_reset). */
+FAKE_EXPORT int tta_fake_live_streams_and_events(void) {
+  int live = 0, i;
+  FAKE_LOCK();
+  for (i = 0; i < FAKE_STREAMS; ++i) live += streams[i].live;
+  for (i = 0; i < FAKE_EVENTS; ++i) live += events[i].live;
+  FAKE_UNLOCK();
+  return live;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* cuGetProcAddress                                                                            */
 
 FAKE_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
@@ -1089,6 +1296,12 @@ static const struct { const char *name; int version; void (*function)(void); } e
   FAKE_ENTRY(cuKernelGetFunction, 12000), FAKE_ENTRY(cuCtxGetId, 12000),
   FAKE_ENTRY(cuLaunchKernelEx, 11060), FAKE_ENTRY(cuMemAllocAsync, 11020),
   FAKE_ENTRY(cuMemFreeAsync, 11020), FAKE_ENTRY(cuTensorMapEncodeTiled, 12000),
+  FAKE_ENTRY(cuDevicePrimaryCtxRelease, 11000), FAKE_ENTRY(cuMemAlloc, 3020),
+  FAKE_ENTRY(cuMemFree, 3020), FAKE_ENTRY(cuMemcpyHtoD, 3020), FAKE_ENTRY(cuMemsetD8Async, 3020),
+  FAKE_ENTRY(cuStreamCreate, 2000), FAKE_ENTRY(cuStreamDestroy, 4000),
+  FAKE_ENTRY(cuStreamSynchronize, 2000), FAKE_ENTRY(cuEventCreate, 2000),
+  FAKE_ENTRY(cuEventRecord, 2000), FAKE_ENTRY(cuEventElapsedTime, 2000),
+  FAKE_ENTRY(cuEventDestroy, 4000),
 };
 
 static CUresult get_proc_address(const char *symbol, void **pfn, int version,
@@ -1200,6 +1413,9 @@ FAKE_EXPORT int tta_fake_reset(const char *list) {
   fake_core_clear();
   allocation_count = 0;
   have_tensor_map = 0;
+  memset(streams, 0, sizeof streams);
+  memset(events, 0, sizeof events);
+  default_stream_clock = 0;
   FAKE_UNLOCK();
   return result;
 }

@@ -107,6 +107,9 @@ typedef struct tta_fake_tensor_map {
 } tta_fake_tensor_map;
 typedef int (*tta_fake_last_tensor_map_fn)(tta_fake_tensor_map *out); /* 0, or -1 if none */
 
+/* Streams and events created and not destroyed (triton-aot-tune's; cleared by reset). */
+typedef int (*tta_fake_live_streams_and_events_fn)(void);
+
 /* FNV-1a, 64 bits: what tta_fake_load.hash holds (tests hash the image files the same way). */
 static inline uint64_t tta_fake_hash(const void *data, size_t size) {
   const unsigned char *bytes = (const unsigned char *)data;
