@@ -2,6 +2,7 @@
 #include "tuner/tune_options.h"
 
 #include <cstdio>
+#include <iostream>
 
 namespace {
 
@@ -22,6 +23,8 @@ int run(const std::vector<std::string> &args) {
     std::fputs(commandLine->earlyExitText.c_str(), stdout);
     return 0;
   }
+  if (tta::importRequested(commandLine->import))
+    return tta::runTritonCacheImport(commandLine->import, "triton-aot-tune", std::cout, std::cerr);
   tta::Status status = tta::tune::tuneAndWrite(commandLine->options, [](std::string_view line) {
     std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
   });

@@ -42,6 +42,7 @@ Expected<TuneCommandLine> parseTuneCommandLine(const std::vector<std::string> &a
   app.add_option("--max-ms-per-measurement", o.measure.maxMsPerMeasurement,
                  "Fewer timed launches when they would take longer (default 200)");
   app.add_flag("--version", version, "Print the version and exit");
+  addTritonCacheImportOptions(app, out.import);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11 pops from the back
   try {
@@ -54,6 +55,13 @@ Expected<TuneCommandLine> parseTuneCommandLine(const std::vector<std::string> &a
   }
   if (version) {
     out.earlyExitText = std::string("triton-aot-tune ") + TRITON_AOT_VERSION + "\n";
+    return out;
+  }
+  if (importRequested(out.import)) {   // no GPU: Triton's own timings become the table
+    if (!o.library.empty() || !o.spec.empty())
+      return usage("--import-triton-cache reads Triton's timings; it takes no --library or --spec");
+    out.import.kernels = o.kernels;
+    out.import.output = o.output;
     return out;
   }
   if (o.library.empty())

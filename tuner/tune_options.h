@@ -2,9 +2,12 @@
 //   triton-aot-tune --library <lib.so> --spec <x.tune.json> --output <x.tuning.json>
 //                   [--prefix p] [--device N] [--kernel NAME]... [--repetitions N]
 //                   [--warmup-ms MS] [--max-ms-per-measurement MS]
+//   triton-aot-tune --import-triton-cache DIR --manifest lib.json --kernel K --target cuda:90a
+//                   --output T.json   (tuner/import/import_command.h)
 #pragma once
 
 #include "compiler/diagnostic.h"
+#include "tuner/import/import_command.h"
 #include "tuner/tuner.h"
 
 #include <string>
@@ -14,6 +17,8 @@ namespace tta::tune {
 
 struct TuneCommandLine {
   TuneOptions options;
+  /// --import-triton-cache: the import instead of timing (importRequested(import)).
+  TritonCacheImportCommand import;
   std::string earlyExitText;   ///< --help / --version: print this and exit 0
 };
 

@@ -63,6 +63,16 @@ TEST_F(TuneCommand, WritesTheTableAndSaysWhatItTimed) {
   EXPECT_TRUE(fs::exists(dir_ / "tun.tuning.json"));
 }
 
+TEST_F(TuneCommand, TheImportRunsInsteadOfTimingAndNeedsNoGpu) {
+  ToolRun run = runTool("--import-triton-cache '" + dir_.string() + "' --manifest '" +
+                            (dir_ / "missing.json").string() + "' --kernel vector_add --target " +
+                            "cuda:90a --output '" + (dir_ / "tun.tuning.json").string() + "'",
+                        "TTA_FAKE_CUDA_DEVICES=");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("missing.json"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(dir_ / "tun.tuning.json"));
+}
+
 TEST_F(TuneCommand, UsageErrorsExitWith2) {
   ToolRun run = runTool("");
   EXPECT_EQ(run.status, 2);

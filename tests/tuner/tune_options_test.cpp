@@ -86,3 +86,28 @@ TEST(TuneTarget, SpelledAsTritonBuildsForTheDeviceAndAsTheLibraryHasIt) {
 
 } // namespace
 } // namespace tta::tune
+
+namespace tta::tune {
+namespace {
+
+// --import-triton-cache makes the tool the importer (tuner/import): its --kernel and --output
+// are the tuner's own; --library and --spec, which only timing reads, are refused.
+TEST(TuneOptionsImport, TheImportTakesTheKernelsAndOutputOfTheTuner) {
+  auto parsed = parseTuneCommandLine({"--import-triton-cache", "cache", "--manifest", "mm.json",
+                                      "--kernel", "mm", "--kernel", "bmm", "--target", "cuda:90a",
+                                      "--output", "mm.tuning.json"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_TRUE(importRequested(parsed->import));
+  EXPECT_EQ(parsed->import.kernels, (std::vector<std::string>{"mm", "bmm"}));
+  EXPECT_EQ(parsed->import.output, "mm.tuning.json");
+  EXPECT_EQ(parsed->import.target, "cuda:90a");
+
+  auto mixed = parseTuneCommandLine({"--import-triton-cache", "cache", "--manifest", "mm.json",
+                                     "--library", "libmm.so", "--output", "t.json"});
+  ASSERT_FALSE(mixed);
+  EXPECT_NE(mixed.error().message.find("takes no --library or --spec"), std::string::npos)
+      << mixed.error().message;
+}
+
+} // namespace
+} // namespace tta::tune
