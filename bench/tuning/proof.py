@@ -8,8 +8,10 @@ the table is linked in. Then, for every tuned and held-out shape of each kernel:
 - Triton's own launch of the same @triton.autotune'd function: its first call for the new key
   (wall time: the autotuner benchmarks every config) and then its device time,
 - the library's first call for the new key (wall time).
-Device times are CUDA-graph replays (triton.testing.do_bench_cudagraph), so neither ctypes nor
-Triton's Python launch is in them. Ratios are against the best config measured in the same run.
+Device times are measured as the tuner and Triton's autotuner measure (--method flush, the
+default: triton.testing.do_bench, L2 flushed before each timed launch, which also hides the
+ctypes and Python launch costs behind the flush), or as CUDA-graph replays with a warm L2
+(--method graph). Ratios are against the best config measured the same way in the same run.
 
   python3 bench/tuning/proof.py --tritonaot-dir build/device-install/lib/cmake/TritonAOT \
       --work /tmp/tuning --csv bench/results/tuning_h100.csv
@@ -136,7 +138,9 @@ def device_ms(fn):
     import torch
     import triton.testing
     torch.cuda.synchronize()
-    return triton.testing.do_bench_cudagraph(fn, rep=args_rep, return_mode="median")
+    if args_method == "graph":
+        return triton.testing.do_bench_cudagraph(fn, rep=args_rep, return_mode="median")
+    return triton.testing.do_bench(fn, warmup=25, rep=max(args_rep, 100), return_mode="median")
 
 
 def wall_ms(fn):
@@ -198,15 +202,18 @@ def summarize(rows, tuner_seconds):
 
 
 def main():
-    global args_rep
+    global args_rep, args_method
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tritonaot-dir", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--arch", default="90a")
     parser.add_argument("--csv")
-    parser.add_argument("--rep-ms", type=int, default=20, help="do_bench_cudagraph's rep")
+    parser.add_argument("--rep-ms", type=int, default=20, help="do_bench's rep, in ms")
+    parser.add_argument("--method", choices=("flush", "graph"), default="flush",
+                        help="flush: L2 flushed before each launch, as the tuner times; graph: "
+                             "warm CUDA-graph replays")
     args = parser.parse_args()
-    args_rep = args.rep_ms
+    args_rep, args_method = args.rep_ms, args.method
     os.makedirs(args.work, exist_ok=True)
     import torch
     print(torch.cuda.get_device_name(), flush=True)
@@ -230,7 +237,7 @@ def main():
     return 0
 
 
-args_rep = 20
+args_rep, args_method = 20, "flush"
 
 if __name__ == "__main__":
     sys.exit(main())
