@@ -3,12 +3,43 @@
 
 #include "linker/codegen.h"
 #include "linker/codegen_plan.h"
+#include "linker/grid_codegen.h"
 
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace tta::link {
+
+inline bool isPointer(const CParam &param) { return !param.cType.empty() && param.cType.back() == '*'; }
+
+inline bool isTensorPart(const CParam &param) { return param.tensorPart != CParam::TensorPart::None; }
+
+/// Indices (into Kernel::cParams) of each host tensor descriptor's base parameter, in order.
+inline std::vector<std::size_t> tensorBases(const Kernel &kernel) {
+  std::vector<std::size_t> out;
+  for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
+    if (kernel.cParams[p].tensorPart == CParam::TensorPart::Base)
+      out.push_back(p);
+  return out;
+}
+
+
+/// What the dispatchers call, so that <lib>.c defines only those helpers.
+struct DispatcherNeeds {
+  GridHelpers grid;
+  std::set<std::string> heuristicHelpers;   ///< helper functions heuristic tests call
+  bool invalid = false; ///< tta_invalid()
+  bool launch = false;  ///< tta_launch()
+  bool launchTensors = false;  ///< tta_launch_tensors()
+};
+
+
+/// The dispatcher of kernel \p k (codegen_dispatcher.cpp): tta_<kernel>_dispatch(), noting in
+/// \p used the helpers it calls.
+void writeDispatcher(std::ostream &out, const Library &library, const CodegenPlan &plan,
+                     std::size_t k, DispatcherNeeds &used);
 
 /// <lib>.h (docs/generated-api.md).
 std::string generateHeader(const Library &library, const CodegenPlan &plan);
