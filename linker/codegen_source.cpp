@@ -1,5 +1,5 @@
-// <lib>.c: static const tables for the runtime (runtime-shim/include/triton_aot/runtime.h) and
-// one dispatcher per kernel: config -> hint variant -> grid -> triton_aot_launch().
+// <lib>.c: the static const tables the runtime reads (runtime-shim/include/triton_aot/runtime.h),
+// the helpers the dispatchers call, the dispatchers (codegen_dispatcher.cpp) and the public API.
 #include "linker/c_text.h"
 #include "linker/codegen_parts.h"
 #include "linker/link_group.h"
