@@ -89,6 +89,36 @@ TEST_F(Link, AFailedLinkLeavesNothing) {
   EXPECT_TRUE(names().empty());
 }
 
+// A tuning table that does not fit the library fails the link before anything is written, and
+// the earlier library of the same names goes too; one that fits is compiled in.
+TEST_F(Link, ATuningTableIsCheckedBeforeAnythingIsWritten) {
+  LinkOptions o = options(writeAll("scale", {"cuda:80"}, defaultParams()), "demo");
+  ASSERT_TRUE(link(o));
+  const std::string config = parseManifest(nlohmann::json::parse(readFile(dir_ / "out/demo.json")))
+                                 ->kernels.at(0).configs.at(0).name;
+  auto table = [&](const std::string &kernel, const std::string &best) {
+    nlohmann::json shape = {{"key", {1024}}, {"best", best}, {"times_us", {{best, 1.0}}}};
+    nlohmann::json target = {{"target", "cuda:80"}, {"shapes", nlohmann::json::array({shape})}};
+    nlohmann::json tuned = {{"kernel", kernel}, {"key", {"n"}},
+                            {"targets", nlohmann::json::array({target})}};
+    return nlohmann::json{{"schema", "triton-aot-tuning"}, {"version", 1},
+                          {"kernels", nlohmann::json::array({tuned})}};
+  };
+  writeFile(dir_ / "bad.tuning.json", table("scale", "no_such_config").dump());
+  o.tuningTables = {(dir_ / "bad.tuning.json").string()};
+  Status s = link(o);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::UsageError);
+  EXPECT_THAT(s.error().message, HasSubstr("is tuned to run config 'no_such_config' on cuda:80"));
+  EXPECT_TRUE(names().empty());
+
+  writeFile(dir_ / "good.tuning.json", table("scale", config).dump());
+  o.tuningTables = {(dir_ / "good.tuning.json").string()};
+  s = link(o);
+  ASSERT_TRUE(s) << formatDiagnostic(s.error());
+  EXPECT_THAT(readFile(dir_ / "out/demo.c"), HasSubstr("from good.tuning.json"));
+}
+
 TEST_F(Link, AnInterruptedLinkLeavesNothing) {
   LinkOptions o = options(writeAll("scale", {"cuda:80"}, defaultParams()), "demo");
   ASSERT_TRUE(link(o));
