@@ -88,7 +88,7 @@ void writeTunedConfig(std::ostream &out, const Kernel &kernel, const KernelPlan 
     out << "  (void)tta_target;\n";
     for (std::size_t k = 0; k < tuning.keyParams.size(); ++k)
       out << "  (void)" << keyName(k) << ";\n";
-    out << "  return 0;\n}\n\n";
+    out << "  return -1; /* no target is tuned */\n}\n\n";
     return;
   }
   out << "  size_t tta_cell = 0;\n  switch (tta_target) {\n";
@@ -108,10 +108,10 @@ void writeTunedConfig(std::ostream &out, const Kernel &kernel, const KernelPlan 
     }
     out << "    return tta_t" << t << "_grid[tta_cell];\n";
   }
-  out << "  default: /* untuned here: the first config */\n";
+  out << "  default: /* untuned here (or no image): the caller runs the first config */\n";
   for (std::size_t k = 0; k < tuning.keyParams.size(); ++k)
     out << "    (void)" << keyName(k) << ";\n";
-  out << "    return 0;\n  }\n}\n\n";
+  out << "    return -1;\n  }\n}\n\n";
 }
 
 void writeSelectConfig(std::ostream &out, const Kernel &kernel, const KernelPlan &kp) {
@@ -143,10 +143,11 @@ void writeSelectConfig(std::ostream &out, const Kernel &kernel, const KernelPlan
       << "  int tta_t;\n";
   unused();
   out
-      << "  for (tta_t = 0; tta_target != NULL && tta_t < " << spellings.size() << "; ++tta_t)\n"
-      << "    if (strcmp(tta_target, tta_targets[tta_t]) == 0)\n"
-      << wrapCall("      return " + kp.statics + "_tuned_config", forwarded, ";\n")
-      << "  return 0; /* a target it has no image for: the first config */\n}\n\n";
+      << "  for (tta_t = 0; tta_t < " << spellings.size() << "; ++tta_t)   /* none: tta_t is past the end */\n"
+      << "    if (tta_target != NULL && strcmp(tta_target, tta_targets[tta_t]) == 0)\n"
+      << "      break;\n"
+      << wrapCall("  const int tta_tuned = " + kp.statics + "_tuned_config", forwarded, ";\n")
+      << "  return tta_tuned < 0 ? 0 : tta_tuned; /* untuned or unknown target: the first */\n}\n\n";
 }
 
 std::vector<std::string> tunedConfigCall(const Kernel &kernel, const KernelPlan &kp) {
