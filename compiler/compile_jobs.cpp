@@ -87,6 +87,9 @@ bool CompileRun::compileMisses() {
   Status ran = pool_->run(requests, [&](std::size_t i, nlohmann::json answer) {
     finishCompile(*compiling[i], std::move(answer));
   });
+  for (auto &[hook, refusal] : hookRefusals_)
+    fail(std::move(refusal.second));
+  hookRefusals_.clear();
   if (!ran) {
     fail(ran.takeError());
     return false;
@@ -165,11 +168,15 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
   }
   if (!boolOr(answer, "ok", false)) {
     Diagnostic diag = diagnosticFromResponse(answer, job.kernel->sourcePath.string());
-    // A pre_hook that needs a launch fails every config it is on the same way: one error.
+    if (job.config.preHook < 0) {
+      fail(std::move(diag));
+      return;
+    }
     const std::string hookKey = job.kernel->name + " " + job.kernel->function + " " + diag.file +
                                 ":" + std::to_string(diag.line);
-    if (job.config.preHook < 0 || hookRefusalsReported_.insert(hookKey).second)
-      fail(std::move(diag));
+    auto [it, first] = hookRefusals_.try_emplace(hookKey, job.config.preHook, diag);
+    if (!first && job.config.preHook < it->second.first)
+      it->second = {job.config.preHook, std::move(diag)};
     return;
   }
   answer["describe"] = std::move(job.result["describe"]);

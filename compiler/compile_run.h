@@ -147,7 +147,10 @@ private:
   OutputTransaction transaction_;
   std::vector<KernelSpec> kernels_; ///< the request's, with decorator configs adopted
   bool cacheOpened_ = false;
-  std::set<std::string> hookRefusalsReported_; ///< "<kernel> <function> <file>:<line>"
+  /// A pre_hook that needs a launch fails each config it is on the same way: per hook
+  /// ("<kernel> <function> <file>:<line>"), the error of its first config in the decorator's
+  /// list, reported once the compiles are done (the same text whatever order they finish in).
+  std::map<std::string, std::pair<int, Diagnostic>> hookRefusals_;
   std::set<std::string> refusalsWarned_;   ///< "<kernel> <config> <target>": one line each
   std::vector<std::filesystem::path> refusals_; ///< refusal records written in place of variants
 };
