@@ -2,6 +2,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/json_access.h"
+#include "compiler/spelling.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -217,13 +218,6 @@ Expected<SignatureEntry> defaultEntry(const nlohmann::json &param, const std::st
   return entry;
 }
 
-std::string joined(const std::vector<std::string> &items) {
-  std::string out;
-  for (const std::string &item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
 } // namespace
 
 Expected<Signature> completeSignature(const Signature &signature, const nlohmann::json &describe,
@@ -242,7 +236,7 @@ Expected<Signature> completeSignature(const Signature &signature, const nlohmann
     Diagnostic diag = makeError(ExitCode::UsageError,
                                 "signature has " + std::to_string(signature.entries.size()) +
                                     " entries but '" + function + "' has " +
-                                    std::to_string(names.size()) + " parameters (" + joined(names) + ")");
+                                    std::to_string(names.size()) + " parameters (" + joinNames(names) + ")");
     diag.notes.push_back(std::move(note));
     return locate(diag);
   };
@@ -255,7 +249,7 @@ Expected<Signature> completeSignature(const Signature &signature, const nlohmann
       index = std::find(names.begin(), names.end(), entry.keyword) - names.begin();
       if (index == names.size())
         return locate(makeError(ExitCode::UsageError, "signature entry '" + entry.text + "' names no parameter of '" +
-                                                          function + "' (" + joined(names) + ")"));
+                                                          function + "' (" + joinNames(names) + ")"));
       if (given[index])
         return locate(makeError(ExitCode::UsageError, "signature entry '" + entry.text + "' gives '" +
                                                           entry.keyword + "' a second time"));
@@ -290,7 +284,7 @@ Expected<Signature> completeSignature(const Signature &signature, const nlohmann
     complete.entries.push_back(std::move(entry));
   }
   if (!missing.empty())
-    return countError("no entry for " + joined(missing));
+    return countError("no entry for " + joinNames(missing));
   return complete;
 }
 

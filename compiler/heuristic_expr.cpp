@@ -1,6 +1,7 @@
 #include "compiler/heuristic_expr.h"
 
 #include "compiler/lexing.h"
+#include "compiler/python_arith.h"
 
 #include <algorithm>
 #include <cctype>
@@ -545,14 +546,6 @@ bool truthy(const Value &v) {
 bool numeric(const Value &v) { return v.kind != Value::Kind::None; }
 double asDouble(const Value &v) {
   return v.kind == Value::Kind::Float ? v.floatValue : static_cast<double>(v.intValue);
-}
-std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-std::int64_t floorMod(std::int64_t a, std::int64_t b) {
-  std::int64_t r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 std::int64_t nextPow2(std::int64_t n) {
   std::uint64_t v = static_cast<std::uint64_t>(n) - 1;

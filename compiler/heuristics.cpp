@@ -3,6 +3,7 @@
 #include "compiler/frontend_client.h"
 #include "compiler/json_access.h"
 #include "compiler/lexing.h"
+#include "compiler/spelling.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -39,13 +40,6 @@ std::vector<std::string> paramNames(const nlohmann::json &describe) {
   for (const auto &p : arrayOf(describe, "params"))
     names.push_back(stringOr(p, "name"));
   return names;
-}
-
-std::string joinedNames(const std::vector<std::string> &items) {
-  std::string out;
-  for (const std::string &item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 ConstexprValue toConstexpr(const HeuristicValue &v) {
@@ -184,7 +178,7 @@ Expected<std::vector<KernelHeuristic>> translateHeuristics(const nlohmann::json 
       if (std::find(names.begin(), names.end(), used) == names.end())
         return locate(usage("heuristic '" + h.name + "' of '" + function + "' reads '" + used +
                             "', which is not a parameter of '" + function + "' (" +
-                            joinedNames(names) + ")"));
+                            joinNames(names) + ")"));
     out.push_back(std::move(h));
   }
   for (const auto *table : {&declared.overrides})
@@ -308,7 +302,7 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
             read.push_back(used);
         Diagnostic diag = locate(usage(
             "heuristic '" + h.name + "' of '" + function + "' (" + h.written +
-            ") computes an integer from runtime arguments (" + joinedNames(read) +
+            ") computes an integer from runtime arguments (" + joinNames(read) +
             "): list the values to compile"));
         diag.notes.push_back("--heuristic-values " + h.name + "=256,512,1024 (CMake: "
                              "HEURISTIC_VALUES " + h.name + "=256,512,1024); a launch whose value "

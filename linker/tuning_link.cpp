@@ -1,5 +1,6 @@
 #include "linker/tuning_link.h"
 
+#include "compiler/spelling.h"
 #include "tuning/tuning_table.h"
 
 #include <algorithm>
@@ -15,13 +16,6 @@ Diagnostic tableError(const std::string &table, const std::string &message,
   diag.file = table;
   diag.notes = std::move(notes);
   return diag;
-}
-
-std::string joined(const std::vector<std::string> &items) {
-  std::string out;
-  for (const std::string &item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 bool isIntegerType(const std::string &cType) {
@@ -44,7 +38,7 @@ Expected<std::vector<std::size_t>> keyParams(const Kernel &kernel, const TunedKe
                                    "', which is not one of its runtime parameters (a constexpr "
                                    "or a name it does not have)",
                         {"its integer runtime parameters: " +
-                         (integers.empty() ? std::string("none") : joined(integers))});
+                         (integers.empty() ? std::string("none") : joinNames(integers))});
     }
     if (!isIntegerType(it->cType))
       return tableError(table, "kernel '" + kernel.name + "' is tuned on '" + name + "', a " +
@@ -81,7 +75,7 @@ Status applyTuning(Library &library, const std::vector<std::string> &tables, con
       for (const Kernel &k : library.kernels)
         names.push_back(k.name);
       return tableError(table, "kernel '" + tuned.kernel + "' is tuned but not in the library",
-                        {"the library's kernels: " + joined(names),
+                        {"the library's kernels: " + joinNames(names),
                          "remove it from the table, or link it"});
     }
     auto keys = keyParams(*kernel, tuned, table);
@@ -118,7 +112,7 @@ Status applyTuning(Library &library, const std::vector<std::string> &tables, con
           return tableError(table, "kernel '" + tuned.kernel + "' is tuned to run config '" +
                                        name + "' on " + target.target +
                                        ", which the library does not have",
-                            {"its configs: " + joined(names),
+                            {"its configs: " + joinNames(names),
                              "the configs changed since it was tuned: tune it again"});
         }
         out.grid.push_back(static_cast<int>(config - kernel->configs.begin()));

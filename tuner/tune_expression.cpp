@@ -1,5 +1,7 @@
 #include "tuner/tune_expression.h"
 
+#include "compiler/python_arith.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -203,16 +205,6 @@ private:
   std::size_t pos_ = 0;
   ExprError error_;
 };
-
-std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-std::int64_t floorMod(std::int64_t a, std::int64_t b) {
-  std::int64_t r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
 
 bool evaluateNode(const ExprNode &node, const ExprNames &names, ExprValue &out, ExprError &error) {
   auto fail = [&](std::string message) {

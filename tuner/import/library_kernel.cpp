@@ -1,5 +1,6 @@
 #include "tuner/import/library_kernel.h"
 
+#include "compiler/spelling.h"
 #include "linker/manifest.h"
 
 #include <algorithm>
@@ -30,13 +31,6 @@ Diagnostic manifestError(const std::string &message) {
 
 bool contains(const nlohmann::json &list, const std::string &name) {
   return list.is_array() && std::find(list.begin(), list.end(), name) != list.end();
-}
-
-std::string joined(const std::vector<std::string> &items) {
-  std::string out;
-  for (const std::string &item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 Expected<std::vector<KeyName>> keyNames(const nlohmann::json &kernel, const std::string &member,
@@ -140,7 +134,7 @@ Expected<LibraryKernel> readLibraryKernel(const nlohmann::json &manifest,
       for (const nlohmann::json &t : field(kernel, "targets"))
         targets.push_back(t.dump());
       return manifestError("kernel '" + kernelName + "' is not built for '" + target +
-                           "' (its targets: " + joined(targets) + ")");
+                           "' (its targets: " + joinNames(targets) + ")");
     }
     out.tritonVersion = tritonVersionFor(manifest, kernel, target);
     auto key = keyNames(kernel, member, kernelName);
@@ -179,7 +173,7 @@ Expected<LibraryKernel> readLibraryKernel(const nlohmann::json &manifest,
     }
     return out;
   }
-  return manifestError("no kernel named '" + kernelName + "' (kernels: " + joined(names) + ")");
+  return manifestError("no kernel named '" + kernelName + "' (kernels: " + joinNames(names) + ")");
 }
 
 std::string torchDtypeOfPointer(const std::string &tritonType) {

@@ -1,5 +1,6 @@
 #include "tuner/import/triton_cache_import.h"
 
+#include "compiler/spelling.h"
 #include "tuner/import/library_kernel.h"
 
 #include <algorithm>
@@ -19,13 +20,6 @@ Diagnostic fileError(const std::string &file, const std::string &message) {
   Diagnostic diag = makeError(ExitCode::UsageError, message);
   diag.file = file;
   return diag;
-}
-
-std::string joined(const std::vector<std::string> &items) {
-  std::string out;
-  for (const std::string &item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 /// Triton's Config and a library config agree on every value Triton's Config.all_kwargs() passes
@@ -135,7 +129,7 @@ private:
       names.push_back(name.name);
     return fileError(entry.file, "key: " + entry.key.dump() +
                                      " does not fit the autotune key of '" + kernel_.name + "' (" +
-                                     joined(names) +
+                                     joinNames(names) +
                                      "): expected a value per name, then dtype strings");
   }
 
@@ -144,16 +138,16 @@ private:
     if (!kernel_.dtypes.empty()) {
       if (dtypes == kernel_.dtypes)
         return std::nullopt;
-      warn(entry.file + ": skipped: tuned for the dtypes (" + joined(dtypes) +
-           "), the library's kernel '" + kernel_.name + "' takes (" + joined(kernel_.dtypes) + ")");
+      warn(entry.file + ": skipped: tuned for the dtypes (" + joinNames(dtypes) +
+           "), the library's kernel '" + kernel_.name + "' takes (" + joinNames(kernel_.dtypes) + ")");
       return ok();
     }
     if (firstDtypesFile_.empty()) {
       firstDtypes_ = dtypes;
       firstDtypesFile_ = entry.file;
     } else if (dtypes != firstDtypes_) {
-      return Status(fileError(entry.file, "tuned for the dtypes (" + joined(dtypes) + "), " +
-                                              firstDtypesFile_ + " for (" + joined(firstDtypes_) +
+      return Status(fileError(entry.file, "tuned for the dtypes (" + joinNames(dtypes) + "), " +
+                                              firstDtypesFile_ + " for (" + joinNames(firstDtypes_) +
                                               "): name the kernel's dtypes to pick one"));
     }
     return std::nullopt;
