@@ -12,6 +12,7 @@
 #include "compiler/cache.h"
 #include "compiler/compiler.h"
 #include "compiler/naming.h"
+#include "compiler/read_file.h"
 #include "compiler/output_transaction.h"
 #include "compiler/worker.h"
 
@@ -50,9 +51,6 @@ struct Job {
   /// for the target, with a warning and a refusal record in place of its outputs.
   std::string refusal;
 };
-
-/// The whole file, or none when it cannot be read.
-std::optional<std::string> readFile(const std::filesystem::path &path);
 
 /// Environment variables that can change what Triton generates, and so belong in cache keys.
 nlohmann::json tritonEnvironment();

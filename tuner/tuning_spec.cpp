@@ -1,9 +1,9 @@
 #include "tuner/tuning_spec.h"
 
+#include "compiler/read_file.h"
+
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace tta::tune {
 
@@ -151,12 +151,10 @@ Expected<TuningSpec> parseTuningSpec(const json &json, const std::string &where)
 }
 
 Expected<TuningSpec> readTuningSpec(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  std::optional<std::string> text = readFile(path);
+  if (!text)
     return specError(path, "cannot read the tuning spec");
-  std::stringstream text;
-  text << in.rdbuf();
-  json parsed = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  json parsed = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded())
     return specError(path, "not valid JSON");
   return parseTuningSpec(parsed, path);

@@ -1,11 +1,11 @@
 #include "tuning/tuning_table.h"
 
+#include "compiler/read_file.h"
+
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace tta {
 
@@ -191,15 +191,13 @@ Expected<TuningTable> parseTuningTable(const nlohmann::json &json, const std::st
 }
 
 Expected<TuningTable> readTuningTable(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> text = readFile(path);
+  if (!text) {
     Diagnostic diag = makeError(ExitCode::UsageError, "cannot read the tuning table");
     diag.file = path;
     return diag;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
+  nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
   if (json.is_discarded()) {
     Diagnostic diag = makeError(ExitCode::UsageError, "the tuning table is not valid JSON");
     diag.file = path;

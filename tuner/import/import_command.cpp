@@ -2,14 +2,13 @@
 
 #include "compiler/cache.h"
 #include "compiler/diagnostic.h"
+#include "compiler/read_file.h"
 #include "compiler/output_transaction.h"
 #include "tuner/import/triton_cache_import.h"
 #include "tuning/tuning_table.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace tta {
 namespace {
@@ -21,15 +20,13 @@ int report(const Diagnostic &diag, const std::string &tool, std::ostream &err) {
 }
 
 Expected<std::string> readText(const std::string &path, const char *what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> text = readFile(path);
+  if (!text) {
     Diagnostic diag = makeError(ExitCode::UsageError, std::string("cannot read the ") + what);
     diag.file = path;
     return diag;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return *text;
 }
 
 std::size_t shapeCount(const TuningTable &table) {

@@ -1,10 +1,10 @@
 #include "tuner/import/triton_cache_file.h"
 
+#include "compiler/read_file.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 
 namespace tta {
@@ -159,12 +159,10 @@ Expected<TritonCacheEntry> parseTritonAutotuneCache(const std::string &text,
 }
 
 Expected<TritonCacheEntry> readTritonAutotuneCache(const std::string &file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
+  std::optional<std::string> text = readFile(file);
+  if (!text)
     return fileError(file, "cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseTritonAutotuneCache(text.str(), file);
+  return parseTritonAutotuneCache(*text, file);
 }
 
 Expected<std::vector<std::string>>
