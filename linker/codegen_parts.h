@@ -52,12 +52,13 @@ std::string generateAssembly(const Library &library, const CodegenOptions &optio
 std::vector<std::string> selectConfigParameters(const Kernel &kernel, const KernelPlan &plan);
 /// Tuned dispatch (codegen_tuning.cpp): whether any kernel has a tuning; tta_snap(); a tuned
 /// kernel's tables and tta_<K>_tuned_config(target, key...); <api>_select_config() (every
-/// kernel); the arguments p_K passes tta_<K>_tuned_config (after tta_target).
+/// kernel); the arguments of a call of tta_<K>_tuned_config: \p target, then each key value.
 bool anyTuned(const Library &library);
 void writeSnapHelper(std::ostream &out);
 void writeTunedConfig(std::ostream &out, const Kernel &kernel, const KernelPlan &kp);
 void writeSelectConfig(std::ostream &out, const Kernel &kernel, const KernelPlan &kp);
-std::vector<std::string> tunedConfigCall(const Kernel &kernel, const KernelPlan &kp);
+std::vector<std::string> tunedConfigCall(const Kernel &kernel, const KernelPlan &kp,
+                                         const std::string &target);
 
 /// "<prefix>_tta_blob".
 std::string blobSymbol(const Library &library);

@@ -432,7 +432,7 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
       out << wrapCall("triton_aot_status " + kp.api, apiParameters(kernel, kp, false), " {\n")
           << "  const int tta_target = triton_aot_kernel_target(&tta_library, " << entry << ");\n"
           << wrapCall("  const int tta_tuned = " + kp.statics + "_tuned_config",
-                      tunedConfigCall(kernel, kp), ";\n")
+                      tunedConfigCall(kernel, kp, "tta_target"), ";\n")
           << "  const int tta_config = tta_tuned < 0 ? 0 : tta_tuned; /* untuned: the first */\n"
           << "  triton_aot_log_tuned(&tta_library, " << entry
           << ", tta_tuned < 0 ? -1 : tta_target, tta_config,\n"

@@ -132,11 +132,10 @@ void writeSelectConfig(std::ostream &out, const Kernel &kernel, const KernelPlan
     out << "  (void)tta_target;\n  return 0; /* not tuned: the first config */\n}\n\n";
     return;
   }
-  std::vector<std::string> spellings, forwarded = {"tta_t"};
+  std::vector<std::string> spellings;
   for (const Target &target : kernel.targets)
     spellings.push_back(cStringLiteral(target.spelling()));
-  for (std::size_t p : kernel.tuning->keyParams)
-    forwarded.push_back("(int64_t)" + kp.params[p]);
+  const std::vector<std::string> forwarded = tunedConfigCall(kernel, kp, "tta_t");
   out << wrapList("  static const char *const tta_targets[" + std::to_string(spellings.size()) +
                       "] = ",
                   "{", spellings, "}", ";\n")
@@ -150,8 +149,9 @@ void writeSelectConfig(std::ostream &out, const Kernel &kernel, const KernelPlan
       << "  return tta_tuned < 0 ? 0 : tta_tuned; /* untuned or unknown target: the first */\n}\n\n";
 }
 
-std::vector<std::string> tunedConfigCall(const Kernel &kernel, const KernelPlan &kp) {
-  std::vector<std::string> forwarded = {"tta_target"};
+std::vector<std::string> tunedConfigCall(const Kernel &kernel, const KernelPlan &kp,
+                                         const std::string &target) {
+  std::vector<std::string> forwarded = {target};
   for (std::size_t p : kernel.tuning->keyParams)
     forwarded.push_back("(int64_t)" + kp.params[p]);
   return forwarded;
