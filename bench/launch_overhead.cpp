@@ -6,7 +6,10 @@
 // the driver can), and that plus the two driver calls the runtime makes per launch to find the
 // current device. With --upstream-lib, also upstream Triton's generated launcher for the same
 // kernel (compile.py + link.py, built by bench/upstream_launcher.py), through its dispatcher
-// vector_add_default(). See docs/benchmarks.md ("Launch overhead").
+// vector_add_default(). And the tuned dispatch: the same kernel in a library with two configs
+// and a tuning table (bench/launch_overhead.tuning.json) that picks, at the benchmark's size,
+// the config whose cubin is this one, so the difference is the table lookup per launch. See
+// docs/benchmarks.md ("Launch overhead").
 //
 //   launch_overhead [--device N] [--elements N] [--repetitions N] [--launches N] [--csv FILE]
 //                   [--upstream-lib libupstream_vector_add.so]
@@ -16,6 +19,7 @@
 // batches, never inside one. Exit status: 0 measured, 1 error, 77 skipped (no CUDA driver or
 // GPU, or a GPU none of the embedded cubins runs on).
 #include <bench_kernels.h>
+#include <bench_tuned.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -137,6 +141,15 @@ int main(int argc, char **argv) {
   // The same function: the library embeds this very cubin (its manifest lists the hash).
   if (!std::strstr(bench_kernels_manifest(), image->sha256))
     fail(std::string("the library's manifest does not list the cubin of ") + image->variant);
+  // The tuned library, too, and its table picks that cubin's config at this size.
+  if (!std::strstr(bench_tuned_manifest(), image->sha256))
+    fail(std::string("the tuned library's manifest does not list the cubin of ") + image->variant);
+  const std::string target = std::string("cuda:") + (image->name + 3);  // "sm_90a" -> "cuda:90a"
+  if (bench_tuned_vector_add_select_config(target.c_str(), nullptr, nullptr, nullptr,
+                                           options.elements) != bench_tuned_vector_add_CONFIG_b1024)
+    fail("the tuned library does not pick b1024 (BLOCK=1024) for " +
+         std::to_string(options.elements) + " elements on " + target +
+         ": see bench/launch_overhead.tuning.json");
 
   // Both methods launch in the device's primary context, where the library loads too.
   CUdevice cu_device = 0;
@@ -199,6 +212,10 @@ int main(int argc, char **argv) {
   }, {}});
   methods.push_back({"raw cuLaunchKernel (CUfunction, cuModuleLoadData)", "raw",
                      [&] { rawLaunch(function); }, {}});
+  methods.push_back({"bench_tuned_vector_add() (tuned dispatch)", "library_tuned", [&] {
+    if (bench_tuned_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
+      fail(std::string("bench_tuned_vector_add: ") + bench_tuned_last_error());
+  }, {}});
   if (kernel) {
     CUfunction as_function = reinterpret_cast<CUfunction>(kernel);
     methods.push_back({"raw cuLaunchKernel (CUkernel, cuLibraryLoadData)", "raw_kernel",

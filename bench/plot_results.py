@@ -27,6 +27,7 @@ OURS, REFERENCE, OTHER = "#1f6fb4", "#7f7f7f", "#e08a2c"
 
 LAUNCH_LABELS = {  # launch_overhead's CSV method names (bench/launch_overhead.cpp, launch_all.sh)
     "library": "triton-aot entry point\n<prefix>_vector_add()",
+    "library_tuned": "triton-aot tuned dispatch\n<prefix>_vector_add()",
     "raw": "raw cuLaunchKernel (CUfunction)\nreference",
     "raw_kernel": "raw cuLaunchKernel (CUkernel)",
     "raw_kernel_ctx": "raw CUkernel +\ncuCtxGetCurrent + cuCtxGetDevice",
@@ -74,7 +75,7 @@ def plot_launch(path, out):
     methods = list(medians)
     fig, ax = plt.subplots(figsize=(9, 0.75 * len(methods) + 1.6))
     y = range(len(methods))[::-1]  # the CSV's first method on top
-    colors = [OURS if m == "library" else REFERENCE if m == "raw" else
+    colors = [OURS if m.startswith("library") else REFERENCE if m == "raw" else
               "#c7c7c7" if m.startswith("raw") else OTHER for m in methods]
     bars = ax.barh(list(y), [medians[m] for m in methods], color=colors)
     bar_labels(ax, bars, [f"{medians[m]:.2f} µs  ({medians[m] / reference:.3f}×)" for m in methods],

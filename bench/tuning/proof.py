@@ -199,6 +199,15 @@ def summarize(rows, tuner_seconds):
                   f"call for a new key: library median "
                   f"{statistics.median(r['library_first_call_ms'] for r in rs):.3f} ms, Triton "
                   f"median {statistics.median(later):.1f} ms")
+            # The choice alone: the chosen config's time in the same exhaustive sweep as the
+            # best; and the noise floor: the tuned launch over the best where they are the
+            # same config (two timings of one config).
+            choice = [r["chosen_exhaustive_us"] / r["best_us"] for r in rs]
+            same = [r["tuned_over_best"] for r in rs if r["chosen"] == r["best"]]
+            print(f"{'':9} {'':8} {'':2}         chosen/best in one sweep median "
+                  f"{statistics.median(choice):.3f} max {max(choice):.3f}; where chosen is "
+                  f"best ({len(same)}), tuned/best {min(same, default=1):.3f}.."
+                  f"{max(same, default=1):.3f}")
 
 
 def main():

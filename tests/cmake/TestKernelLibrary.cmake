@@ -27,12 +27,21 @@ function(tta_add_test_kernel_library target)
   if(arg_PREFIX)
     set(prefix_args --prefix ${arg_PREFIX})
   endif()
+  # A tuning table among the linker's arguments is an input too: editing it relinks.
+  set(link_inputs)
+  set(next_is_table FALSE)
+  foreach(arg IN LISTS arg_LINK_ARGS)
+    if(next_is_table)
+      list(APPEND link_inputs "${arg}")
+    endif()
+    string(COMPARE EQUAL "${arg}" "--tuning" next_is_table)
+  endforeach()
   set(outputs "${dir}/${arg_NAME}.h" "${dir}/${arg_NAME}.c" "${dir}/${arg_NAME}.images.S"
               "${dir}/${arg_NAME}.images" "${dir}/${arg_NAME}.json")
   add_custom_command(
     OUTPUT ${outputs}
     COMMAND triton-aot-ld --name ${arg_NAME} ${prefix_args} ${arg_LINK_ARGS} -o "${dir}" "${index}"
-    DEPENDS triton-aot-ld "${index}"
+    DEPENDS triton-aot-ld "${index}" ${link_inputs}
     COMMENT "triton-aot-ld ${arg_NAME}"
     VERBATIM)
   # .incbin is invisible to the compiler's dependency scanning: name the blob explicitly.
