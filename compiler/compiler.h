@@ -51,6 +51,9 @@ struct CompileOptions {
   std::string indexAsGiven;            ///< --index as spelled (the depfile's target)
   bool relativeOutputs = false;        ///< -o was relative: depfile targets are too
   std::filesystem::path cacheDir;      ///< empty: no cache
+  /// The project's root (absolute, normal): sources are named relative to it in outputs and
+  /// cache keys, so another checkout directory gives the same bytes and the same keys.
+  std::filesystem::path sourceRoot;
   std::string python;                  ///< interpreter with Triton (absolute or on PATH)
   std::filesystem::path workerScript;  ///< triton_aot_worker.py
   std::filesystem::path irDir;         ///< --emit-ir: also write ttir/ttgir/llir/ptx|amdgcn here

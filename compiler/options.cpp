@@ -334,6 +334,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
              "4 output cannot be written, 5 internal error, 130 interrupted. See docs/compiler.md.");
   app.get_formatter()->column_width(34);
 
+  std::string sourceRoot;
   std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, cacheDir,
       python, emitIr;
   std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
@@ -380,6 +381,9 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--cache-dir", cacheDir,
                  "Compile cache (default: $TRITON_AOT_CACHE_DIR, else <out>/.triton-aot-cache)");
   app.add_flag("--no-cache", noCache, "Neither read nor write the compile cache");
+  app.add_option("--source-root", sourceRoot,
+                 "The project's root: sources are named relative to it in outputs and cache "
+                 "keys (default: the current directory)");
   app.add_flag("--no-worker-pool", noWorkerPool,
                "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
   app.add_option("--python", python,
@@ -534,6 +538,10 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
       return usage("no target: give -t/--target, e.g. -t cuda:90a (triton-aot-cc cross-compiles "
                    "and never looks for a GPU)");
 
+  opts.sourceRoot = fs::absolute(sourceRoot.empty() ? fs::path(".") : fs::path(sourceRoot))
+                        .lexically_normal();
+  if (!opts.sourceRoot.has_filename() && opts.sourceRoot != opts.sourceRoot.root_path())
+    opts.sourceRoot = opts.sourceRoot.parent_path();   // "/src/" -> "/src"
   if (!noCache) {
     const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
     opts.cacheDir = !cacheDir.empty()            ? fs::absolute(cacheDir)
