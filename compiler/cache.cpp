@@ -1,9 +1,9 @@
-// On disk (layout "v1"; a new layout gets a new directory, so old and new tools can share a
+// On disk (layout "v2"; a new layout gets a new directory, so old and new tools can share a
 // root without reading each other's entries):
 //
-//   <root>/v1/<key[0:2]>/<key>/entry.json   key, result, dependencies, {role: {size}}
-//   <root>/v1/<key[0:2]>/<key>/<role>       one file per role ("image", "ptx")
-//   <root>/v1/tmp/                          entries being written, and replaced ones being deleted
+//   <root>/v2/<key[0:2]>/<key>/entry.json   key, result, {role: {size}}
+//   <root>/v2/<key[0:2]>/<key>/<role>       one file per role ("image", "ptx")
+//   <root>/v2/tmp/                          entries being written, and replaced ones being deleted
 #include "compiler/cache.h"
 
 #include <llvm/ADT/StringExtras.h>
@@ -12,10 +12,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <random>
 #include <system_error>
-#include <unordered_map>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -33,7 +31,7 @@ std::string sha256Hex(std::string_view bytes) {
 
 namespace {
 
-constexpr const char *kLayout = "v1";
+constexpr const char *kLayout = "v2";
 constexpr const char *kEntryFile = "entry.json";
 
 /// Keys and roles become file names: keep them to characters that are safe everywhere.
@@ -114,123 +112,9 @@ Diagnostic cacheError(const std::string &what, const fs::path &path, int error) 
                                               "': " + std::strerror(error));
 }
 
-/// A regular file's stat identity.
-struct StatIdentity {
-  std::uint64_t size = 0;
-  std::int64_t mtimeNs = 0;
-};
-
-/// The stat identity of \p path, or nullopt when it is missing or not a regular file.
-std::optional<StatIdentity> statFile(const std::string &path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return std::nullopt;
-  return StatIdentity{static_cast<std::uint64_t>(st.st_size),
-                      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
-                          st.st_mtim.tv_nsec};
-}
-
-/// The SHA-256 of \p path's contents, or nullopt when it cannot be read.
-std::optional<std::string> hashFile(const std::string &path) {
-  std::optional<std::string> bytes = readAll(UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)));
-  if (!bytes)
-    return std::nullopt;
-  return sha256Hex(*bytes);
-}
-
-/// A dependency as describe() reports it, from a stat identity and (for content) a hash.
-std::optional<CacheDependency> makeDependency(const std::string &path,
-                                              const std::optional<StatIdentity> &stat,
-                                              bool hashContents,
-                                              const std::optional<std::string> &sha256) {
-  if (!stat || (hashContents && !sha256))
-    return std::nullopt;
-  CacheDependency dep;
-  dep.path = path;
-  if (hashContents) {
-    dep.sha256 = *sha256;
-  } else {
-    dep.size = stat->size;
-    dep.mtimeNs = stat->mtimeNs;
-  }
-  return dep;
-}
-
-bool sameAs(const CacheDependency &recorded, const std::optional<CacheDependency> &now) {
-  if (!now)
-    return false;
-  return recorded.sha256.empty()
-             ? now->size == recorded.size && now->mtimeNs == recorded.mtimeNs
-             : now->sha256 == recorded.sha256;
-}
-
-json dependencyJson(const CacheDependency &dep) {
-  if (!dep.sha256.empty())
-    return {{"path", dep.path}, {"sha256", dep.sha256}};
-  return {{"path", dep.path}, {"size", dep.size}, {"mtime_ns", dep.mtimeNs}};
-}
-
-CacheDependency dependencyFromJson(const json &value) {
-  CacheDependency dep;
-  dep.path = value.at("path").get<std::string>();
-  if (value.contains("sha256")) {
-    dep.sha256 = value.at("sha256").get<std::string>();
-  } else {
-    dep.size = value.at("size").get<std::uint64_t>();
-    dep.mtimeNs = value.at("mtime_ns").get<std::int64_t>();
-  }
-  return dep;
-}
-
 } // namespace
 
-/// What one CompileCache has seen of the files its entries depend on. Failures are remembered
-/// too (a missing file stays missing for this object). Lookups from several threads each take
-/// the mutex only around the maps; the stat or hash itself runs unlocked, and when two threads
-/// race on one path the first answer stored is the one every lookup uses.
-struct CompileCache::FileMemo {
-  std::mutex mutex;
-  std::unordered_map<std::string, std::optional<StatIdentity>> stats;
-  std::unordered_map<std::string, std::optional<std::string>> hashes;
-};
-
-CompileCache::CompileCache(fs::path root)
-    : root_(std::move(root)), memo_(std::make_unique<FileMemo>()) {}
-CompileCache::~CompileCache() = default;
-CompileCache::CompileCache(CompileCache &&) noexcept = default;
-CompileCache &CompileCache::operator=(CompileCache &&) noexcept = default;
-
-std::optional<CacheDependency> CompileCache::describe(const std::string &path,
-                                                      bool hashContents) {
-  std::optional<StatIdentity> stat = statFile(path);
-  if (!stat)
-    return std::nullopt;
-  return makeDependency(path, stat, hashContents, hashContents ? hashFile(path) : std::nullopt);
-}
-
-std::optional<CacheDependency> CompileCache::describeOnce(const std::string &path,
-                                                          bool hashContents) const {
-  if (!memo_)
-    return describe(path, hashContents);
-  // Looks \p path up in \p map, computing and recording it on the first look.
-  auto once = [&](auto &map, auto compute) {
-    {
-      std::lock_guard<std::mutex> lock(memo_->mutex);
-      if (auto it = map.find(path); it != map.end())
-        return it->second;
-    }
-    auto value = compute(path);
-    std::lock_guard<std::mutex> lock(memo_->mutex);
-    return map.try_emplace(path, std::move(value)).first->second;
-  };
-  std::optional<StatIdentity> stat = once(memo_->stats, statFile);
-  if (!stat)
-    return std::nullopt;
-  std::optional<std::string> sha256;
-  if (hashContents)
-    sha256 = once(memo_->hashes, hashFile);
-  return makeDependency(path, stat, hashContents, sha256);
-}
+CompileCache::CompileCache(fs::path root) : root_(std::move(root)) {}
 
 std::optional<CacheEntry> CompileCache::lookup(const std::string &key) const {
   if (!enabled() || !isSafeName(key))
@@ -254,11 +138,6 @@ std::optional<CacheEntry> CompileCache::lookup(const std::string &key) const {
       return std::nullopt;
     CacheEntry entry;
     entry.result = doc.at("result");
-    for (const json &value : doc.at("dependencies")) {
-      const CacheDependency &dep = entry.dependencies.emplace_back(dependencyFromJson(value));
-      if (!sameAs(dep, describeOnce(dep.path, /*hashContents=*/!dep.sha256.empty())))
-        return std::nullopt;
-    }
     for (const auto &[role, info] : doc.at("files").items()) {
       std::optional<std::string> bytes = isSafeName(role) ? readFile(role) : std::nullopt;
       if (!bytes || bytes->size() != info.at("size").get<std::uint64_t>())
@@ -296,11 +175,7 @@ Status CompileCache::store(const std::string &key, const CacheEntry &entry) cons
   json files = json::object();
   for (const auto &[role, bytes] : entry.files)
     files[role] = {{"size", bytes.size()}};
-  json dependencies = json::array();
-  for (const CacheDependency &dep : entry.dependencies)
-    dependencies.push_back(dependencyJson(dep));
-  json doc = {{"key", key}, {"result", entry.result}, {"dependencies", dependencies},
-              {"files", files}};
+  json doc = {{"key", key}, {"result", entry.result}, {"files", files}};
   std::vector<std::pair<std::string, std::string>> toWrite{{kEntryFile, doc.dump(2) + "\n"}};
   for (const auto &[role, bytes] : entry.files)
     toWrite.emplace_back(role, bytes);

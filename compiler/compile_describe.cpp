@@ -58,13 +58,13 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
                           DescribeCache cache) {
   if (wanted.empty())
     return true;
-  const bool cached = cache == DescribeCache::Use;
+  bool cached = cache == DescribeCache::Use;
   if (cached) {
-    if (!resolvePython())
-      return false;
     openCache();
+    if (cache_.enabled() && !prepareKeys())
+      return false;
+    cached = cache_.enabled();
   }
-  const nlohmann::json environment = cached ? tritonEnvironment() : nlohmann::json();
   std::vector<nlohmann::json> requests;
   std::vector<DescribeKey> kernelOf;
   std::set<DescribeKey> asked;
@@ -72,23 +72,18 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     const DescribeKey &k = w.key;
     if (described_.count(k) || !asked.insert(k).second)
       continue;
-    if (cached) {
-      nlohmann::json key = {{"format", 2},
-                            {"op", "describe"},
-                            {"tool", TRITON_AOT_VERSION},
-                            {"python", python_},
-                            {"environment", environment},
-                            {"source", w.kernel->sourcePath.string()},
-                            {"function", w.kernel->function},
-                            {"target", k.second}};
-      const std::string cacheKey = sha256Hex(key.dump());
-      auto entry = cache_.enabled() ? cache_.lookup(cacheKey) : std::nullopt;
+    std::optional<std::string> first =
+        cached ? firstKey(*w.kernel, {{"op", "describe"}, {"target", k.second}}) : std::nullopt;
+    if (first) {
+      CacheOrigin origin = CacheOrigin::Local;
+      auto entry = lookupTwoStep(*first, &origin);
       if (entry && checkDescribeAnswer(entry->result)) {
-        say("cache hit: describe " + w.kernel->function + " for " + k.second);
+        say(std::string(origin == CacheOrigin::Remote ? "remote" : "local") +
+            " cache hit: describe " + w.kernel->function + " for " + k.second);
         described_[k] = std::move(entry->result);
         continue;
       }
-      describeKeys_[k] = cacheKey;
+      describeKeys_[k] = *first;
     }
     kernelOf.push_back(k);
     requests.push_back({{"op", "describe"},

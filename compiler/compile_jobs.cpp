@@ -13,32 +13,30 @@ namespace fs = std::filesystem;
 
 namespace tta {
 
-/// Serves every job it can from the cache; the rest become misses.
+/// Serves every job it can from the caches; the rest become misses.
 bool CompileRun::lookupCache() {
   openCache();   // describe() opens it too, but a run of IR files only never describes
-  const nlohmann::json environment = tritonEnvironment();
+  if (cache_.enabled() && !prepareKeys())
+    return false;
   for (Job &job : jobs_) {
-    nlohmann::json key = {{"format", 1},
-                          {"tool", TRITON_AOT_VERSION},
-                          {"python", python_},
-                          {"environment", environment},
-                          {"source", job.kernel->sourcePath.string()},
-                          {"source_kind", job.kernel->sourceKind},
-                          {"function", job.kernel->function},
-                          {"signature", formatSignature(job.signature)},
-                          {"config", formatConfig(job.config)},
-                          {"target", job.target.spelling()}};
+    nlohmann::json fields = {{"signature", formatSignature(job.signature)},
+                             {"config", formatConfig(job.config)},
+                             {"target", job.target.spelling()}};
     if (job.config.preHook >= 0) // the hook's block shapes are compiled in
-      key["pre_hook"] = job.config.preHook;
-    job.cacheKey = sha256Hex(key.dump());
+      fields["pre_hook"] = job.config.preHook;
+    std::optional<std::string> first =
+        cache_.enabled() ? firstKey(*job.kernel, std::move(fields)) : std::nullopt;
+    job.cacheKey = first.value_or("");
     if (!job.refusal.empty())
       continue; // nothing to compile
-    auto entry = cache_.enabled() ? cache_.lookup(job.cacheKey) : std::nullopt;
+    CacheOrigin origin = CacheOrigin::Local;
+    auto entry = first ? lookupTwoStep(*first, &origin) : std::nullopt;
+    const char *tier = origin == CacheOrigin::Remote ? "remote" : "local";
     if (entry && member(entry->result, "refused")) { // the target refused it last time
       job.refusal = stringOr(entry->result, "refused");
       job.result = std::move(entry->result);
-      job.fromCache = true;
-      say("cache hit (refused for " + job.target.spelling() + "): " + job.id);
+      job.origin = origin;
+      say(std::string(tier) + " cache hit (refused for " + job.target.spelling() + "): " + job.id);
       continue;
     }
     if (entry && !checkCompileAnswer(entry->result)) {
@@ -48,8 +46,8 @@ bool CompileRun::lookupCache() {
     if (entry) {
       job.result = std::move(entry->result);
       job.files = std::move(entry->files);
-      job.fromCache = true;
-      say("cache hit: " + job.id);
+      job.origin = origin;
+      say(std::string(tier) + " cache hit: " + job.id);
     } else {
       misses_.push_back(&job);
     }

@@ -101,7 +101,7 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
   for (const auto &dep : arrayOf(job.result, "deps"))
     if (dep.is_string())
       depends.push_back(dep.get<std::string>());
-  outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.fromCache});
+  outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.origin});
 }
 
 /// --index: every metadata file and refusal record of the run, relative to the index.
@@ -116,8 +116,17 @@ void CompileRun::stageIndex() {
     fs::path relative = fs::proximate(path, opts_.index.parent_path(), ec);
     list.push_back(ec ? path.string() : relative.string());
   }
+  // Where the variants came from, for the linker's one line per library (not in its outputs).
+  int from[3] = {0, 0, 0};   // indexed by CacheOrigin
+  for (const CompiledVariant &v : outcome_.variants)
+    ++from[static_cast<int>(v.origin)];
   nlohmann::json index = {
-      {"schema", "triton-aot-index"}, {"schema_version", 1}, {"metadata", list}};
+      {"schema", "triton-aot-index"},
+      {"schema_version", 1},
+      {"metadata", list},
+      {"variants_from",
+       {{"compiled", from[0]}, {"local", from[1]}, {"remote", from[2]},
+        {"remote_cache", remoteInUse()}}}};
   if (Status s = transaction_.stage(opts_.index, index.dump(2) + "\n"); !s)
     fail(s.takeError());
 }

@@ -3,6 +3,7 @@
 //   adoptDecoratorConfigs, expand, nameJobs, applyHeuristics   compile_expand.cpp
 //   describeKernels, describe                                   compile_describe.cpp
 //   lookupCache, compileMisses                                  compile_jobs.cpp
+//   prepareKeys, the two-step lookups and stores over both tiers compile_cache.cpp
 //   stageOutputs (then the transaction commits)                 compile_outputs.cpp
 //   storeInCache                                                compile_store.cpp
 // and the run itself (order, failure, the worker pool) in compiler.cpp. Not a public header.
@@ -10,6 +11,7 @@
 
 #include "compiler/autotune_configs.h"
 #include "compiler/cache.h"
+#include "compiler/cache_keys.h"
 #include "compiler/compiler.h"
 #include "compiler/naming.h"
 #include "compiler/read_file.h"
@@ -18,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -43,10 +46,10 @@ struct Job {
   nlohmann::json heuristics = nlohmann::json::array(); ///< metadata "heuristics"
   std::string id;
   OutputPaths paths;
-  std::string cacheKey;
+  std::string cacheKey;                     ///< the first key (compiler/cache_keys.h); "" if none
   nlohmann::json result;                    ///< the worker's compile answer plus "describe"
   std::map<std::string, std::string> files; ///< role ("image", "ptx", "ir:<file>") -> bytes
-  bool fromCache = false;
+  CacheOrigin origin = CacheOrigin::Compiled;
   /// Why this target cannot build or run the config ("" when it can): the config is left out
   /// for the target, with a warning and a refusal record in place of its outputs.
   std::string refusal;
@@ -111,6 +114,23 @@ private:
   bool describeKernels();
   bool describe(const std::vector<DescribeWanted> &wanted, int workers, DescribeCache cache);
 
+  // compile_cache.cpp: keys and the two tiers.
+  bool prepareKeys();
+  /// The first key of \p kernel's \p job (its fields: what else decides the outputs); nullopt
+  /// when the kernel file cannot be read or changed during the run.
+  std::optional<std::string> firstKey(const KernelSpec &kernel, nlohmann::json job);
+  std::optional<CacheEntry> fetch(const std::string &key, CacheOrigin *origin);
+  void keep(const std::string &key, const CacheEntry &entry);
+  bool remoteInUse() const;
+  std::optional<CacheEntry> fetchRemote(const std::string &key);
+  void storeRemote(const std::string &key, const CacheEntry &entry);
+  /// The entry for \p first through its import record, rebased for this machine.
+  std::optional<CacheEntry> lookupTwoStep(const std::string &first, CacheOrigin *origin);
+  /// Stores \p entry and the import record \p answer gives; false when an import changed
+  /// during the run or cannot be read (nothing stored).
+  bool storeTwoStep(const std::string &first, const KernelSpec &kernel,
+                    const nlohmann::json &answer, CacheEntry entry);
+
   // compile_jobs.cpp: the cache, then the frontend for the rest.
   bool lookupCache();
   bool compileMisses();
@@ -127,7 +147,7 @@ private:
   void removeUnwantedPtx();
 
   // compile_store.cpp: this run's answers, for the next.
-  void storeInCache(std::int64_t started);
+  void storeInCache();
 
   const CompileRequest &request_;
   const CompileOptions &opts_;
@@ -141,6 +161,15 @@ private:
   std::vector<Job *> misses_;
   std::string python_;
   CompileCache cache_{std::filesystem::path()};
+  bool keysReady_ = false;
+  bool installationLearned_ = false;   ///< learned by this run: to be recorded
+  Installation installation_;
+  KeyContext keys_;
+  /// Sources modified at or after this instant are not cached (file times use the same clock).
+  const std::int64_t started_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+  SourceHashes hashes_{started_};
   nlohmann::json hello_;
   OutputTransaction transaction_;
   std::vector<KernelSpec> kernels_; ///< the request's, with decorator configs adopted

@@ -33,10 +33,6 @@ ScratchDirectory::~ScratchDirectory() {
 }
 
 CompileOutcome CompileRun::run() {
-  // Sources modified after this instant are not cached (file times use the same clock).
-  const std::int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
   try {
     if (!adoptDecoratorConfigs()) {
       // Still name this run's outputs (without more errors), so that failed() removes what
@@ -56,7 +52,7 @@ CompileOutcome CompileRun::run() {
       return failed();
     }
     removeUnwantedPtx();
-    storeInCache(started);
+    storeInCache();
   } catch (const std::exception &e) {
     // Answers are validated before use; this is the last line of defence, so that an
     // unexpected exception still leaves nothing behind.

@@ -70,10 +70,13 @@ struct CompileRequest {
   CompileOptions options;
 };
 
+/// Where a variant's outputs came from.
+enum class CacheOrigin { Compiled, Local, Remote };
+
 struct CompiledVariant {
   KernelMetadata metadata;
   std::filesystem::path metadataPath;
-  bool fromCache = false;
+  CacheOrigin origin = CacheOrigin::Compiled;
 };
 
 struct CompileOutcome {

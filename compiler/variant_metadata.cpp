@@ -257,7 +257,9 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
     std::vector<std::string> cells;
   };
   std::vector<std::string> header = {"kernel", "target", "config", "signature", "image",
-                                     "bytes",  "shared", "regs",   "spills"};
+                                     "bytes",  "shared", "regs",   "spills", "from"};
+  static const char *const kOrigin[] = {"compiled", "local cache", "remote cache"};
+  std::size_t counts[3] = {0, 0, 0};
   std::vector<Row> rows;
   auto orDash = [](const auto &value) {
     return value ? std::to_string(*value) : std::string("-");
@@ -276,7 +278,8 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
     rows.push_back({{m.name, m.target.spelling(), config, signature, m.imageArch,
                      std::to_string(m.images.empty() ? 0 : m.images[0].size),
                      std::to_string(m.launch.shared), orDash(m.resources.registers),
-                     orDash(m.resources.spills)}});
+                     orDash(m.resources.spills), kOrigin[static_cast<int>(v.origin)]}});
+    ++counts[static_cast<int>(v.origin)];
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -288,7 +291,7 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
   auto line = [&](const std::vector<std::string> &cells) {
     std::string text;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      bool numeric = c >= 5;
+      bool numeric = c >= 5 && c <= 8;
       std::string pad(width[c] - cells[c].size(), ' ');
       text += numeric ? pad + cells[c] : cells[c] + pad;
       text += c + 1 < cells.size() ? "  " : "";
@@ -300,6 +303,9 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
   line(header);
   for (const Row &r : rows)
     line(r.cells);
+  out += std::to_string(variants.size()) + " variant(s): " + std::to_string(counts[0]) +
+         " compiled, " + std::to_string(counts[1]) + " from the local cache, " +
+         std::to_string(counts[2]) + " from the remote cache\n";
   return out;
 }
 

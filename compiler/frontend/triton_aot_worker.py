@@ -231,36 +231,31 @@ def jit_sources(root):
     return found
 
 
-_distribution_files = {}  # top-level package name -> its dist-info METADATA files
+_distributions_of = {}  # top-level package name -> the normalized names of its distributions
 
 
-def installed_package_files(fn):
-    """The METADATA files of the installed distributions whose modules hold `fn` or a @jit
-    function it reaches: an upgrade of one renames its dist-info, so cache entries depending on
-    it stop matching (compiler.md, Cache). Triton's own files are part of the toolchain instead."""
+def installed_packages(fn):
+    """What installed code `fn` reaches (its own module or a @jit function it calls): the
+    normalized names of the distributions holding it (cache keys take their versions), and
+    the files of modules no distribution holds (cache keys take their contents). Triton's own
+    files are part of the toolchain's fingerprint instead (compiler/installation.h)."""
     import importlib.metadata
     modules = {getattr(f, "__module__", None) for f in jit_sources(fn).values()}
-    tops = set()
+    names, loose = set(), set()
     for name in filter(None, modules):
         module = sys.modules.get(name)
         path = _module_file(module) if module is not None else None
         top = name.split(".")[0]
-        if path and not is_project_file(path) and top != "triton":
-            tops.add(top)
-    files = []
-    for top in sorted(tops):
-        if top not in _distribution_files:
-            found = []
-            for dist in importlib.metadata.packages_distributions().get(top, []):
-                try:
-                    meta = [f for f in importlib.metadata.distribution(dist).files or ()
-                            if f.name == "METADATA" and f.parent.name.endswith(".dist-info")]
-                except importlib.metadata.PackageNotFoundError:
-                    meta = []
-                found += [os.path.abspath(str(f.locate())) for f in meta]
-            _distribution_files[top] = found
-        files += _distribution_files[top]
-    return files
+        if not path or is_project_file(path) or top == "triton":
+            continue
+        if top not in _distributions_of:
+            _distributions_of[top] = sorted({distribution_key(d) for d in
+                                             importlib.metadata.packages_distributions().get(top, [])})
+        if _distributions_of[top]:
+            names.update(_distributions_of[top])
+        else:
+            loose.add(os.path.abspath(path))
+    return sorted(names), sorted(loose)
 
 
 def _node_position(node):
@@ -421,6 +416,39 @@ def _holds_distributions(path):
         return any(entry.endswith(".dist-info") for entry in os.listdir(path))
     except OSError:
         return False
+
+
+def site_dirs():
+    """The sys.path entries packages are installed into, in sys.path order, absolute: sources
+    under them are named relative to them in cache keys (another virtual environment with the
+    same packages gives the same names)."""
+    dirs = []
+    for p in sys.path:
+        path = os.path.abspath(p) if p else ""
+        if path and path not in dirs and os.path.isdir(path) and (
+                path.rstrip("/").endswith(("site-packages", "dist-packages")) or _holds_distributions(path)):
+            dirs.append(path)
+    return dirs
+
+
+def distribution_key(name):
+    """A distribution's name as PEP 503 normalizes it: "Liger_Kernel" -> "liger-kernel"."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installation():
+    """What the compiler's portable cache keys need of this interpreter (compiler/installation.h):
+    the site directories, every installed distribution's version, and the toolchain's files.
+    Asked only when the compiler's record of the installation is stale, so a listing of every
+    distribution (tens of milliseconds) is not paid by every run."""
+    import importlib.metadata
+    distributions = {}
+    for dist in importlib.metadata.distributions():
+        name = distribution_key(dist.metadata["Name"] or "")
+        if name and name not in distributions:  # sys.path order: the first one is imported
+            distributions[name] = dist.version
+    return {"python_version": platform.python_version(), "triton_version": A.VERSION_TEXT,
+            "site_dirs": site_dirs(), "distributions": distributions}
 
 
 def _excluded_roots():
@@ -1067,13 +1095,14 @@ def compile_request(req, tap):
         kind = "environment" if isinstance(exc, A.UnsupportedTriton) else "usage"
         raise RequestError(kind, str(exc), path, notes=exc.notes) from None
     deps = entry.deps if entry else [path]
-    package_files = installed_package_files(fn) if fn is not None else []
+    packages, loose = installed_packages(fn) if fn is not None else ([], [])
+    deps += [file for file in loose if file not in deps]
     override = options.get("ir_override")  # an IR file that replaces one of the stages
     if isinstance(override, str) and os.path.isfile(override) and os.path.abspath(override) not in deps:
         deps.append(os.path.abspath(override))
     return {"triton_version": A.VERSION_TEXT, "metadata": meta, "entry": meta.get("name"),
             "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
-            "tensordescs": tensordescs, "deps": deps, "package_files": package_files,
+            "tensordescs": tensordescs, "deps": deps, "packages": packages,
             "written": _write_outputs(compiled, target, req.get("outputs") or {})}
 
 
@@ -1135,6 +1164,8 @@ def handle(line, tap, import_error):
             body = describe(req)
         elif op == "compile":
             body = compile_request(req, tap)
+        elif op == "installation":
+            body = installation()
         else:
             raise RequestError("usage", f"unknown op {op!r}")
         return {"id": rid, "ok": True, **body}

@@ -23,11 +23,7 @@ protected:
                  : fs::temp_directory_path() / ("tta-unit-" + std::to_string(::getpid()))) /
            (std::string(test->test_suite_name()) + "." + test->name());
     fs::remove_all(dir_);
-    fs::create_directories(dir_ / "src");
-    source_ = (dir_ / "src/kernel.py").string();
-    tool_ = (dir_ / "src/libtriton.so").string();
-    write(source_, "@triton.jit\ndef k(): pass\n");
-    write(tool_, "ELF");
+    fs::create_directories(dir_);
   }
   void TearDown() override {
     if (!HasFailure())
@@ -38,20 +34,15 @@ protected:
     std::ofstream(path, std::ios::binary) << text;
   }
 
-  /// An entry that depends on the kernel source (by content) and the toolchain (by stat).
   CacheEntry entry() const {
     CacheEntry entry;
     entry.result = {{"ok", true}, {"name", "k"}, {"shared", 0}};
     entry.files = {{"image", std::string("\x7f" "ELF\0\1\2", 7)}, {"ptx", ".version 8.4\n"}};
-    entry.dependencies = {*CompileCache::describe(source_, true),
-                          *CompileCache::describe(tool_, false)};
     return entry;
   }
-  fs::path entryDir(const std::string &key) const { return dir_ / "cache/v1" / key.substr(0, 2) / key; }
+  fs::path entryDir(const std::string &key) const { return dir_ / "cache/v2" / key.substr(0, 2) / key; }
 
   fs::path dir_;
-  std::string source_;
-  std::string tool_;
   const std::string key_ = "3f2a9c1e5d7b";
 };
 
@@ -70,10 +61,6 @@ TEST_F(CacheTest, StoreThenLookup) {
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->result, entry().result);
   EXPECT_EQ(hit->files, entry().files);
-  ASSERT_EQ(hit->dependencies.size(), 2u);
-  EXPECT_EQ(hit->dependencies[0].path, source_);
-  EXPECT_EQ(hit->dependencies[0].sha256, sha256Hex("@triton.jit\ndef k(): pass\n"));
-  EXPECT_EQ(hit->dependencies[1].size, 3u);
   EXPECT_TRUE(fs::exists(entryDir(key_) / "entry.json"));
   EXPECT_TRUE(fs::exists(entryDir(key_) / "image"));
   EXPECT_FALSE(cache.lookup("3f2a9c1e5d7c")); // another key
@@ -89,64 +76,7 @@ TEST_F(CacheTest, StoreReplacesAnEntry) {
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->files, second.files);
   EXPECT_FALSE(fs::exists(entryDir(key_) / "ptx"));
-  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v1/tmp")); // the old entry was deleted
-}
-
-TEST_F(CacheTest, SourceContentChangeIsAMiss) {
-  CompileCache cache(dir_ / "cache");
-  ASSERT_TRUE(cache.store(key_, entry()));
-  write(source_, "@triton.jit\ndef k(): return\n");
-  EXPECT_FALSE(cache.lookup(key_));
-}
-
-TEST_F(CacheTest, SourceTouchWithSameContentIsAHit) {
-  CompileCache cache(dir_ / "cache");
-  ASSERT_TRUE(cache.store(key_, entry()));
-  fs::last_write_time(source_, fs::last_write_time(source_) + std::chrono::seconds(5));
-  EXPECT_TRUE(cache.lookup(key_));
-}
-
-TEST_F(CacheTest, ToolchainStatChangeIsAMiss) {
-  CompileCache cache(dir_ / "cache");
-  ASSERT_TRUE(cache.store(key_, entry()));
-  fs::last_write_time(tool_, fs::last_write_time(tool_) + std::chrono::seconds(5));
-  EXPECT_FALSE(cache.lookup(key_));
-}
-
-// Each CompileCache checks a file once (its memo), so a change is seen by the next object: a
-// run makes its own CompileCache, and the next run sees what changed in between.
-TEST_F(CacheTest, ToolchainChangeIsSeenByTheNextCacheObject) {
-  ASSERT_TRUE(CompileCache(dir_ / "cache").store(key_, entry()));
-  CompileCache first(dir_ / "cache");
-  ASSERT_TRUE(first.lookup(key_));
-  fs::last_write_time(tool_, fs::last_write_time(tool_) + std::chrono::seconds(5));
-  EXPECT_FALSE(CompileCache(dir_ / "cache").lookup(key_));
-  EXPECT_TRUE(first.lookup(key_)); // the memo: one object's lookups agree
-}
-
-TEST_F(CacheTest, SourceChangeIsSeenByTheNextCacheObject) {
-  ASSERT_TRUE(CompileCache(dir_ / "cache").store(key_, entry()));
-  CompileCache first(dir_ / "cache");
-  ASSERT_TRUE(first.lookup(key_));
-  write(source_, "@triton.jit\ndef k(): return\n");
-  EXPECT_FALSE(CompileCache(dir_ / "cache").lookup(key_));
-  EXPECT_TRUE(first.lookup(key_));
-}
-
-// The memo also keeps what it did not find: a dependency missing at the first look stays
-// missing for that object, and every entry sharing it is a miss alike.
-TEST_F(CacheTest, MemoAgreesAcrossEntriesAndRemembersMissingFiles) {
-  CompileCache cache(dir_ / "cache");
-  const std::string other = "4e5f6a7b8c9d";
-  ASSERT_TRUE(cache.store(key_, entry()));
-  ASSERT_TRUE(cache.store(other, entry()));
-  const std::string saved = tool_ + ".saved";
-  fs::rename(tool_, saved);
-  EXPECT_FALSE(cache.lookup(key_));
-  fs::rename(saved, tool_); // back, with the same size and time
-  EXPECT_FALSE(cache.lookup(key_));
-  EXPECT_FALSE(cache.lookup(other));
-  EXPECT_TRUE(CompileCache(dir_ / "cache").lookup(key_));
+  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v2/tmp")); // the old entry was deleted
 }
 
 TEST_F(CacheTest, MovedCacheKeepsWorking) {
@@ -158,21 +88,14 @@ TEST_F(CacheTest, MovedCacheKeepsWorking) {
   EXPECT_TRUE(moved.lookup(key_));
 }
 
-TEST_F(CacheTest, DeletedDependencyIsAMiss) {
-  CompileCache cache(dir_ / "cache");
-  ASSERT_TRUE(cache.store(key_, entry()));
-  fs::remove(tool_);
-  EXPECT_FALSE(cache.lookup(key_));
-}
-
 TEST_F(CacheTest, CorruptEntryIsAMiss) {
   CompileCache cache(dir_ / "cache");
   for (std::string_view text : {"{not json", "[]", R"({"key": "3f2a9c1e5d7b"})",
-                                R"({"key": "other", "result": {}, "dependencies": [], "files": {}})",
-                                R"({"key": "3f2a9c1e5d7b", "result": {}, "dependencies": [{}], "files": {}})",
-                                R"({"key": "3f2a9c1e5d7b", "result": {}, "dependencies": [],
+                                R"({"key": "other", "result": {}, "files": {}})",
+                                R"({"key": "3f2a9c1e5d7b", "result": {}})",
+                                R"({"key": "3f2a9c1e5d7b", "result": {},
                                     "files": {"image": {"size": "big"}}})",
-                                R"({"key": "3f2a9c1e5d7b", "result": {}, "dependencies": [],
+                                R"({"key": "3f2a9c1e5d7b", "result": {},
                                     "files": {"../escape": {"size": 0}}})"}) {
     ASSERT_TRUE(cache.store(key_, entry()));
     write(entryDir(key_) / "entry.json", text);
@@ -244,12 +167,7 @@ TEST_F(CacheTest, ConcurrentStoresOfOneKeyLeaveOneWholeEntry) {
   ASSERT_TRUE(hit);
   int writer = hit->result["writer"];
   EXPECT_EQ(hit->files, entries[writer].files);
-  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v1/tmp"));
-}
-
-TEST_F(CacheTest, DescribeMissingFile) {
-  EXPECT_FALSE(CompileCache::describe((dir_ / "nope.py").string(), true));
-  EXPECT_FALSE(CompileCache::describe((dir_ / "src").string(), false)); // a directory
+  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v2/tmp"));
 }
 
 } // namespace
