@@ -21,29 +21,12 @@ bool CompileRun::prepareKeys() {
     return false;
   std::optional<Installation> installation = recallInstallation(opts_.cacheDir, python_);
   if (!installation) {
-    say("learning the Python installation (hashing Triton's files, once per installation)");
-    if (Status s = startPool(1); !s) {
-      fail(s.takeError());
+    // The runs a build starts at once in a new environment learn it once: one hashes, the
+    // others wait here and then find its record.
+    InstallationLock lock(opts_.cacheDir, python_);
+    installation = recallInstallation(opts_.cacheDir, python_);
+    if (!installation && !(installation = learnInstallation()))
       return false;
-    }
-    nlohmann::json answer;
-    Status ran = pool_->run({{{"op", "installation"}}},
-                            [&](std::size_t, nlohmann::json reply) { answer = std::move(reply); });
-    if (!ran) {
-      fail(ran.takeError());
-      return false;
-    }
-    if (!boolOr(answer, "ok", false)) {
-      fail(diagnosticFromResponse(answer, ""));
-      return false;
-    }
-    auto learned = learnInstallation(hello_, answer);
-    if (!learned) {
-      fail(learned.takeError());
-      return false;
-    }
-    installation = std::move(*learned);
-    installationLearned_ = true;   // recorded once the run has succeeded (storeInCache)
   }
   installation_ = std::move(*installation);
   keys_.installation = &installation_;
@@ -53,6 +36,34 @@ bool CompileRun::prepareKeys() {
   say("cache keys: Triton " + installation_.tritonVersion + ", installation " +
       installation_.fingerprint.substr(0, 12) + ", source root " + opts_.sourceRoot.string());
   return true;
+}
+
+/// Asks the frontend about the installation (starting it if needed), hashes its files and
+/// records what it learned beside the local cache. nullopt when that fails (reported).
+std::optional<Installation> CompileRun::learnInstallation() {
+  say("learning the Python installation (hashing Triton's files, once per installation)");
+  if (Status s = startPool(1); !s) {
+    fail(s.takeError());
+    return std::nullopt;
+  }
+  nlohmann::json answer;
+  Status ran = pool_->run({{{"op", "installation"}}},
+                          [&](std::size_t, nlohmann::json reply) { answer = std::move(reply); });
+  if (!ran) {
+    fail(ran.takeError());
+    return std::nullopt;
+  }
+  if (!boolOr(answer, "ok", false)) {
+    fail(diagnosticFromResponse(answer, ""));
+    return std::nullopt;
+  }
+  auto learned = tta::learnInstallation(hello_, answer);
+  if (!learned) {
+    fail(learned.takeError());
+    return std::nullopt;
+  }
+  recordInstallation(opts_.cacheDir, python_, hello_, *learned);
+  return std::move(*learned);
 }
 
 std::optional<std::string> CompileRun::firstKey(const KernelSpec &kernel, nlohmann::json job) {

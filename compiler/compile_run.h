@@ -116,6 +116,7 @@ private:
 
   // compile_cache.cpp: keys and the two tiers.
   bool prepareKeys();
+  std::optional<Installation> learnInstallation();
   /// The first key of \p kernel's \p job (its fields: what else decides the outputs); nullopt
   /// when the kernel file cannot be read or changed during the run.
   std::optional<std::string> firstKey(const KernelSpec &kernel, nlohmann::json job);
@@ -162,7 +163,6 @@ private:
   std::string python_;
   CompileCache cache_{std::filesystem::path()};
   bool keysReady_ = false;
-  bool installationLearned_ = false;   ///< learned by this run: to be recorded
   Installation installation_;
   KeyContext keys_;
   /// Sources modified at or after this instant are not cached (file times use the same clock).

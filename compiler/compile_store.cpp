@@ -10,8 +10,6 @@ namespace tta {
 void CompileRun::storeInCache() {
   if (!cache_.enabled() || !keysReady_)
     return;
-  if (installationLearned_)
-    recordInstallation(opts_.cacheDir, python_, hello_, installation_);
   // Describe answers: a later run expands heuristics without starting Python.
   for (const auto &[k, first] : describeKeys_) {
     const nlohmann::json &answer = described_[k];

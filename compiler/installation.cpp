@@ -21,6 +21,8 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 namespace fs = std::filesystem;
@@ -98,6 +100,25 @@ bool writeAtomically(const fs::path &path, const std::string &text) {
 }
 
 } // namespace
+
+InstallationLock::InstallationLock(const fs::path &cacheDir, const std::string &python) {
+  if (cacheDir.empty())
+    return;
+  fs::path path = recordPath(cacheDir, python);
+  path.replace_extension(".lock");
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {   // blocks while another run learns
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+InstallationLock::~InstallationLock() {
+  if (fd_ >= 0)
+    ::close(fd_);   // releases the lock
+}
 
 std::optional<std::string> sha256OfFile(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);

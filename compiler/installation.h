@@ -42,10 +42,23 @@ Expected<Installation> learnInstallation(const nlohmann::json &hello,
                                          const nlohmann::json &answer);
 
 /// Records \p installation, learned from \p hello, under \p cacheDir for recallInstallation()
-/// (best effort: a record that cannot be written costs the next run the hashing). A run does
-/// this once it has succeeded, so that a failed run leaves nothing behind.
+/// (best effort: a record that cannot be written costs the next run the hashing).
 void recordInstallation(const std::filesystem::path &cacheDir, const std::string &python,
                         const nlohmann::json &hello, const Installation &installation);
+
+/// Held while one run learns an installation, so that the runs a build starts at once in a new
+/// virtual environment hash it once: the others wait, then recall the record. Without a cache
+/// directory, or where the lock cannot be taken, it holds nothing and each run learns alone.
+class InstallationLock {
+public:
+  InstallationLock(const std::filesystem::path &cacheDir, const std::string &python);
+  ~InstallationLock();
+  InstallationLock(const InstallationLock &) = delete;
+  InstallationLock &operator=(const InstallationLock &) = delete;
+
+private:
+  int fd_ = -1;
+};
 
 /// Lower-case hex SHA-256 of a file's contents, read in blocks; nullopt when it cannot be read.
 std::optional<std::string> sha256OfFile(const std::filesystem::path &path);

@@ -349,7 +349,7 @@ TEST(Compile, NewestTargetsAsTheVersionAllows) {
       EXPECT_NE(r.err.find("Triton " + testTritonVersion() + " cannot build " + target), std::string::npos)
           << r.err;
       EXPECT_NE(r.err.find("note: "), std::string::npos) << r.err;
-      EXPECT_TRUE(listFiles(dir).empty());
+      EXPECT_TRUE(listFiles(dir, ".triton-aot-cache").empty());   // no output; the cache may have learned
       continue;
     }
     ASSERT_EQ(r.status, 0) << r.err;
