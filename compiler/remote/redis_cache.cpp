@@ -155,14 +155,16 @@ private:
                            lengths(command).data())));
       if (!reply)
         return Transfer::unreachable(ioError(*context));
-      if (reply->type == REDIS_REPLY_ERROR) {
-        std::string text(reply->str, reply->len);
-        return Transfer::refused(command[0] == "AUTH"
-                                     ? "the server refused the URL's credentials (" + text +
-                                           "): fix the user or password in the URL"
-                                     : "SELECT " + database + " failed (" + text +
-                                           "): the server has fewer databases");
-      }
+      if (reply->type != REDIS_REPLY_ERROR)
+        continue;
+      std::string text(reply->str, reply->len);
+      if (command[0] == "AUTH")
+        return Transfer::refused("the server refused the URL's credentials (" + text +
+                                 "): fix the user or password in the URL");
+      if (text.find("out of range") != std::string::npos)
+        return Transfer::refused("SELECT " + database + " failed (" + text +
+                                 "): the server has fewer databases");
+      return replyError(*reply, "SELECT");
     }
     return Transfer::done();
   }
