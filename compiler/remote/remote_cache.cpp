@@ -91,6 +91,9 @@ RemoteLookup BlobStoreCache::lookup(const std::string &key) {
     if (ref.size > 0)
       wanted.push_back(ref);
   std::vector<Transfer> blobs = getBlobs(wanted);
+  if (blobs.size() != wanted.size())   // a backend's bug; never index past its answers
+    return markDown("the backend answered " + std::to_string(blobs.size()) + " of " +
+                    std::to_string(wanted.size()) + " blobs");
   RemoteEntry entry;
   entry.result = std::move(check.record->result);
   for (const BlobRef &ref : check.record->files)

@@ -28,15 +28,18 @@ random_secret() {
   od -An -tx1 -N8 /dev/urandom | tr -d ' \n'
 }
 
-# stop_pid_file <file>: stops the process whose id the file holds and waits for it to go.
+# stop_pid_file <file> <program>: stops the process whose id the file holds, if it still runs
+# <program> (a stale file's id may belong to another process by now), and waits for it to go.
 stop_pid_file() {
-  local file=$1 pid
+  local file=$1 program=$2 pid
   [[ -f "$file" ]] || return 0
   pid=$(cat "$file")
-  if [[ -n "$pid" ]] && kill -TERM "$pid" 2>/dev/null; then
-    for _ in $(seq 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.05
+  if [[ -n "$pid" ]] && [[ "$(ps -p "$pid" -o comm= 2>/dev/null)" == "$program"* ]] &&
+     kill -TERM "$pid" 2>/dev/null; then
+    for _ in $(seq 200); do
+      # Gone, or a zombie its new parent has not reaped yet.
+      [[ "$(ps -p "$pid" -o stat= 2>/dev/null)" == Z* || -z "$(ps -p "$pid" -o stat= 2>/dev/null)" ]] && break
+      sleep 0.02
     done
     kill -KILL "$pid" 2>/dev/null || true
   fi

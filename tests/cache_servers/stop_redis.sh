@@ -6,4 +6,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 dir=${1:?usage: stop_redis.sh <dir>}
 rm -f "$dir/url"
-stop_pid_file "$dir/redis.pid"
+stop_pid_file "$dir/redis.pid" redis-server

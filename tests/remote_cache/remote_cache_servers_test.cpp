@@ -59,6 +59,14 @@ TEST_P(RemoteCacheServerTest, HitAfterStore) {
   EXPECT_TRUE(cache->available());
 }
 
+TEST_P(RemoteCacheServerTest, LargeEntry) {
+  auto cache = open();
+  std::string key = uniqueKey("large");
+  RemoteEntry entry = uniqueEntry("large", 16 << 20);   // many socket buffers' worth
+  ASSERT_TRUE(cache->store(key, entry));
+  expectSame(open()->lookup(key), entry);
+}
+
 TEST_P(RemoteCacheServerTest, Miss) {
   RemoteLookup found = open()->lookup(uniqueKey("never stored"));
   EXPECT_EQ(found.outcome, RemoteOutcome::Miss) << found.detail;

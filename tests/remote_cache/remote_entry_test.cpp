@@ -73,6 +73,15 @@ TEST(RemoteEntryTest, AcceptsWhatItWrote) {
   EXPECT_TRUE(checkRecord(record("secret"), kKey, "", 1 << 20).record);
 }
 
+TEST(RemoteEntryTest, ResultThatIsNotUtf8IsAnInternalError) {
+  RemoteEntry entry = sampleEntry();
+  entry.result["name"] = std::string("\xff\xfe");
+  auto text = makeRecord(kKey, entry, "", nullptr);
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().code, ExitCode::InternalError);
+  EXPECT_EQ(text.error().message.rfind("cannot serialize the remote cache record: ", 0), 0u);
+}
+
 TEST(RemoteEntryTest, RejectsUnsignedWhenSigned) {
   EXPECT_EQ(checkRecord(record(), kKey, "secret", 1 << 20).rejection.rfind("unsigned entry", 0), 0u);
 }
