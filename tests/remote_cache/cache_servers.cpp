@@ -151,13 +151,6 @@ std::unique_ptr<CacheServer> CacheServer::start(const std::string &name) {
 
 void CacheServer::stop() { runScript("stop_" + name_ + ".sh", dir_); }
 
-std::unique_ptr<CacheServer> makeRedisServer(fs::path dir, bool owned) {
-  return make("redis", std::move(dir), owned);
-}
-std::unique_ptr<CacheServer> makeNginxServer(fs::path dir, bool owned) {
-  return make("nginx", std::move(dir), owned);
-}
-
 std::string uniqueKey(const std::string &salt) {
   static const auto started = std::chrono::steady_clock::now().time_since_epoch().count();
   return remote::sha256Hex(testName() + '\n' + salt + '\n' + std::to_string(::getpid()) + '\n' +

@@ -53,9 +53,6 @@ private:
   bool owned_ = false;
 };
 
-std::unique_ptr<CacheServer> makeRedisServer(std::filesystem::path dir, bool owned);
-std::unique_ptr<CacheServer> makeNginxServer(std::filesystem::path dir, bool owned);
-
 /// A key unique to this test and this process, from \p salt.
 std::string uniqueKey(const std::string &salt);
 /// An entry whose files are unique to this test and \p salt: an image with NUL bytes, a PTX
