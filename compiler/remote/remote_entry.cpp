@@ -90,13 +90,13 @@ Expected<std::string> makeRecord(const std::string &key, const RemoteEntry &entr
   }
 }
 
-RecordCheck checkRecord(std::string_view text, const std::string &key,
-                        std::string_view signingKey, std::uint64_t maxEntryBytes) {
-  auto reject = [](std::string why) { return RecordCheck{std::nullopt, std::move(why)}; };
-  nlohmann::json record = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (record.is_discarded() || !record.is_object())
-    return reject("malformed record: not a JSON object");
-  if (record.value("schema", "") != kRecordSchema)
+namespace {
+
+RecordCheck reject(std::string why) { return {std::nullopt, std::move(why)}; }
+
+RecordCheck checkParsedRecord(nlohmann::json &record, const std::string &key,
+                              std::string_view signingKey, std::uint64_t maxEntryBytes) {
+  if (!record.contains("schema") || record["schema"] != kRecordSchema)
     return reject("malformed record: schema is not \"" + std::string(kRecordSchema) + '"');
   const nlohmann::json &version = record.value("version", nlohmann::json());
   if (!version.is_number_integer() || version.get<std::int64_t>() != kRecordVersion)
@@ -104,8 +104,11 @@ RecordCheck checkRecord(std::string_view text, const std::string &key,
   if (!record.contains("key") || !record["key"].is_string() || !record.contains("result") ||
       !record.contains("files") || !record["files"].is_object())
     return reject("malformed record: it needs \"key\", \"result\" and \"files\"");
-  if (record["key"] != key)
-    return reject("record for another key (" + record["key"].get<std::string>() + ")");
+  if (record["key"] != key) {
+    const std::string &other = record["key"].get_ref<const std::string &>();
+    return reject(isDigest(other) ? "record for another key (" + other + ")"
+                                  : "record for another key (not a 64-hex key)");
+  }
 
   if (!signingKey.empty()) {
     if (!record.contains("hmac"))
@@ -131,6 +134,20 @@ RecordCheck checkRecord(std::string_view text, const std::string &key,
     parsed.files.push_back(std::move(ref));
   }
   return {std::move(parsed), {}};
+}
+
+} // namespace
+
+RecordCheck checkRecord(std::string_view text, const std::string &key,
+                        std::string_view signingKey, std::uint64_t maxEntryBytes) {
+  nlohmann::json record = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (record.is_discarded() || !record.is_object())
+    return reject("malformed record: not a JSON object");
+  try {
+    return checkParsedRecord(record, key, signingKey, maxEntryBytes);
+  } catch (const nlohmann::json::exception &e) {   // a member of an unexpected type
+    return reject(std::string("malformed record: ") + e.what());
+  }
 }
 
 } // namespace tta::remote

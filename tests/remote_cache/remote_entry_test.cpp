@@ -120,6 +120,9 @@ TEST(RemoteEntryTest, RejectsMalformedRecords) {
   bad["schema"] = "triton-cache";
   EXPECT_EQ(rejection(bad.dump()), "malformed record: schema is not \"triton-aot-remote-entry\"");
   bad = good;
+  bad["schema"] = 5;
+  EXPECT_EQ(rejection(bad.dump()), "malformed record: schema is not \"triton-aot-remote-entry\"");
+  bad = good;
   bad["version"] = 2;
   EXPECT_EQ(rejection(bad.dump()), "malformed record: version is not 1");
   bad = good;
@@ -129,6 +132,12 @@ TEST(RemoteEntryTest, RejectsMalformedRecords) {
   bad["files"]["ptx"]["sha256"] = "../../etc/passwd";
   EXPECT_EQ(rejection(bad.dump()),
             "malformed record: file \"ptx\" needs a 64-hex \"sha256\" and a \"size\"");
+  bad = good;
+  bad["version"] = "1";
+  EXPECT_EQ(rejection(bad.dump()), "malformed record: version is not 1");
+  bad = good;
+  bad["files"]["ptx"] = "sha256";
+  EXPECT_EQ(rejection(bad.dump()).rfind("malformed record: file \"ptx\"", 0), 0u);
   bad = good;
   bad["files"]["ptx"]["size"] = -1;
   EXPECT_EQ(rejection(bad.dump()).rfind("malformed record: file \"ptx\"", 0), 0u);
