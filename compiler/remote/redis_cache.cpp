@@ -26,9 +26,17 @@ using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
 /// One command's arguments; they point into strings the caller keeps alive.
 using Command = std::vector<std::string_view>;
 
+/// An error reply's text, without the final period Redis ends some with.
+std::string errorText(const redisReply &reply) {
+  std::string text(reply.str, reply.len);
+  while (!text.empty() && (text.back() == '.' || text.back() == ' '))
+    text.pop_back();
+  return text;
+}
+
 /// Why a reply is an error, and the fix when there is a usual one.
 Transfer replyError(const redisReply &reply, std::string_view command) {
-  std::string text(reply.str, reply.len);
+  std::string text = errorText(reply);
   std::string what = std::string(command) + " failed: " + text;
   if (text.rfind("NOAUTH", 0) == 0)
     return Transfer::refused(what + ": put the password in the URL, "
@@ -157,7 +165,7 @@ private:
         return Transfer::unreachable(ioError(*context));
       if (reply->type != REDIS_REPLY_ERROR)
         continue;
-      std::string text(reply->str, reply->len);
+      std::string text = errorText(*reply);
       if (command[0] == "AUTH")
         return Transfer::refused("the server refused the URL's credentials (" + text +
                                  "): fix the user or password in the URL");
@@ -200,8 +208,9 @@ private:
         if (Transfer made = connect(context); made.kind != Transfer::Kind::Done)
           return made;
       for (const Command &command : commands)
-        redisAppendCommandArgv(context.get(), static_cast<int>(command.size()),
-                               argv(command).data(), lengths(command).data());
+        if (redisAppendCommandArgv(context.get(), static_cast<int>(command.size()),
+                                   argv(command).data(), lengths(command).data()) != REDIS_OK)
+          return Transfer::unreachable("cannot queue a Redis command: out of memory");
       replies.clear();
       for (std::size_t i = 0; i < commands.size(); ++i) {
         void *reply = nullptr;
