@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing triton-aot needs, and nothing that is already there:
 #   - Debian packages: compilers, CMake, Ninja, LLVM 19 (Object library), nlohmann/json, CLI11,
-#     GoogleTest, zstd;
+#     GoogleTest, zstd, hiredis, libcurl, OpenSSL (and with --dev redis-server and nginx, the
+#     remote cache tests' servers);
 #   - a Python virtual environment (.venv by default) with the pinned Triton from requirements.txt
 #     (and requirements-dev.txt for the tests);
 #   - with --dev, .venv-triton-3.6.0 too, and with --versions one .venv-triton-<version> for each
@@ -9,7 +10,8 @@
 # Idempotent: a second run only checks, in about a second.
 #
 # Usage: tools/bootstrap.sh [--dev | --versions]
-#   --dev       also the test-only Python packages, and Triton 3.6.0 beside the default
+#   --dev       also the test-only packages (Python, redis-server, nginx), and Triton 3.6.0
+#               beside the default
 #   --versions  as --dev, and every supported Triton (the `versions` test preset)
 # Environment: TRITON_AOT_VENV (default: <repo>/.venv), TRITON_AOT_BASE_PYTHON (default: python3).
 set -euo pipefail
@@ -30,7 +32,10 @@ say() { printf 'bootstrap: %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------------------------
 packages=(build-essential cmake ninja-build git pkg-config python3-venv
-          llvm-19-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libzstd-dev)
+          llvm-19-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libzstd-dev
+          libhiredis-dev libcurl4-openssl-dev libssl-dev)
+# The remote cache tests' servers (tests/cache_servers starts its own, on free ports).
+((dev)) && packages+=(redis-server nginx-light)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -41,6 +46,10 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && sudo=sudo
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Installing redis-server or nginx may start it as a system service on its usual port; the
+  # tests start servers of their own, so stop the ones installed just now.
+  [[ " ${missing[*]} " == *" redis-server "* ]] && { $sudo service redis-server stop || true; } >/dev/null 2>&1
+  [[ " ${missing[*]} " == *" nginx-light "* ]] && { $sudo service nginx stop || true; } >/dev/null 2>&1
 fi
 
 # --- Python environments ---------------------------------------------------------------------
