@@ -7,6 +7,8 @@
 #include "compiler/frontend_client.h"
 #include "compiler/json_access.h"
 
+#include <fstream>
+
 namespace fs = std::filesystem;
 
 namespace tta {
@@ -130,9 +132,98 @@ bool CompileRun::storeTwoStep(const std::string &first, const KernelSpec &kernel
   return true;
 }
 
-// The remote tier: none yet in this build.
-bool CompileRun::remoteInUse() const { return false; }
-std::optional<CacheEntry> CompileRun::fetchRemote(const std::string &) { return std::nullopt; }
-void CompileRun::storeRemote(const std::string &, const CacheEntry &) {}
+// --- The remote tier ---------------------------------------------------------------------
+//
+// Never worse than no cache: a server that is down, slow, full or refusing costs one warning
+// per build and the build goes on locally. "Per build": the first run that finds it down
+// leaves a mark beside the local cache, and the runs of the next minute skip it silently.
+
+namespace {
+
+constexpr auto kRemoteDownFor = std::chrono::seconds(60);
+
+fs::path remoteDownMark(const fs::path &cacheDir) { return cacheDir / "remote-unavailable"; }
+
+bool markedDown(const fs::path &cacheDir) {
+  std::error_code ec;
+  auto written = fs::last_write_time(remoteDownMark(cacheDir), ec);
+  return !ec && fs::file_time_type::clock::now() - written < kRemoteDownFor;
+}
+
+} // namespace
+
+/// Opens the remote cache the options or the environment name (nothing when none does, or
+/// without a local cache). False for a setting that is wrong (reported: a usage error).
+bool CompileRun::openRemote() {
+  auto settings = RemoteCacheSettings::fromEnvironment(opts_.remoteCache);
+  if (!settings) {
+    fail(settings.takeError());
+    return false;
+  }
+  if (!settings->enabled() || !cache_.enabled())
+    return true;
+  settings->readOnly = settings->readOnly || opts_.remoteReadOnly;
+  auto remote = RemoteCache::open(*settings);
+  if (!remote) {
+    fail(remote.takeError());
+    return false;
+  }
+  remote_ = std::move(*remote);
+  if (markedDown(opts_.cacheDir)) {
+    say("remote cache " + remote_->describe() + " skipped: unavailable less than a minute ago");
+    remoteDown_ = true;
+  } else {
+    say(std::string("remote cache: ") + remote_->describe() +
+        (settings->readOnly ? " (read-only)" : ""));
+  }
+  return true;
+}
+
+bool CompileRun::remoteInUse() const { return remote_ != nullptr; }
+
+/// The first trouble with the remote cache: one warning; "down" also skips it from now on.
+void CompileRun::remoteTrouble(const std::string &what, bool down) {
+  if (down) {
+    remoteDown_ = true;
+    std::error_code ec;
+    fs::create_directories(opts_.cacheDir, ec);
+    std::ofstream(remoteDownMark(opts_.cacheDir)) << remote_->describe() << "\n";
+  }
+  if (remoteWarned_.exchange(true)) {
+    say(what);
+    return;
+  }
+  if (log_)
+    log_("warning: remote cache " + remote_->describe() + ": " + what +
+         (down ? "; building without it" : ""));
+}
+
+std::optional<CacheEntry> CompileRun::fetchRemote(const std::string &key) {
+  if (!remote_ || remoteDown_)
+    return std::nullopt;
+  RemoteLookup found = remote_->lookup(key);
+  switch (found.outcome) {
+  case RemoteOutcome::Hit:
+    return CacheEntry{std::move(found.entry->result), std::move(found.entry->files)};
+  case RemoteOutcome::Miss:
+    return std::nullopt;
+  case RemoteOutcome::Rejected:   // compiled again, and overwritten when stored
+    remoteTrouble("entry " + key.substr(0, 12) + " rejected (" + found.detail +
+                      "); compiling it again",
+                  false);
+    return std::nullopt;
+  case RemoteOutcome::Unavailable:
+    remoteTrouble(found.detail, true);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void CompileRun::storeRemote(const std::string &key, const CacheEntry &entry) {
+  if (!remote_ || remoteDown_)
+    return;
+  if (Status s = remote_->store(key, RemoteEntry{entry.result, entry.files}); !s)
+    remoteTrouble("cannot store: " + s.error().message, !remote_->available());
+}
 
 } // namespace tta

@@ -16,10 +16,12 @@
 #include "compiler/naming.h"
 #include "compiler/read_file.h"
 #include "compiler/output_transaction.h"
+#include "compiler/remote/remote_cache.h"
 #include "compiler/worker.h"
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -122,7 +124,9 @@ private:
   std::optional<std::string> firstKey(const KernelSpec &kernel, nlohmann::json job);
   std::optional<CacheEntry> fetch(const std::string &key, CacheOrigin *origin);
   void keep(const std::string &key, const CacheEntry &entry);
+  bool openRemote();
   bool remoteInUse() const;
+  void remoteTrouble(const std::string &what, bool down);
   std::optional<CacheEntry> fetchRemote(const std::string &key);
   void storeRemote(const std::string &key, const CacheEntry &entry);
   /// The entry for \p first through its import record, rebased for this machine.
@@ -163,6 +167,9 @@ private:
   std::string python_;
   CompileCache cache_{std::filesystem::path()};
   bool keysReady_ = false;
+  std::unique_ptr<RemoteCache> remote_;   ///< null: none configured
+  bool remoteDown_ = false;               ///< unavailable: not asked again this run
+  std::atomic<bool> remoteWarned_{false};
   Installation installation_;
   KeyContext keys_;
   /// Sources modified at or after this instant are not cached (file times use the same clock).

@@ -105,6 +105,8 @@ void CompileRun::openCache() {
   cacheOpened_ = true;
   // IR dumps are not cached: a run that asks for them compiles.
   cache_ = CompileCache(opts_.irDir.empty() ? opts_.cacheDir : fs::path());
+  if (!openRemote())
+    cache_ = CompileCache(fs::path());   // reported; the run fails, cached or not
 }
 
 bool CompileRun::resolvePython() {

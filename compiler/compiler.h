@@ -51,6 +51,10 @@ struct CompileOptions {
   std::string indexAsGiven;            ///< --index as spelled (the depfile's target)
   bool relativeOutputs = false;        ///< -o was relative: depfile targets are too
   std::filesystem::path cacheDir;      ///< empty: no cache
+  /// --remote-cache: the shared cache's URL (empty: $TRITON_AOT_REMOTE_CACHE, if set; see
+  /// compiler/remote/remote_cache.h), and --remote-cache-read-only.
+  std::string remoteCache;
+  bool remoteReadOnly = false;
   /// The project's root (absolute, normal): sources are named relative to it in outputs and
   /// cache keys, so another checkout directory gives the same bytes and the same keys.
   std::filesystem::path sourceRoot;

@@ -334,7 +334,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
              "4 output cannot be written, 5 internal error, 130 interrupted. See docs/compiler.md.");
   app.get_formatter()->column_width(34);
 
-  std::string sourceRoot;
+  std::string sourceRoot, remoteCache;
+  bool remoteReadOnly = false;
   std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, cacheDir,
       python, emitIr;
   std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
@@ -381,6 +382,12 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--cache-dir", cacheDir,
                  "Compile cache (default: $TRITON_AOT_CACHE_DIR, else <out>/.triton-aot-cache)");
   app.add_flag("--no-cache", noCache, "Neither read nor write the compile cache");
+  app.add_option("--remote-cache", remoteCache,
+                 "Shared cache beside the local one: redis://host:port[/db] or "
+                 "http(s)://host[:port]/prefix (default: $TRITON_AOT_REMOTE_CACHE; "
+                 "docs/remote-cache.md)");
+  app.add_flag("--remote-cache-read-only", remoteReadOnly,
+               "Read the remote cache, never write it (also TRITON_AOT_REMOTE_CACHE_READ_ONLY=1)");
   app.add_option("--source-root", sourceRoot,
                  "The project's root: sources are named relative to it in outputs and cache "
                  "keys (default: the current directory)");
@@ -542,6 +549,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                         .lexically_normal();
   if (!opts.sourceRoot.has_filename() && opts.sourceRoot != opts.sourceRoot.root_path())
     opts.sourceRoot = opts.sourceRoot.parent_path();   // "/src/" -> "/src"
+  opts.remoteCache = remoteCache;
+  opts.remoteReadOnly = remoteReadOnly;
   if (!noCache) {
     const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
     opts.cacheDir = !cacheDir.empty()            ? fs::absolute(cacheDir)
