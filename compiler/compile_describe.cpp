@@ -23,9 +23,9 @@ nlohmann::json tritonEnvironment() {
   static const std::set<std::string> exact = {"USE_IR_LOC", "PTXAS_OPTIONS",
                                               "ALLOW_LHS_TMEM_LAYOUT_CONVERSION", "PYTHONPATH",
                                               "PYTHONHOME"};
-  static const std::set<std::string> irrelevant = {"TRITON_CACHE_DIR", "TRITON_HOME",
-                                                   "TRITON_AOT_CACHE_DIR", "TRITON_AOT_LOG",
-                                                   "TRITON_AOT_PYTHON"};
+  // Triton's own cache location, and every TRITON_AOT_* setting (ours: where caches are,
+  // remote cache credentials), never change what Triton generates.
+  static const std::set<std::string> irrelevant = {"TRITON_CACHE_DIR", "TRITON_HOME"};
   nlohmann::json env = nlohmann::json::object();
   for (char **e = environ; *e; ++e) {
     std::string_view entry(*e);
@@ -33,7 +33,7 @@ nlohmann::json tritonEnvironment() {
     bool relevant = exact.count(key) > 0;
     for (const char *prefix : prefixes)
       relevant = relevant || key.rfind(prefix, 0) == 0;
-    if (relevant && !irrelevant.count(key))
+    if (relevant && !irrelevant.count(key) && key.rfind("TRITON_AOT_", 0) != 0)
       env[key] = std::string(entry.substr(std::min(entry.size(), key.size() + 1)));
   }
   return env;
