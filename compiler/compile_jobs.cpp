@@ -17,6 +17,7 @@ namespace tta {
 bool CompileRun::lookupCache() {
   openCache();   // describe() opens it too, but a run of IR files only never describes
   const nlohmann::json environment = tritonEnvironment();
+  const nlohmann::json sourceNames = SourceNames(opts_.sourceRoot, opts_.filePrefixMap).key();
   for (Job &job : jobs_) {
     nlohmann::json key = {{"format", 1},
                           {"tool", TRITON_AOT_VERSION},
@@ -27,7 +28,8 @@ bool CompileRun::lookupCache() {
                           {"function", job.kernel->function},
                           {"signature", formatSignature(job.signature)},
                           {"config", formatConfig(job.config)},
-                          {"target", job.target.spelling()}};
+                          {"target", job.target.spelling()},
+                          {"source_names", sourceNames}}; // the images' file names
     if (job.config.preHook >= 0) // the hook's block shapes are compiled in
       key["pre_hook"] = job.config.preHook;
     job.cacheKey = sha256Hex(key.dump());
@@ -148,7 +150,8 @@ std::optional<nlohmann::json> CompileRun::compileRequest(Job &job) {
                             {"params", params},
                             {"target", requestTarget(job.target)},
                             {"options", requestOptions(job.config)},
-                            {"outputs", outputs}};
+                            {"outputs", outputs},
+                            {"source_names", sourceNames().request()}};
   if (job.config.preHook >= 0)
     request["pre_hook"] = {{"index", job.config.preHook},
                            {"number", job.config.preHook + 1},
@@ -163,7 +166,8 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
     job.refusal = stringOr(objectOf(answer, "error"), "message", "Triton refused it");
     job.result = nlohmann::json{{"refused", job.refusal},
                                 {"describe", std::move(job.result["describe"])},
-                                {"deps", nlohmann::json::array()}};
+                                {"deps", nlohmann::json::array()},
+                                {"source_name", sourceNames().name(job.kernel->sourcePath)}};
     return;
   }
   if (!boolOr(answer, "ok", false)) {
@@ -180,6 +184,8 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
     return;
   }
   answer["describe"] = std::move(job.result["describe"]);
+  // The kernel file as the metadata names it, kept in the cache entry with the images.
+  answer["source_name"] = sourceNames().name(job.kernel->sourcePath);
   if (Status s = checkCompileAnswer(answer); !s) {
     fail(s.takeError());
     return;

@@ -74,6 +74,19 @@ void CompileRun::say(const std::string &line) const {
 }
 
 void CompileRun::fail(Diagnostic diag) {
+  // A source outside the working directory (a CMake build runs in the build tree) is named
+  // from the source root, as the outputs name it, rather than by its absolute path.
+  const std::string root = opts_.sourceRoot.string() + "/";
+  if (!opts_.sourceRoot.empty() && opts_.sourceRoot != opts_.sourceRoot.root_path()) {
+    if (diag.file.rfind(root, 0) == 0)
+      diag.file.erase(0, root.size());
+    for (std::string &note : diag.notes)
+      for (std::size_t at = note.find(root); at != std::string::npos; at = note.find(root, at))
+        if (at == 0 || std::string_view(" '\"(").find(note[at - 1]) != std::string_view::npos)
+          note.erase(at, root.size());
+        else
+          at += root.size();
+  }
   for (const Diagnostic &seen : outcome_.errors)
     if (seen.file == diag.file && seen.line == diag.line && seen.column == diag.column &&
         seen.message == diag.message)
@@ -124,6 +137,14 @@ bool CompileRun::resolvePython() {
 }
 
 /// The interpreter, the cache and the worker pool's settings; the pool starts on first need.
+SourceNames CompileRun::sourceNames() const {
+  std::vector<fs::path> siteDirs;
+  for (const auto &dir : arrayOf(hello_, "site_dirs"))
+    if (dir.is_string())
+      siteDirs.emplace_back(dir.get<std::string>());
+  return SourceNames(opts_.sourceRoot, opts_.filePrefixMap, siteDirs);
+}
+
 Status CompileRun::startPool(int count) {
   if (python_.empty()) {   // IR sources are described with their compile: not resolved yet
     auto python = resolveProgram(opts_.python);

@@ -335,6 +335,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.get_formatter()->column_width(34);
 
   std::string sourceRoot;
+  std::vector<std::string> filePrefixMaps;
   std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, cacheDir,
       python, emitIr;
   std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
@@ -384,6 +385,11 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--source-root", sourceRoot,
                  "The project's root: sources are named relative to it in outputs and cache "
                  "keys (default: the current directory)");
+  app.add_option("--file-prefix-map", filePrefixMaps,
+                 "OLD=NEW: name source files under OLD as under NEW in images and metadata "
+                 "(repeatable; the longest OLD wins; default: the source root and the "
+                 "interpreter's site directories as \"\", i.e. relative names)")
+      ->type_name("OLD=NEW");
   app.add_flag("--no-worker-pool", noWorkerPool,
                "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
   app.add_option("--python", python,
@@ -542,6 +548,12 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                         .lexically_normal();
   if (!opts.sourceRoot.has_filename() && opts.sourceRoot != opts.sourceRoot.root_path())
     opts.sourceRoot = opts.sourceRoot.parent_path();   // "/src/" -> "/src"
+  for (const std::string &text : filePrefixMaps) {
+    auto mapping = parsePrefixMapping(text);
+    if (!mapping)
+      return mapping.takeError();
+    opts.filePrefixMap.push_back(std::move(*mapping));
+  }
   if (!noCache) {
     const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
     opts.cacheDir = !cacheDir.empty()            ? fs::absolute(cacheDir)

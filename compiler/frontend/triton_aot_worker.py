@@ -411,6 +411,73 @@ def backend_error(exc, path, captured):
 
 
 # ---------------------------------------------------------------------------------------------
+# Source names: the files Triton writes into the images, as the outputs name them
+
+
+def source_namer(spec):
+    """name(path) for a compile request's "source_names" ({"map": [[OLD, NEW], ...], "root"}),
+    as compiler/source_names.h names files: the NEW of the longest OLD (whole components) and
+    the rest; else relative to "root" (lexically), or unchanged when "root" is null. None
+    without "source_names" (an older triton-aot-cc)."""
+    if not isinstance(spec, dict):
+        return None
+    mappings = sorted(((os.path.normpath(old), new) for old, new in spec.get("map") or []),
+                      key=lambda mapping: -len(mapping[0].rstrip(os.sep).split(os.sep)))
+    root = spec.get("root")
+
+    def name(path):
+        normal = os.path.normpath(path)
+        for candidate in dict.fromkeys((normal, os.path.realpath(normal))):  # venvs are often links
+            for old, new in mappings:
+                if candidate == old or candidate.startswith(old.rstrip(os.sep) + os.sep):
+                    rest = candidate[len(old):].lstrip(os.sep)
+                    return os.path.join(new, rest) if new and rest else (new or rest)
+        return os.path.relpath(normal, root) if root else normal
+    return name
+
+
+def site_dirs():
+    """The interpreter's directories of installed packages (the hello's "site_dirs"): their
+    files are named from them by default (triton/language/standard.py), as given and resolved."""
+    dirs = list(getattr(site, "getsitepackages", lambda: [])())
+    dirs.append(getattr(site, "getusersitepackages", lambda: "")() or "")
+    dirs += [p for p in sys.path if p.rstrip(os.sep).endswith(("site-packages", "dist-packages"))]
+    dirs += [p for p in sys.path if p and _holds_distributions(p)]
+    if A is not None:
+        dirs.append(os.path.dirname(A.TRITON_DIR))
+    found = [variant for d in dirs if d and os.path.isdir(d)
+             for variant in (os.path.abspath(d), os.path.realpath(d))]
+    return list(dict.fromkeys(found))
+
+
+def compiled_jit_functions(root):
+    """Every @jit function a compile of `root` may generate code from: those reachable through
+    globals and closures (and the modules they hold, one level down), and Triton's own."""
+    stack = [root] + [value for name, module in list(sys.modules.items())
+                      if module is not None and (name == "triton" or name.startswith("triton."))
+                      for value in list(vars(module).values()) if A.is_jit_callable(value)]
+    found, scopes = {}, set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in found:
+            continue
+        found[id(fn)] = fn
+        values = []
+        for cell in getattr(getattr(fn, "fn", None), "__closure__", None) or ():
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        scope = getattr(fn, "__globals__", None) or {}
+        if id(scope) not in scopes:
+            scopes.add(id(scope))
+            values += list(scope.values())
+        values += [v for m in values if isinstance(m, types.ModuleType) for v in vars(m).values()]
+        stack += [v for v in values if A.is_jit_callable(v) and id(v) not in found]
+    return [fn for fn in found.values() if A.classify(fn) == "jit"]  # Python runs the others
+
+
+# ---------------------------------------------------------------------------------------------
 # Project files, module loading and dependencies
 
 
@@ -605,7 +672,7 @@ def load_kernel_file(path, target):
     # @jit functions the kernel can reach that live in other project files.
     for value in vars(module).values():
         if A.is_jit_callable(value):
-            file = os.path.abspath(value.fn.__code__.co_filename)
+            file = os.path.abspath(A.source_file(value))
             if is_project_file(file):
                 entry.add_deps([file])
     _kernel_files[path] = entry
@@ -680,7 +747,7 @@ def _callable_facts(fn):
     """name (module.qualname), file, line and that line's text of a Python callable."""
     code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)
     name = f"{getattr(fn, '__module__', None) or '?'}.{getattr(fn, '__qualname__', None) or type(fn).__name__}"
-    file = code.co_filename if code else ""
+    file = (A.source_file(fn) or code.co_filename) if code else ""
     line = code.co_firstlineno if code else 0
     return {"name": name, "file": file, "line": line, "source_line": line_text(file, line).strip()}
 
@@ -791,7 +858,7 @@ def _function_node(fn):
     code = getattr(fn, "__code__", None)
     if code is None:
         return None
-    file = code.co_filename
+    file = A.source_file(fn)
     try:
         tree = ast.parse("".join(linecache.getlines(file)) or open(file, encoding="utf-8").read(), file)
     except (OSError, SyntaxError, ValueError):
@@ -832,7 +899,7 @@ def heuristic_entries(layers):
     for layer in layers:
         for name, fn in layer.values.items():
             code = getattr(fn, "__code__", None)
-            file = code.co_filename if code else ""
+            file = A.source_file(fn) if code else ""
             line = code.co_firstlineno if code else 0
             item = {"name": name, "file": file, "line": line, "source": line_text(file, line) if line else ""}
             node = _function_node(fn)
@@ -1035,6 +1102,9 @@ def compile_request(req, tap):
 
     if _WARM_UP.ident is not None:
         _WARM_UP.join()
+    namer = source_namer(req.get("source_names"))
+    names = A.rename_sources(compiled_jit_functions(fn), namer) if namer and fn is not None else []
+    A.salt_cache_key(json.dumps(names) if names else "")
     failure = None
     tap.start_recording()
     try:
@@ -1170,6 +1240,7 @@ def _import_triton():
     # Kernel files must not import from here (Python put the script's directory first).
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(WORKER_DIR)]
     _EXCLUDED = _excluded_roots() + ([os.path.realpath(hello["triton_dir"])] if hello["triton_dir"] else [])
+    hello["site_dirs"] = site_dirs()
     return hello
 
 
