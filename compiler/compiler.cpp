@@ -76,16 +76,22 @@ void CompileRun::say(const std::string &line) const {
 void CompileRun::fail(Diagnostic diag) {
   // A source outside the working directory (a CMake build runs in the build tree) is named
   // from the source root, as the outputs name it, rather than by its absolute path.
-  const std::string root = opts_.sourceRoot.string() + "/";
-  if (!opts_.sourceRoot.empty() && opts_.sourceRoot != opts_.sourceRoot.root_path()) {
-    if (diag.file.rfind(root, 0) == 0)
-      diag.file.erase(0, root.size());
-    for (std::string &note : diag.notes)
-      for (std::size_t at = note.find(root); at != std::string::npos; at = note.find(root, at))
-        if (at == 0 || std::string_view(" '\"(").find(note[at - 1]) != std::string_view::npos)
-          note.erase(at, root.size());
+  if (opts_.sourceRoot.has_relative_path()) {
+    const std::string root = opts_.sourceRoot.string() + "/";
+    auto fromRoot = [&](std::string &text) {
+      for (std::size_t at = text.find(root); at != std::string::npos; at = text.find(root, at))
+        if (at == 0 || std::string_view(" '\"(").find(text[at - 1]) != std::string_view::npos)
+          text.erase(at, root.size());
         else
           at += root.size();
+    };
+    if (diag.file.rfind(root, 0) == 0)
+      diag.file.erase(0, root.size());
+    if (diag.code == ExitCode::KernelError || diag.code == ExitCode::UsageError) {
+      fromRoot(diag.message);  // "kernels/add.py has no @triton.jit function named ..."
+      for (std::string &note : diag.notes)
+        fromRoot(note);
+    }
   }
   for (const Diagnostic &seen : outcome_.errors)
     if (seen.file == diag.file && seen.line == diag.line && seen.column == diag.column &&

@@ -56,6 +56,8 @@ SourceNames::SourceNames(fs::path root, std::vector<PrefixMapping> user,
 }
 
 std::string SourceNames::name(const fs::path &file) const {
+  if (!file.is_absolute()) // "<string>": Python code made by exec(), named by whoever made it
+    return file.string();
   const fs::path normal = file.lexically_normal();
   const PrefixMapping *best = nullptr;
   std::ptrdiff_t bestLength = -1;

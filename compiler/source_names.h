@@ -37,7 +37,8 @@ public:
   /// \p file (absolute) as outputs name it: the NEW of the longest OLD made of its leading
   /// components, followed by the rest ("" + rest is the rest alone). A file no OLD matches is
   /// named relative to the root, lexically ("../shared/x.py"), while the root's default is in
-  /// effect, and is left as it is when the user mapped the root (as GCC leaves such names).
+  /// effect, and is left as it is when the user mapped the root (as GCC leaves such names), as
+  /// is a name that is not an absolute path.
   std::string name(const std::filesystem::path &file) const;
 
   /// The mappings as compile requests carry them ("source_names" in

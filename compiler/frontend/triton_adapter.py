@@ -35,7 +35,6 @@ import sys
 
 import triton
 from triton.backends.compiler import GPUTarget
-from triton.compiler import compiler as _compiler
 from triton.compiler.compiler import ASTSource, make_backend  # noqa: F401  (re-exported)
 from triton.compiler.errors import CompilationError  # noqa: F401  (re-exported)
 from triton.runtime import autotuner as _autotuner
@@ -493,28 +492,6 @@ def rename_sources(functions, name):
             if lines:  # mtime None: linecache.checkcache() keeps the entry
                 linecache.cache[mapped] = (sum(map(len, lines)), None, lines, mapped)
     return sorted(names)
-
-
-_cache_salt = ""
-
-
-def salt_cache_key(text):
-    """Adds `text` (the file names the next compile gives) to Triton's cache key: its key covers
-    a function's source and lines but not its file, and our cache directory holds Triton's."""
-    global _cache_salt
-    _cache_salt = text
-
-
-def _salted(get_cache_key):
-    @functools.wraps(get_cache_key)
-    def salted(*args, **kwargs):
-        key = get_cache_key(*args, **kwargs)
-        return f"{key}-names:{_cache_salt}" if _cache_salt else key
-    return salted
-
-
-if hasattr(_compiler, "get_cache_key"):  # 3.5 to 3.9: compile() calls the name it imported
-    _compiler.get_cache_key = _salted(_compiler.get_cache_key)
 
 
 # ---------------------------------------------------------------------------------------------

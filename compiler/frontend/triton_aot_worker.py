@@ -9,6 +9,7 @@ Triton-version differences live in triton_adapter.py.
 
 import ast
 import difflib
+import hashlib
 import importlib.util
 import json
 import linecache
@@ -417,7 +418,8 @@ def backend_error(exc, path, captured):
 def source_namer(spec):
     """name(path) for a compile request's "source_names" ({"map": [[OLD, NEW], ...], "root"}),
     as compiler/source_names.h names files: the NEW of the longest OLD (whole components) and
-    the rest; else relative to "root" (lexically), or unchanged when "root" is null. None
+    the rest; else relative to "root" (lexically), or unchanged when "root" is null (and any
+    name that is not an absolute path, such as "<string>"). None
     without "source_names" (an older triton-aot-cc)."""
     if not isinstance(spec, dict):
         return None
@@ -426,6 +428,8 @@ def source_namer(spec):
     root = spec.get("root")
 
     def name(path):
+        if not os.path.isabs(path):  # "<string>": code made by exec(), named by whoever made it
+            return path
         normal = os.path.normpath(path)
         for candidate in dict.fromkeys((normal, os.path.realpath(normal))):  # venvs are often links
             for old, new in mappings:
@@ -475,6 +479,26 @@ def compiled_jit_functions(root):
         values += [v for m in values if isinstance(m, types.ModuleType) for v in vars(m).values()]
         stack += [v for v in values if A.is_jit_callable(v) and id(v) not in found]
     return [fn for fn in found.values() if A.classify(fn) == "jit"]  # Python runs the others
+
+
+_triton_cache = {"base": None, "set": None}
+
+
+def _triton_cache_for(names):
+    """Triton's cache directory for a compile with these source names: its key covers each
+    function's source and lines but not its file, so compiles that name files differently get
+    their own subdirectory (the key itself, recorded as triton_hash, stays the same everywhere).
+    The base is the run's TRITON_CACHE_DIR (each pool lease sets it anew)."""
+    current = os.environ.get("TRITON_CACHE_DIR")
+    if not current:
+        return
+    if current != _triton_cache["set"]:
+        _triton_cache["base"] = current
+    base = _triton_cache["base"]
+    if names:
+        digest = hashlib.sha256(json.dumps(names, sort_keys=True).encode()).hexdigest()[:16]
+        base = os.path.join(base, f"names-{digest}")
+    os.environ["TRITON_CACHE_DIR"] = _triton_cache["set"] = base
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1103,8 +1127,9 @@ def compile_request(req, tap):
     if _WARM_UP.ident is not None:
         _WARM_UP.join()
     namer = source_namer(req.get("source_names"))
-    names = A.rename_sources(compiled_jit_functions(fn), namer) if namer and fn is not None else []
-    A.salt_cache_key(json.dumps(names) if names else "")
+    if namer and fn is not None:
+        A.rename_sources(compiled_jit_functions(fn), namer)
+    _triton_cache_for(req.get("source_names") if namer and fn is not None else None)
     failure = None
     tap.start_recording()
     try:

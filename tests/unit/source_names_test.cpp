@@ -16,6 +16,8 @@ TEST(SourceNames, DefaultIsRelativeToTheRootAndTheSiteDirectories) {
             "triton/language/standard.py");
   // Whole components only: /src/projx is not under /src/proj.
   EXPECT_EQ(names.name("/src/projx/a.py"), "../projx/a.py");
+  // Python code made by exec() is named by whoever made it, wherever the root is.
+  EXPECT_EQ(names.name("<string>"), "<string>");
 }
 
 TEST(SourceNames, TheLongestPrefixWins) {
