@@ -1,8 +1,8 @@
 # Reproducible outputs (docs/reproducible.md): one project copied to two checkout directories
 # (one built inside its tree, one beside it), each built with its own cache so both really
 # compile. Every image, metadata file, the manifest, the header, the generated C and the shared
-# library must be byte for byte the same, and none may name either directory or the virtual
-# environment of the interpreter that compiled the kernels.
+# library must be byte for byte the same, and none may name either directory, the virtual
+# environment of the interpreter that compiled the kernels, or triton-aot's own trees.
 include(${CMAKE_CURRENT_LIST_DIR}/plugin_common.cmake)
 
 file(REMOVE_RECURSE "${PLUGIN_WORK}")
@@ -55,14 +55,16 @@ if(differ)
   message(FATAL_ERROR "built from two directories, these differ:\n  ${shown}")
 endif()
 
-# No directory of either checkout, and neither the interpreter's environment as configured nor
-# as resolved (a venv is often a link).
+# No directory of either checkout, nor the interpreter's environment as configured or resolved
+# (a venv is often a link), nor where triton-aot was built (its runtime's objects are in the
+# library).
 execute_process(COMMAND "${PLUGIN_PYTHON}" -c "import sys; print(sys.prefix)"
                 OUTPUT_VARIABLE prefix OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
 cmake_path(GET PLUGIN_PYTHON PARENT_PATH venv_bin)
 cmake_path(GET venv_bin PARENT_PATH venv)
 file(REAL_PATH "${venv}" venv_real)
-set(patterns "${PLUGIN_WORK}" "${venv}" "${venv_real}" "${prefix}")
+set(patterns "${PLUGIN_WORK}" "${venv}" "${venv_real}" "${prefix}" "${PLUGIN_SOURCE_DIR}"
+             "${PLUGIN_BUILD_DIR}")
 list(REMOVE_DUPLICATES patterns)
 set(grep_args "")
 foreach(pattern IN LISTS patterns)
