@@ -386,9 +386,9 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                  "The project's root: sources are named relative to it in outputs and cache "
                  "keys (default: the current directory)");
   app.add_option("--file-prefix-map", filePrefixMaps,
-                 "OLD=NEW: name source files under OLD as under NEW in images and metadata "
-                 "(repeatable; the longest OLD wins; default: the source root and the "
-                 "interpreter's site directories as \"\", i.e. relative names)")
+                 "Name source files under OLD as under NEW in images and metadata "
+                 "(repeatable; the longest OLD wins; by default the source root "
+                 "and the site directories map to \"\": relative names)")
       ->type_name("OLD=NEW");
   app.add_flag("--no-worker-pool", noWorkerPool,
                "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
