@@ -142,7 +142,6 @@ bool CompileRun::resolvePython() {
   return true;
 }
 
-/// The interpreter, the cache and the worker pool's settings; the pool starts on first need.
 SourceNames CompileRun::sourceNames() const {
   std::vector<fs::path> siteDirs;
   for (const auto &dir : arrayOf(hello_, "site_dirs"))
@@ -151,6 +150,7 @@ SourceNames CompileRun::sourceNames() const {
   return SourceNames(opts_.sourceRoot, opts_.filePrefixMap, siteDirs);
 }
 
+/// The interpreter, the cache and the worker pool's settings; the pool starts on first need.
 Status CompileRun::startPool(int count) {
   if (python_.empty()) {   // IR sources are described with their compile: not resolved yet
     auto python = resolveProgram(opts_.python);
