@@ -260,6 +260,11 @@ function(triton_add_library target)
   endif()
   set_property(TARGET ${target} PROPERTY _TRITON_AOT_LINK_OPTIONS "${link_options}")
   set_property(TARGET ${target} PROPERTY _TRITON_AOT_PREFIX "${arg_PREFIX}")
+  # Sources are named relative to the project that declares the library (images' line
+  # information, metadata, header comments): the same bytes whether the project is built alone
+  # or inside a superbuild, from any checkout directory (docs/reproducible.md).
+  set_property(TARGET ${target} PROPERTY _TRITON_AOT_SOURCE_ROOT "${PROJECT_SOURCE_DIR}")
+  _triton_aot_reproducible_c(${target})
   # The tuning table lives in the source tree, to be committed (docs/tuning.md).
   if(NOT arg_TUNING_TABLE)
     set(arg_TUNING_TABLE "${target}.tuning.json")
@@ -271,12 +276,28 @@ function(triton_add_library target)
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _triton_aot_add_build_rules [[${target}]])")
 endfunction()
 
+# The generated library's C compiled without the source and build directories in it (debug
+# information's file and directory names, __FILE__), as -ffile-prefix-map does, where the
+# compiler has it (GCC 8+, Clang 10+). Only on this target: the project's own code is its own.
+function(_triton_aot_reproducible_c target)
+  if(NOT DEFINED _TRITON_AOT_HAVE_FILE_PREFIX_MAP)
+    include(CheckCCompilerFlag)
+    check_c_compiler_flag("-ffile-prefix-map=/a=." _TRITON_AOT_HAVE_FILE_PREFIX_MAP)
+  endif()
+  if(_TRITON_AOT_HAVE_FILE_PREFIX_MAP)
+    # GCC uses the last matching option: the build tree, often inside the source tree, wins.
+    target_compile_options(${target} PRIVATE "-ffile-prefix-map=${CMAKE_SOURCE_DIR}=."
+                                             "-ffile-prefix-map=${CMAKE_BINARY_DIR}=.")
+  endif()
+endfunction()
+
 # The compile, link and embedding rules of a triton_add_library() target.
 function(_triton_aot_add_build_rules target)
   get_target_property(architectures ${target} TRITON_ARCHITECTURES)
   get_target_property(kernels ${target} TRITON_AOT_KERNELS)
   get_target_property(link_options ${target} _TRITON_AOT_LINK_OPTIONS)
   get_target_property(prefix ${target} _TRITON_AOT_PREFIX)
+  get_target_property(source_root ${target} _TRITON_AOT_SOURCE_ROOT)
   _triton_aot_resolve_architectures(resolved error ${architectures})
   if(error)
     message(FATAL_ERROR "triton_add_library(${target}): TRITON_ARCHITECTURES: ${error}")
@@ -346,6 +367,7 @@ function(_triton_aot_add_build_rules target)
                 ${variant_args} -t "${compile_target}" -o "${out}/"
                 --index "${out}/index.json" --depfile "${out}/index.d"
                 --python "${python}" --cache-dir "${cache_dir}" -j ${kernel_workers}
+                --source-root "${source_root}"
                 ${ptx_option} ${OPTIONS}
         DEPENDS "${SOURCE}" TritonAOT::triton-aot-cc
         DEPFILE "${out}/index.d"

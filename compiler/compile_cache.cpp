@@ -6,6 +6,7 @@
 
 #include "compiler/frontend_client.h"
 #include "compiler/json_access.h"
+#include "compiler/source_names.h"
 
 #include <fstream>
 
@@ -80,6 +81,12 @@ std::optional<std::string> CompileRun::firstKey(const KernelSpec &kernel, nlohma
   job["source_sha256"] = *source;
   job["source_kind"] = kernel.sourceKind;
   job["function"] = kernel.function;
+  // The names the images spell files with (compiler/source_names.h), their directories named
+  // as every path in a key is.
+  nlohmann::json maps = nlohmann::json::array();
+  for (const PrefixMapping &mapping : opts_.filePrefixMap)
+    maps.push_back({keys_.paths.portable(mapping.from.string()), mapping.to});
+  job["file_prefix_map"] = std::move(maps);
   return sha256Hex(job.dump());
 }
 

@@ -146,7 +146,8 @@ std::optional<nlohmann::json> CompileRun::compileRequest(Job &job) {
                             {"params", params},
                             {"target", requestTarget(job.target)},
                             {"options", requestOptions(job.config)},
-                            {"outputs", outputs}};
+                            {"outputs", outputs},
+                            {"source_names", sourceNames().request()}};
   if (job.config.preHook >= 0)
     request["pre_hook"] = {{"index", job.config.preHook},
                            {"number", job.config.preHook + 1},
@@ -161,7 +162,8 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
     job.refusal = stringOr(objectOf(answer, "error"), "message", "Triton refused it");
     job.result = nlohmann::json{{"refused", job.refusal},
                                 {"describe", std::move(job.result["describe"])},
-                                {"deps", nlohmann::json::array()}};
+                                {"deps", nlohmann::json::array()},
+                                {"source_name", sourceNames().name(job.kernel->sourcePath)}};
     return;
   }
   if (!boolOr(answer, "ok", false)) {
@@ -178,6 +180,8 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
     return;
   }
   answer["describe"] = std::move(job.result["describe"]);
+  // The kernel file as the metadata names it, kept in the cache entry with the images.
+  answer["source_name"] = sourceNames().name(job.kernel->sourcePath);
   if (Status s = checkCompileAnswer(answer); !s) {
     fail(s.takeError());
     return;

@@ -64,6 +64,7 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
     failAt(meta.takeError(), *job.kernel);
     return;
   }
+  meta->source = stringOr(job.result, "source_name", sourceNames().name(job.kernel->sourcePath));
   for (const auto &h : job.heuristics)
     meta->variant.heuristics.push_back({stringOr(h, "name"), stringOr(h, "expression"),
                                         stringOr(h, "written"), boolOr(h, "runtime", false),
@@ -184,7 +185,8 @@ void CompileRun::stageRefusal(const Job &job) {
                            {"kernel",
                             {{"name", job.name},
                              {"function", job.kernel->function},
-                             {"source", job.kernel->source},
+                             {"source", stringOr(job.result, "source_name",
+                                                 sourceNames().name(job.kernel->sourcePath))},
                              {"source_kind", job.kernel->sourceKind}}},
                            {"target", {{"spelling", job.target.spelling()}}},
                            {"variant",

@@ -103,6 +103,9 @@ private:
   bool resolvePython();
   void openCache();
   Status startPool(int count);
+  /// The run's source names (source_names.h), with the site directories of the worker's
+  /// interpreter once a worker said hello.
+  SourceNames sourceNames() const;
 
   // compile_expand.cpp: the jobs.
   bool adoptDecoratorConfigs();

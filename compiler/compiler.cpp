@@ -70,6 +70,25 @@ void CompileRun::say(const std::string &line) const {
 }
 
 void CompileRun::fail(Diagnostic diag) {
+  // A source outside the working directory (a CMake build runs in the build tree) is named
+  // from the source root, as the outputs name it, rather than by its absolute path.
+  if (opts_.sourceRoot.has_relative_path()) {
+    const std::string root = opts_.sourceRoot.string() + "/";
+    auto fromRoot = [&](std::string &text) {
+      for (std::size_t at = text.find(root); at != std::string::npos; at = text.find(root, at))
+        if (at == 0 || std::string_view(" '\"(").find(text[at - 1]) != std::string_view::npos)
+          text.erase(at, root.size());
+        else
+          at += root.size();
+    };
+    if (diag.file.rfind(root, 0) == 0)
+      diag.file.erase(0, root.size());
+    if (diag.code == ExitCode::KernelError || diag.code == ExitCode::UsageError) {
+      fromRoot(diag.message);  // "kernels/add.py has no @triton.jit function named ..."
+      for (std::string &note : diag.notes)
+        fromRoot(note);
+    }
+  }
   for (const Diagnostic &seen : outcome_.errors)
     if (seen.file == diag.file && seen.line == diag.line && seen.column == diag.column &&
         seen.message == diag.message)
@@ -119,6 +138,14 @@ bool CompileRun::resolvePython() {
   }
   python_ = *python;
   return true;
+}
+
+SourceNames CompileRun::sourceNames() const {
+  std::vector<fs::path> siteDirs;
+  for (const auto &dir : arrayOf(hello_, "site_dirs"))
+    if (dir.is_string())
+      siteDirs.emplace_back(dir.get<std::string>());
+  return SourceNames(opts_.sourceRoot, opts_.filePrefixMap, siteDirs);
 }
 
 /// The interpreter, the cache and the worker pool's settings; the pool starts on first need.

@@ -9,6 +9,7 @@
 #include "compiler/heuristics.h"
 #include "compiler/metadata.h"
 #include "compiler/signature.h"
+#include "compiler/source_names.h"
 #include "compiler/target.h"
 
 #include <filesystem>
@@ -58,6 +59,8 @@ struct CompileOptions {
   /// The project's root (absolute, normal): sources are named relative to it in outputs and
   /// cache keys, so another checkout directory gives the same bytes and the same keys.
   std::filesystem::path sourceRoot;
+  /// --file-prefix-map OLD=NEW, in the order given (compiler/source_names.h).
+  std::vector<PrefixMapping> filePrefixMap;
   std::string python;                  ///< interpreter with Triton (absolute or on PATH)
   std::filesystem::path workerScript;  ///< triton_aot_worker.py
   std::filesystem::path irDir;         ///< --emit-ir: also write ttir/ttgir/llir/ptx|amdgcn here

@@ -336,6 +336,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
 
   std::string sourceRoot, remoteCache;
   bool remoteReadOnly = false;
+  std::vector<std::string> filePrefixMaps;
   std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, cacheDir,
       python, emitIr;
   std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
@@ -391,6 +392,11 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--source-root", sourceRoot,
                  "The project's root: sources are named relative to it in outputs and cache "
                  "keys (default: the current directory)");
+  app.add_option("--file-prefix-map", filePrefixMaps,
+                 "Name source files under OLD as under NEW in images and metadata "
+                 "(repeatable; the longest OLD wins; by default the source root "
+                 "and the site directories map to \"\": relative names)")
+      ->type_name("OLD=NEW");
   app.add_flag("--no-worker-pool", noWorkerPool,
                "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
   app.add_option("--python", python,
@@ -551,6 +557,12 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     opts.sourceRoot = opts.sourceRoot.parent_path();   // "/src/" -> "/src"
   opts.remoteCache = remoteCache;
   opts.remoteReadOnly = remoteReadOnly;
+  for (const std::string &text : filePrefixMaps) {
+    auto mapping = parsePrefixMapping(text);
+    if (!mapping)
+      return mapping.takeError();
+    opts.filePrefixMap.push_back(std::move(*mapping));
+  }
   if (!noCache) {
     const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
     opts.cacheDir = !cacheDir.empty()            ? fs::absolute(cacheDir)

@@ -15,6 +15,9 @@ text names module attributes. 3.5.1, 3.6.0, 3.7.0, 3.7.1, 3.8.0 and 3.9.0 are te
   3.9 CUDA clc, sched4reg, min_shared_mem, fpsan_homomorphic_casts; 3.9 HIP base_arch,
   wgp_cu_mode) only change code generation; LAUNCH_FIELDS and COMPILE_FIELDS name every
   field seen, and an unknown one that is set refuses the compile (check_launch_fields).
+- Source names: 3.5 and 3.6 read the file of a @jit function from `fn.fn.__code__.co_filename`
+  when they compile it; 3.7+ copy it into `JITCallable.file_name` when decorating
+  (rename_sources sets both).
 - Targets: each version's ptxas knows other GPUs (3.6: up to sm_121a with sm_101a; 3.7 and
   3.8: sm_110a, no sm_101a; 3.9: sm_107a); buildable_cuda_capabilities asks the ptxas Triton
   would run, so a target is refused before compiling, with the version that builds it.
@@ -23,6 +26,7 @@ text names module attributes. 3.5.1, 3.6.0, 3.7.0, 3.7.1, 3.8.0 and 3.9.0 are te
 import dataclasses
 import enum
 import functools
+import linecache
 import os
 import re
 import shutil
@@ -439,13 +443,55 @@ def function_start(fn):
     decorators are stripped) and is dedented. `starting_line_number` is the first decorator's
     line, as inspect.getsourcelines reports it.
     """
-    file = fn.fn.__code__.co_filename
+    file = source_file(fn)
     start = getattr(fn, "starting_line_number", None) or fn.fn.__code__.co_firstlineno
     for index, line in enumerate(getattr(fn, "raw_src", None) or ()):
         stripped = line.lstrip()
         if stripped.startswith("def ") or stripped.startswith("async def "):
             return file, start + index, len(line) - len(stripped)
     return file, fn.fn.__code__.co_firstlineno, 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Source names (docs/reproducible.md): Triton writes the file of every @jit function it compiles
+# into the images' line information (PTX .file, the cubin's debug lines). The worker has Triton
+# see the names the outputs use instead of absolute paths; line numbers stay.
+
+
+def source_file(fn):
+    """The file a Python or @jit function was defined in, also after rename_sources()."""
+    py = fn.fn if is_jit_callable(fn) else fn
+    code = getattr(py, "__code__", None)
+    return getattr(py, "_tta_source_file", None) or (code.co_filename if code else "")
+
+
+def rename_sources(functions, name):
+    """Has Triton name each @jit function's file `name(real file)`; returns the names given.
+
+    The code object is replaced by a copy with that co_filename (3.5, 3.6 read it when they
+    compile) and `file_name` is set (3.7+ copied co_filename when decorating). The real file is
+    kept on the function, so a later call (another request's names) starts from it again, and
+    the worker's dependencies and diagnostics keep reading it (source_file). Triton reads a
+    function's source through linecache (inspect): the new name is entered there with the real
+    file's lines, never read from the working directory."""
+    names = set()
+    for fn in functions:
+        py = getattr(fn, "fn", None)
+        code = getattr(py, "__code__", None)
+        if code is None:
+            continue
+        real = py.__dict__.setdefault("_tta_source_file", code.co_filename)
+        mapped = name(real)
+        names.add(mapped)
+        if code.co_filename != mapped:
+            py.__code__ = code.replace(co_filename=mapped)
+        if getattr(fn, "file_name", None) is not None:
+            fn.file_name = mapped
+        if mapped != real:
+            lines = linecache.getlines(real)
+            if lines:  # mtime None: linecache.checkcache() keeps the entry
+                linecache.cache[mapped] = (sum(map(len, lines)), None, lines, mapped)
+    return sorted(names)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ Triton-version differences live in triton_adapter.py.
 
 import ast
 import difflib
+import hashlib
 import importlib.util
 import json
 import linecache
@@ -406,6 +407,96 @@ def backend_error(exc, path, captured):
 
 
 # ---------------------------------------------------------------------------------------------
+# Source names: the files Triton writes into the images, as the outputs name them
+
+
+def source_namer(spec):
+    """name(path) for a compile request's "source_names" ({"map": [[OLD, NEW], ...], "root"}),
+    as compiler/source_names.h names files: the NEW of the longest OLD (whole components) and
+    the rest; else relative to "root" (lexically), or unchanged when "root" is null (and any
+    name that is not an absolute path, such as "<string>"). None
+    without "source_names" (an older triton-aot-cc)."""
+    if not isinstance(spec, dict):
+        return None
+    mappings = sorted(((os.path.normpath(old), new) for old, new in spec.get("map") or []),
+                      key=lambda mapping: -len(mapping[0].rstrip(os.sep).split(os.sep)))
+    root = spec.get("root")
+
+    def name(path):
+        if not os.path.isabs(path):  # "<string>": code made by exec(), named by whoever made it
+            return path
+        normal = os.path.normpath(path)
+        for candidate in dict.fromkeys((normal, os.path.realpath(normal))):  # venvs are often links
+            for old, new in mappings:
+                if candidate == old or candidate.startswith(old.rstrip(os.sep) + os.sep):
+                    rest = candidate[len(old):].lstrip(os.sep)
+                    return os.path.join(new, rest) if new and rest else (new or rest)
+        return os.path.relpath(normal, root) if root else normal
+    return name
+
+
+def site_dirs():
+    """The interpreter's directories of installed packages (the hello's "site_dirs"): their
+    files are named from them by default (triton/language/standard.py), as given and resolved."""
+    dirs = list(getattr(site, "getsitepackages", lambda: [])())
+    dirs.append(getattr(site, "getusersitepackages", lambda: "")() or "")
+    dirs += [p for p in sys.path if p.rstrip(os.sep).endswith(("site-packages", "dist-packages"))]
+    dirs += [p for p in sys.path if p and _holds_distributions(p)]
+    if A is not None:
+        dirs.append(os.path.dirname(A.TRITON_DIR))
+    found = [variant for d in dirs if d and os.path.isdir(d)
+             for variant in (os.path.abspath(d), os.path.realpath(d))]
+    return list(dict.fromkeys(found))
+
+
+def compiled_jit_functions(root):
+    """Every @jit function a compile of `root` may generate code from: those reachable through
+    globals and closures (and the modules they hold, one level down), and Triton's own."""
+    stack = [root] + [value for name, module in list(sys.modules.items())
+                      if module is not None and (name == "triton" or name.startswith("triton."))
+                      for value in list(vars(module).values()) if A.is_jit_callable(value)]
+    found, scopes = {}, set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in found:
+            continue
+        found[id(fn)] = fn
+        values = []
+        for cell in getattr(getattr(fn, "fn", None), "__closure__", None) or ():
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        scope = getattr(fn, "__globals__", None) or {}
+        if id(scope) not in scopes:
+            scopes.add(id(scope))
+            values += list(scope.values())
+        values += [v for m in values if isinstance(m, types.ModuleType) for v in vars(m).values()]
+        stack += [v for v in values if A.is_jit_callable(v) and id(v) not in found]
+    return [fn for fn in found.values() if A.classify(fn) == "jit"]  # Python runs the others
+
+
+_triton_cache = {"base": None, "set": None}
+
+
+def _triton_cache_for(names):
+    """Triton's cache directory for a compile with these source names: its key covers each
+    function's source and lines but not its file, so compiles that name files differently get
+    their own subdirectory (the key itself, recorded as triton_hash, stays the same everywhere).
+    The base is the run's TRITON_CACHE_DIR (each pool lease sets it anew)."""
+    current = os.environ.get("TRITON_CACHE_DIR")
+    if not current:
+        return
+    if current != _triton_cache["set"]:
+        _triton_cache["base"] = current
+    base = _triton_cache["base"]
+    if names:
+        digest = hashlib.sha256(json.dumps(names, sort_keys=True).encode()).hexdigest()[:16]
+        base = os.path.join(base, f"names-{digest}")
+    os.environ["TRITON_CACHE_DIR"] = _triton_cache["set"] = base
+
+
+# ---------------------------------------------------------------------------------------------
 # Project files, module loading and dependencies
 
 
@@ -416,19 +507,6 @@ def _holds_distributions(path):
         return any(entry.endswith(".dist-info") for entry in os.listdir(path))
     except OSError:
         return False
-
-
-def site_dirs():
-    """The sys.path entries packages are installed into, in sys.path order, absolute: sources
-    under them are named relative to them in cache keys (another virtual environment with the
-    same packages gives the same names)."""
-    dirs = []
-    for p in sys.path:
-        path = os.path.abspath(p) if p else ""
-        if path and path not in dirs and os.path.isdir(path) and (
-                path.rstrip("/").endswith(("site-packages", "dist-packages")) or _holds_distributions(path)):
-            dirs.append(path)
-    return dirs
 
 
 def distribution_key(name):
@@ -633,7 +711,7 @@ def load_kernel_file(path, target):
     # @jit functions the kernel can reach that live in other project files.
     for value in vars(module).values():
         if A.is_jit_callable(value):
-            file = os.path.abspath(value.fn.__code__.co_filename)
+            file = os.path.abspath(A.source_file(value))
             if is_project_file(file):
                 entry.add_deps([file])
     _kernel_files[path] = entry
@@ -708,7 +786,7 @@ def _callable_facts(fn):
     """name (module.qualname), file, line and that line's text of a Python callable."""
     code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)
     name = f"{getattr(fn, '__module__', None) or '?'}.{getattr(fn, '__qualname__', None) or type(fn).__name__}"
-    file = code.co_filename if code else ""
+    file = (A.source_file(fn) or code.co_filename) if code else ""
     line = code.co_firstlineno if code else 0
     return {"name": name, "file": file, "line": line, "source_line": line_text(file, line).strip()}
 
@@ -819,7 +897,7 @@ def _function_node(fn):
     code = getattr(fn, "__code__", None)
     if code is None:
         return None
-    file = code.co_filename
+    file = A.source_file(fn)
     try:
         tree = ast.parse("".join(linecache.getlines(file)) or open(file, encoding="utf-8").read(), file)
     except (OSError, SyntaxError, ValueError):
@@ -860,7 +938,7 @@ def heuristic_entries(layers):
     for layer in layers:
         for name, fn in layer.values.items():
             code = getattr(fn, "__code__", None)
-            file = code.co_filename if code else ""
+            file = A.source_file(fn) if code else ""
             line = code.co_firstlineno if code else 0
             item = {"name": name, "file": file, "line": line, "source": line_text(file, line) if line else ""}
             node = _function_node(fn)
@@ -1063,6 +1141,10 @@ def compile_request(req, tap):
 
     if _WARM_UP.ident is not None:
         _WARM_UP.join()
+    namer = source_namer(req.get("source_names"))
+    if namer and fn is not None:
+        A.rename_sources(compiled_jit_functions(fn), namer)
+    _triton_cache_for(req.get("source_names") if namer and fn is not None else None)
     failure = None
     tap.start_recording()
     try:
@@ -1201,6 +1283,7 @@ def _import_triton():
     # Kernel files must not import from here (Python put the script's directory first).
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(WORKER_DIR)]
     _EXCLUDED = _excluded_roots() + ([os.path.realpath(hello["triton_dir"])] if hello["triton_dir"] else [])
+    hello["site_dirs"] = site_dirs()
     return hello
 
 

@@ -19,6 +19,7 @@ function(tta_add_test_kernel_library target)
     OUTPUT "${index}"
     COMMAND triton-aot-cc --spec "${arg_SPEC}" -o "${dir}/cc/" --index "${index}"
             --depfile "${dir}/cc/index.d" --python "${TRITON_AOT_PYTHON}"
+            --source-root "${PROJECT_SOURCE_DIR}"
     DEPFILE "${dir}/cc/index.d"
     DEPENDS triton-aot-cc "${arg_SPEC}"
     COMMENT "triton-aot-cc ${arg_NAME}"

@@ -555,5 +555,63 @@ TEST(Compile, AKernelInAPackageImportsAsItsModule) {
   EXPECT_EQ(depfile.find("site-packages"), std::string::npos) << depfile;
 }
 
+TEST(Compile, TheSameBytesFromTwoCheckoutDirectories) {
+  // A package kernel with a relative import and Triton's tl.sum (a @jit function of
+  // triton/language/standard.py in the venv): no path of either copy, nor of the venv, in the
+  // images' line information or the metadata (docs/reproducible.md).
+  const fs::path work = freshDir("compile", "two_checkouts");
+  std::vector<fs::path> outs;
+  for (const fs::path &project : {work / "a" / "project", work / "checkout-b" / "project"}) {
+    fs::create_directories(project / "kernels");
+    std::ofstream(project / "kernels" / "__init__.py");
+    std::ofstream(project / "kernels" / "helpers.py")
+        << "import triton\n\n\n@triton.jit\ndef scaled(x, factor):\n    return x * factor\n";
+    std::ofstream(project / "kernels" / "row_sum.py")
+        << "import triton\nimport triton.language as tl\n\nfrom .helpers import scaled\n\n\n"
+           "@triton.jit\ndef row_sum(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):\n"
+           "    offsets = tl.arange(0, BLOCK)\n"
+           "    x = tl.load(x_ptr + offsets, mask=offsets < n_cols, other=0.0)\n"
+           "    tl.store(out_ptr, tl.sum(scaled(x, 2.0), axis=0))\n";
+    RunResult r = compile({"kernels/row_sum.py", "-n", "row_sum", "-s", "*fp32:16, *fp32:16, i32, 256",
+                           "-g", "1", "-t", "cuda:90a", "-o", "out/", "--no-cache"},
+                          project);
+    ASSERT_EQ(r.status, 0) << r.err;
+    outs.push_back(project / "out");
+  }
+  const std::vector<std::string> files = listFiles(outs[0]);
+  ASSERT_EQ(files, listFiles(outs[1]));
+  ASSERT_EQ(files.size(), 3u); // cubin, ptx, metadata
+  std::string prefix = run(testPython(), {"-c", "import sys; print(sys.prefix, end='')"}, work).out;
+  for (const std::string &file : files) {
+    const std::string bytes = readText(outs[0] / file);
+    EXPECT_EQ(bytes, readText(outs[1] / file)) << file << " differs";
+    for (const std::string &path : {work.string(), prefix, fs::canonical(prefix).string()})
+      EXPECT_EQ(bytes.find(path), std::string::npos) << file << " names " << path;
+    if (file.ends_with(".ptx")) {
+      EXPECT_NE(bytes.find("\"kernels/row_sum.py\""), std::string::npos) << bytes;
+      EXPECT_NE(bytes.find("\"kernels/helpers.py\""), std::string::npos) << bytes;
+      EXPECT_NE(bytes.find("\"triton/language/standard.py\""), std::string::npos) << bytes;
+    }
+    if (file.ends_with(".json")) {
+      EXPECT_NE(bytes.find("\"source\": \"kernels/row_sum.py\""), std::string::npos) << bytes;
+    }
+  }
+
+  // A map of the root: absolute names a profiler on another machine can open.
+  const fs::path project = work / "a" / "project";
+  RunResult mapped = compile({"kernels/row_sum.py", "-n", "row_sum", "-s",
+                              "*fp32:16, *fp32:16, i32, 256", "-g", "1", "-t", "cuda:90a", "-o",
+                              "mapped/", "--no-cache", "--file-prefix-map",
+                              project.string() + "=/opt/mylib"},
+                             project);
+  ASSERT_EQ(mapped.status, 0) << mapped.err;
+  for (const std::string &file : listFiles(project / "mapped")) {
+    if (file.ends_with(".ptx")) {
+      EXPECT_NE(readText(project / "mapped" / file).find("\"/opt/mylib/kernels/row_sum.py\""),
+                std::string::npos);
+    }
+  }
+}
+
 } // namespace
 } // namespace tta

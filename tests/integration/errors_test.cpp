@@ -189,6 +189,28 @@ TEST_F(Errors, ErrorsAroundNoinlineCallsPointAtTheRightLine) {
   expectNoOutputs();
 }
 
+TEST_F(Errors, SourcesOutsideTheWorkingDirectoryAreNamedFromTheSourceRoot) {
+  // As a CMake build runs: in the build tree, the kernel named by its absolute path.
+  fs::create_directories(dir / "build");
+  const std::string kernel = (dir / "bad_kernel.py").string();
+  RunResult r = runCompiler({kernel, "-n", "noinline_tensor_arg_kernel", "-s", "*fp32, 16", "-g",
+                             "1", "-t", "cuda:80", "-o", "out/", "--source-root", dir.string()},
+                            dir / "build");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("bad_kernel.py:48:43: error: Function _scale_noinline is marked ", 0), 0u)
+      << r.err;
+  EXPECT_NE(r.err.find("note: _scale_noinline is defined at bad_kernel.py:41"), std::string::npos)
+      << r.err;
+  RunResult missing = runCompiler({kernel, "-n", "no_such_kernel", "-s", "i32", "-g", "1", "-t",
+                                   "cuda:80", "-o", "out/", "--source-root", dir.string()},
+                                  dir / "build");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err.find(dir.string()), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("bad_kernel.py has no @triton.jit function named 'no_such_kernel'"),
+            std::string::npos)
+      << missing.err;
+}
+
 TEST_F(Errors, NotAKernelAndAutotunedKernel) {
   RunResult plain = compile({"bad_kernel.py", "-n", "not_a_kernel", "-s", "i32", "-g", "1", "-t",
                              "cuda:80", "-o", "out/"});

@@ -33,6 +33,29 @@ TEST(Options, UpstreamFlagsIncludingTwoLetterShortOptions) {
   EXPECT_EQ(k.grid->dims[0], "cdiv(n, 1024)");
 }
 
+TEST(Options, SourceRootAndFilePrefixMaps) {
+  auto cl = parse({"k.py", "-n", "f", "-s", "i32", "-t", "cuda:80", "--source-root", "/src/lib/",
+                   "--file-prefix-map", "/src/lib/vendor=third_party", "--file-prefix-map=/x=",
+                   "--file-prefix-map", "/y=a=b"});
+  ASSERT_TRUE(cl) << cl.error().message;
+  const CompileOptions &opts = cl->request.options;
+  EXPECT_EQ(opts.sourceRoot, "/src/lib");
+  ASSERT_EQ(opts.filePrefixMap.size(), 3u);
+  EXPECT_EQ(opts.filePrefixMap[0].from, "/src/lib/vendor");
+  EXPECT_EQ(opts.filePrefixMap[0].to, "third_party");
+  EXPECT_EQ(opts.filePrefixMap[1].from, "/x");
+  EXPECT_EQ(opts.filePrefixMap[1].to, "");
+  EXPECT_EQ(opts.filePrefixMap[2].to, "a=b");
+  EXPECT_EQ(parse({"k.py", "-n", "f", "-s", "i32", "-t", "cuda:80"})->request.options.sourceRoot,
+            fs::current_path());
+
+  auto bad = parse({"k.py", "-n", "f", "-s", "i32", "-t", "cuda:80", "--file-prefix-map", "/x"});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ExitCode::UsageError);
+  EXPECT_EQ(bad.error().message,
+            "--file-prefix-map '/x' is not OLD=NEW (e.g. --file-prefix-map /src/mylib=mylib)");
+}
+
 TEST(Options, WithoutAGridTheCallerPassesIt) {
   auto cl = parse({"k.py", "-n", "f", "-s", "*fp32, i32", "-t", "cuda:80"});
   ASSERT_TRUE(cl) << cl.error().message;
