@@ -50,8 +50,13 @@ def run(cmd, env, what):
 
 def start_redis(scratch):
     state = os.path.join(scratch, "redis")
-    subprocess.run(["bash", os.path.join(REPO, "tests/cache_servers/start_redis.sh"), state],
-                   check=True, stdout=subprocess.DEVNULL)
+    proc = subprocess.run(["bash", os.path.join(REPO, "tests/cache_servers/start_redis.sh"), state],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode == 77:
+        print(f"cache_bench: skipped: {proc.stdout.strip()}")
+        sys.exit(77)
+    if proc.returncode != 0:
+        sys.exit(f"cache_bench: redis-server did not start:\n{proc.stdout}")
     with open(os.path.join(state, "url")) as f:
         return state, f.read().strip()
 
@@ -117,8 +122,13 @@ def main():
     parser.add_argument("--workdir", default=None, help="scratch parent (default: the system's temp)")
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--csv", default=None)
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless the last machine compiled nothing (a test: Plugin.sharded_build)")
     args = parser.parse_args()
     args.python = os.path.abspath(args.python)   # a venv's python: a link, kept as one
+    if not os.path.isfile(os.path.join(os.path.dirname(os.path.dirname(args.python)), "pyvenv.cfg")):
+        parser.error(f"--python {args.python}: not a virtual environment's interpreter (each "
+                     "simulated machine gets a copy of its environment)")
     args.kernel_files = SETS[args.set]["files"]
     args.cuda_only, args.hip_only = SETS[args.set]["cuda_only"], SETS[args.set]["hip_only"]
     architectures = [a for a in args.architectures.split(";") if a]
@@ -161,6 +171,8 @@ def main():
             for row in rows:
                 writer.writerow({**meta, **row})
         print(f"results: {args.csv}")
+    if args.check and rows[-1]["compiled"] != 0:
+        sys.exit(f"cache_bench: the last machine compiled {rows[-1]['compiled']} variant(s); expected none")
 
 
 if __name__ == "__main__":

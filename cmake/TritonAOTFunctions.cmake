@@ -311,6 +311,16 @@ function(_triton_aot_add_build_rules target)
   else()
     set(cache_dir "${CMAKE_BINARY_DIR}/triton-aot-cache")
   endif()
+  # The shared cache (docs/remote-cache.md): TRITON_AOT_REMOTE_CACHE as a CMake variable, else
+  # the compiler reads the environment when it runs (where credentials belong: a URL given
+  # here is written into build.ninja).
+  set(remote_options "")
+  if(TRITON_AOT_REMOTE_CACHE)
+    list(APPEND remote_options --remote-cache "${TRITON_AOT_REMOTE_CACHE}")
+  endif()
+  if(TRITON_AOT_REMOTE_CACHE_READ_ONLY)
+    list(APPEND remote_options --remote-cache-read-only)
+  endif()
   # Workers per compile: the CPUs the pool leaves each of this library's compiles.
   cmake_host_system_information(RESULT cpus QUERY NUMBER_OF_LOGICAL_CORES)
   list(LENGTH kernels kernel_count)
@@ -367,7 +377,7 @@ function(_triton_aot_add_build_rules target)
                 ${variant_args} -t "${compile_target}" -o "${out}/"
                 --index "${out}/index.json" --depfile "${out}/index.d"
                 --python "${python}" --cache-dir "${cache_dir}" -j ${kernel_workers}
-                --source-root "${source_root}"
+                --source-root "${source_root}" ${remote_options}
                 ${ptx_option} ${OPTIONS}
         DEPENDS "${SOURCE}" TritonAOT::triton-aot-cc
         DEPFILE "${out}/index.d"

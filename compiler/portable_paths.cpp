@@ -41,8 +41,10 @@ template <typename F> nlohmann::json mapStrings(const nlohmann::json &value, con
 PortablePaths::PortablePaths(std::filesystem::path sourceRoot,
                              const std::vector<std::string> &siteDirs) {
   // "/" as a root would turn every path into a token: never a root.
-  if (std::string root = withoutTrailingSlash(sourceRoot.string()); root.size() > 1)
+  if (std::string root = withoutTrailingSlash(sourceRoot.string()); root.size() > 1) {
     roots_.push_back({root, "${root}"});
+    sourceRoot_ = root;
+  }
   for (std::size_t i = 0; i < siteDirs.size(); ++i)
     if (std::string dir = withoutTrailingSlash(siteDirs[i]); dir.size() > 1)
       roots_.push_back({dir, "${site" + std::to_string(i) + "}"});
@@ -54,13 +56,24 @@ std::string PortablePaths::portable(const std::string &path) const {
   for (const Root &root : roots_)
     if (isUnder(path, root.dir))
       return root.token + path.substr(root.dir.size());
+  // Elsewhere: from the source root, as the images name such files ("../shared/x.py").
+  if (!sourceRoot_.empty() && !path.empty() && path[0] == '/') {
+    std::string relative = std::filesystem::path(path).lexically_relative(sourceRoot_).string();
+    if (!relative.empty())
+      return "${root}/" + relative;
+  }
   return path;
 }
 
 std::string PortablePaths::local(const std::string &portable) const {
-  for (const Root &root : roots_)
-    if (isUnder(portable, root.token))
-      return root.dir + portable.substr(root.token.size());
+  for (const Root &root : roots_) {
+    if (!isUnder(portable, root.token))
+      continue;
+    std::string path = root.dir + portable.substr(root.token.size());
+    return path.find("/../") == std::string::npos
+               ? path
+               : std::filesystem::path(path).lexically_normal().string();
+  }
   return portable;
 }
 
@@ -83,12 +96,22 @@ std::string PortablePaths::replaceAll(std::string text, bool toTokens) const {
   return text;
 }
 
+/// Whether \p text is one absolute path (a dependency, a file name), not a message.
+static bool isOnePath(const std::string &text) {
+  return !text.empty() && text[0] == '/' && text.find_first_of(" \t\n\"'") == std::string::npos;
+}
+
 nlohmann::json PortablePaths::portableJson(const nlohmann::json &value) const {
-  return mapStrings(value, [&](const std::string &s) { return replaceAll(s, true); });
+  return mapStrings(value, [&](const std::string &s) {
+    return isOnePath(s) ? portable(s) : replaceAll(s, true);
+  });
 }
 
 nlohmann::json PortablePaths::localJson(const nlohmann::json &value) const {
-  return mapStrings(value, [&](const std::string &s) { return replaceAll(s, false); });
+  return mapStrings(value, [&](const std::string &s) {
+    return s.rfind("${", 0) == 0 && s.find_first_of(" \t\n") == std::string::npos ? local(s)
+                                                                                : replaceAll(s, false);
+  });
 }
 
 } // namespace tta

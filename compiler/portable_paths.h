@@ -4,8 +4,9 @@
 //
 // A path under the source root becomes "${root}/rel", one under the i-th site directory
 // "${site<i>}/rel" (the longest prefix wins: a virtual environment inside the checkout is a
-// site directory, not project sources); any other path stays as it is, and is then portable
-// only to machines that have it at the same place.
+// site directory, not project sources); any other absolute path is named from the source root
+// as the images name it ("${root}/../shared/x.py"), portable to machines with the same layout
+// around the checkout.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,7 @@ private:
   std::string replaceAll(std::string text, bool toTokens) const;
 
   std::vector<Root> roots_;   ///< longest directory first
+  std::string sourceRoot_;    ///< "" when there is none
 };
 
 } // namespace tta

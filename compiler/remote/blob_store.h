@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include <signal.h>
@@ -38,6 +40,7 @@ struct Transfer {
 struct BlobWrite {
   std::string sha256;
   const std::string *bytes = nullptr;
+  bool replace = false;   ///< found damaged earlier in this run: write it even if it is there
 };
 
 class BlobStoreCache : public RemoteCache {
@@ -54,7 +57,8 @@ protected:
   virtual Transfer getRecord(const std::string &key, std::uint64_t limit) = 0;
   /// One answer per blob, in order; a Done answer holds at most size + 1 bytes.
   virtual std::vector<Transfer> getBlobs(const std::vector<BlobRef> &blobs) = 0;
-  /// Writes the blobs the server does not have yet. Done, or the first failure.
+  /// Writes the blobs the server does not have yet, and those marked replace. Done, or the
+  /// first failure.
   virtual Transfer putBlobs(const std::vector<BlobWrite> &blobs) = 0;
   virtual Transfer putRecord(const std::string &key, const std::string &record) = 0;
 
@@ -68,6 +72,7 @@ private:
 
   std::atomic<bool> down_{false};
   std::mutex downMutex_;
+  std::set<std::string> damaged_;   ///< blobs a lookup found damaged (under downMutex_)
   std::string downReason_;
 };
 

@@ -91,11 +91,13 @@ protected:
   Transfer putBlobs(const std::vector<BlobWrite> &blobs) override {
     for (const BlobWrite &blob : blobs) {
       std::string path = "/cas/" + blob.sha256;
-      Transfer head = answer(request("HEAD", path, nullptr, kReplyLimit), "HEAD", path);
-      if (head.kind == Transfer::Kind::Done)
-        continue;
-      if (head.kind != Transfer::Kind::Missing)
-        return head;
+      if (!blob.replace) {
+        Transfer head = answer(request("HEAD", path, nullptr, kReplyLimit), "HEAD", path);
+        if (head.kind == Transfer::Kind::Done)
+          continue;
+        if (head.kind != Transfer::Kind::Missing)
+          return head;
+      }
       if (Transfer put = answer(request("PUT", path, blob.bytes, kReplyLimit), "PUT", path);
           put.kind != Transfer::Kind::Done)
         return put;

@@ -106,10 +106,13 @@ RemoteLookup BlobStoreCache::lookup(const std::string &key) {
     if (blob.kind == Transfer::Kind::Missing)
       return {RemoteOutcome::Miss, std::nullopt,
               "the record is there but the blob of \"" + ref.role + "\" is gone (evicted)"};
-    if (blob.bytes.size() != ref.size || sha256Hex(blob.bytes) != ref.sha256)
+    if (blob.bytes.size() != ref.size || sha256Hex(blob.bytes) != ref.sha256) {
+      std::lock_guard<std::mutex> lock(downMutex_);
+      damaged_.insert(ref.sha256);   // the next store overwrites it
       return {RemoteOutcome::Rejected, std::nullopt,
               "blob sha256 mismatch: \"" + ref.role + "\" is not the blob " + ref.sha256 +
                   " of " + std::to_string(ref.size) + " bytes the record names"};
+    }
     entry.files[ref.role] = std::move(blob.bytes);
   }
   return {RemoteOutcome::Hit, std::move(entry), {}};
@@ -149,9 +152,12 @@ Status BlobStoreCache::store(const std::string &key, const RemoteEntry &entry) {
     return record.takeError();
   std::vector<BlobWrite> blobs;
   std::set<std::string> seen;
-  for (const BlobRef &ref : refs)
-    if (ref.size > 0 && seen.insert(ref.sha256).second)
-      blobs.push_back({ref.sha256, &entry.files.at(ref.role)});
+  {
+    std::lock_guard<std::mutex> lock(downMutex_);
+    for (const BlobRef &ref : refs)
+      if (ref.size > 0 && seen.insert(ref.sha256).second)
+        blobs.push_back({ref.sha256, &entry.files.at(ref.role), damaged_.count(ref.sha256) > 0});
+  }
   if (Transfer put = putBlobs(blobs); put.kind != Transfer::Kind::Done)
     return writeError(put);
   if (Transfer put = putRecord(key, *record); put.kind != Transfer::Kind::Done)

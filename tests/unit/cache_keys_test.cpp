@@ -68,17 +68,19 @@ TEST(PortablePathsTest, RootsBecomeTokensAndBack) {
   EXPECT_EQ(paths.portable("/home/alice/src/.venv/lib/python3.11/site-packages/triton/a.py"),
             "${site0}/triton/a.py");
   EXPECT_EQ(paths.portable("/usr/lib/python3/dist-packages/numpy/x.py"), "${site1}/numpy/x.py");
-  EXPECT_EQ(paths.portable("/home/alice/src2/k.py"), "/home/alice/src2/k.py");  // not under it
-  EXPECT_EQ(paths.portable("/opt/k.py"), "/opt/k.py");
+  // Elsewhere: from the root, as the images name such files.
+  EXPECT_EQ(paths.portable("/home/alice/src2/k.py"), "${root}/../src2/k.py");
+  EXPECT_EQ(paths.portable("/opt/k.py"), "${root}/../../../opt/k.py");
   PortablePaths there("/ci/build/checkout", {"/ci/venv/lib/python3.11/site-packages"});
   EXPECT_EQ(there.local("${root}/kern/add.py"), "/ci/build/checkout/kern/add.py");
   EXPECT_EQ(there.local("${site0}/triton/a.py"), "/ci/venv/lib/python3.11/site-packages/triton/a.py");
   EXPECT_EQ(there.local("/opt/k.py"), "/opt/k.py");
+  EXPECT_EQ(there.local("${root}/../shared/x.py"), "/ci/build/shared/x.py");
 }
 
 TEST(PortablePathsTest, JsonStringsAreRebasedInsideMessages) {
   PortablePaths here("/home/alice/src", {});
-  json answer = {{"deps", {"/home/alice/src/k.py"}},
+  json answer = {{"deps", {"/home/alice/src/k.py", "/home/alice/shared/h.py"}},
                  {"error", {{"traceback", "File \"/home/alice/src/k.py\", line 3\n"
                                           "File \"/home/alice/src2/other.py\""}}},
                  {"line", 3}};
@@ -89,6 +91,7 @@ TEST(PortablePathsTest, JsonStringsAreRebasedInsideMessages) {
   PortablePaths there("/ci/x", {});
   json read = there.localJson(stored);
   EXPECT_EQ(read["deps"][0], "/ci/x/k.py");
+  EXPECT_EQ(read["deps"][1], "/ci/shared/h.py");   // beside the checkout, there too
   EXPECT_EQ(read["error"]["traceback"],
             "File \"/ci/x/k.py\", line 3\nFile \"/home/alice/src2/other.py\"");
 }
