@@ -231,6 +231,26 @@ int main(int argc, char **argv) {
                        },
                        {}});
   }
+  // The runtime's per-launch driver calls, one at a time, on the reference's CUfunction: what
+  // finding the current context (TLS) and its id (the key of the runtime's per-context cache)
+  // cost over the bare launch.
+  methods.push_back({"raw CUfunction + cuCtxGetCurrent", "raw_ctx_current", [&] {
+                       CUcontext current = nullptr;
+                       if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current)
+                         fail("no current context");
+                       rawLaunch(function);
+                     },
+                     {}});
+  if (cu.cuCtxGetId)
+    methods.push_back({"raw CUfunction + cuCtxGetCurrent + cuCtxGetId", "raw_ctx_id", [&] {
+                         CUcontext current = nullptr;
+                         unsigned long long id = 0;
+                         if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current ||
+                             cu.cuCtxGetId(current, &id) != CUDA_SUCCESS)
+                           fail("no current context");
+                         rawLaunch(function);
+                       },
+                       {}});
   if (upstream)
     methods.push_back({"upstream compile.py + link.py vector_add_default()", "upstream", [&] {
       CUresult r = upstream(stream, x, y, out, n);

@@ -31,6 +31,8 @@ LAUNCH_LABELS = {  # launch_overhead's CSV method names (bench/launch_overhead.c
     "raw": "raw cuLaunchKernel (CUfunction)\nreference",
     "raw_kernel": "raw cuLaunchKernel (CUkernel)",
     "raw_kernel_ctx": "raw CUkernel +\ncuCtxGetCurrent + cuCtxGetDevice",
+    "raw_ctx_current": "raw CUfunction +\ncuCtxGetCurrent",
+    "raw_ctx_id": "raw CUfunction +\ncuCtxGetCurrent + cuCtxGetId",
     "upstream": "upstream compile.py + link.py\nlauncher",
     "triton_python": "Triton's Python launch\nkernel[grid](...)",
 }

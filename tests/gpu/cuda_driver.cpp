@@ -87,6 +87,8 @@ CudaDriver load() {
     return d;
   }
   std::string optional;  // left NULL on drivers before 12.0
+  if (!resolver.get(&d.cuCtxGetId, "cuCtxGetId", 12000, &optional))
+    d.cuCtxGetId = nullptr;
   if (!resolver.get(&d.cuLibraryLoadData, "cuLibraryLoadData", 12000, &optional) ||
       !resolver.get(&d.cuLibraryGetKernel, "cuLibraryGetKernel", 12000, &optional) ||
       !resolver.get(&d.cuLibraryUnload, "cuLibraryUnload", 12000, &optional))

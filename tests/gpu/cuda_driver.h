@@ -45,6 +45,7 @@ struct CudaDriver {
   CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
   CUresult (*cuCtxGetCurrent)(CUcontext *context) = nullptr;
   CUresult (*cuCtxGetDevice)(CUdevice *device) = nullptr;
+  CUresult (*cuCtxGetId)(CUcontext context, unsigned long long *id) = nullptr;   ///< 12.0+
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr ptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes) = nullptr;
