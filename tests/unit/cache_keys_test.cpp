@@ -5,6 +5,8 @@
 #include "compiler/installation.h"
 #include "compiler/portable_paths.h"
 
+#include "test_directory.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -24,22 +26,8 @@ std::int64_t nowNs() {
       .count();
 }
 
-/// A fresh directory per test, under TTA_TEST_TMPDIR (set by CTest) or the system's temp dir.
-class CacheKeysTest : public testing::Test {
+class CacheKeysTest : public testing_support::TestDirectory {
 protected:
-  void SetUp() override {
-    const char *base = std::getenv("TTA_TEST_TMPDIR");
-    const testing::TestInfo *test = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (base ? fs::path(base)
-                 : fs::temp_directory_path() / ("tta-unit-" + std::to_string(::getpid()))) /
-           (std::string(test->test_suite_name()) + "." + test->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure())
-      fs::remove_all(dir_);
-  }
   static void write(const fs::path &path, std::string_view text) {
     fs::create_directories(path.parent_path());
     std::ofstream(path, std::ios::binary) << text;
@@ -56,8 +44,6 @@ protected:
     write(site / "triton/language/standard.py", "def sum(): pass\n");
     return site;
   }
-
-  fs::path dir_;
 };
 
 TEST(PortablePathsTest, RootsBecomeTokensAndBack) {

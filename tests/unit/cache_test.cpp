@@ -1,5 +1,7 @@
 #include "compiler/cache.h"
 
+#include "test_directory.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,23 +15,8 @@ using nlohmann::json;
 namespace tta {
 namespace {
 
-/// A fresh directory per test, under TTA_TEST_TMPDIR (set by CTest) or the system's temp dir.
-class CacheTest : public testing::Test {
+class CacheTest : public testing_support::TestDirectory {
 protected:
-  void SetUp() override {
-    const char *base = std::getenv("TTA_TEST_TMPDIR");
-    const testing::TestInfo *test = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (base ? fs::path(base)
-                 : fs::temp_directory_path() / ("tta-unit-" + std::to_string(::getpid()))) /
-           (std::string(test->test_suite_name()) + "." + test->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure())
-      fs::remove_all(dir_);
-  }
-
   static void write(const fs::path &path, std::string_view text) {
     std::ofstream(path, std::ios::binary) << text;
   }
@@ -42,7 +29,6 @@ protected:
   }
   fs::path entryDir(const std::string &key) const { return dir_ / "cache/v2" / key.substr(0, 2) / key; }
 
-  fs::path dir_;
   const std::string key_ = "3f2a9c1e5d7b";
 };
 

@@ -2,6 +2,8 @@
 // copies of the committed test images (tests/data/images), written into a fresh directory.
 #pragma once
 
+#include "test_directory.h"
+
 #include "compiler/cache.h"
 #include "compiler/metadata.h"
 #include "linker/link_input.h"
@@ -54,13 +56,7 @@ inline ParamInfo constant(const std::string &name, nlohmann::json value, std::st
 class LinkFixture : public ::testing::Test {
 protected:
   void SetUp() override {
-    const char *base = std::getenv("TTA_TEST_TMPDIR");
-    const ::testing::TestInfo *test = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (base ? fs::path(base)
-                 : fs::temp_directory_path() / ("tta-unit-" + std::to_string(::getpid()))) /
-           (std::string(test->test_suite_name()) + "." + test->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::freshTestDirectory();
     const fs::path images = fs::path(TTA_TEST_DATA_DIR) / "images";
     fs::copy_file(images / "kernels.sm_80.cubin", dir_ / "sm80.cubin");
     fs::copy_file(images / "kernels.sm_90a.cubin", dir_ / "sm90a.cubin");

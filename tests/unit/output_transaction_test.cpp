@@ -1,5 +1,7 @@
 #include "compiler/output_transaction.h"
 
+#include "test_directory.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,21 +16,11 @@ namespace fs = std::filesystem;
 namespace tta {
 namespace {
 
-/// A fresh directory per test, under TTA_TEST_TMPDIR (set by CTest) or the system's temp dir.
-class OutputTransactionTest : public testing::Test {
+class OutputTransactionTest : public testing_support::TestDirectory {
 protected:
-  void SetUp() override {
-    const char *base = std::getenv("TTA_TEST_TMPDIR");
-    const testing::TestInfo *test = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (base ? fs::path(base) : fs::temp_directory_path() / ("tta-unit-" + std::to_string(::getpid()))) /
-           (std::string(test->test_suite_name()) + "." + test->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
   void TearDown() override {
     fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
-    if (!HasFailure())
-      fs::remove_all(dir_);
+    TestDirectory::TearDown();
   }
 
   static std::string read(const fs::path &path) {
@@ -48,8 +40,6 @@ protected:
     std::sort(names.begin(), names.end());
     return names;
   }
-
-  fs::path dir_;
 };
 
 using Names = std::vector<std::string>;

@@ -4,6 +4,8 @@
 #include "tuner/import/import_command.h"
 #include "tuner/import/triton_cache_import.h"
 
+#include "test_directory.h"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -428,12 +430,7 @@ TEST(TritonCacheImport, TheKernelMustBeInTheManifestBuiltForTheTargetAndAutotune
 class ImportCommand : public testing::Test {
 protected:
   void SetUp() override {
-    const char *base = std::getenv("TTA_TEST_TMPDIR");
-    dir_ = (base ? fs::path(base)
-                 : fs::temp_directory_path() / ("tta-unit-" + std::to_string(::getpid()))) /
-           "ImportCommand" / testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::freshTestDirectory();
     std::ofstream(dir_ / "mmlib.json") << manifest().dump(2);
   }
   void TearDown() override {
