@@ -309,24 +309,33 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
   return status;
 }
 
-void tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loaded) {
+triton_aot_status tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loaded,
+                                  const char *what) {
   const tta_cuda *cuda = state->cuda;
+  const char *call = "cuLibraryUnload";
   CUresult result;
   if (state->library_mode) {
     result = cuda->cuLibraryUnload((CUlibrary)loaded->handle);
   } else {
-    /* cuModuleUnload works on the current context: switch to the module's and back. */
+    /* cuModuleUnload works on the current context: switch to the module's and back. A context
+     * that cannot be made current was destroyed, and its modules with it: the handle is
+     * stale (a later module may even have its address), so it is not passed to the driver. */
     CUcontext previous = NULL;
-    cuda->cuCtxGetCurrent(&previous);
-    if (previous != loaded->context)
-      cuda->cuCtxSetCurrent(loaded->context);
+    call = "cuModuleUnload";
+    if (cuda->cuCtxGetCurrent(&previous) != CUDA_SUCCESS)
+      previous = NULL;
+    if (previous != loaded->context && cuda->cuCtxSetCurrent(loaded->context) != CUDA_SUCCESS) {
+      tta_log("%s: its context is gone, and its module with it", what);
+      return TRITON_AOT_SUCCESS;
+    }
     result = cuda->cuModuleUnload((CUmodule)loaded->handle);
     if (previous != loaded->context)
       cuda->cuCtxSetCurrent(previous);
   }
   if (result != CUDA_SUCCESS) {
-    char description[256];
-    tta_cuda_describe(cuda, result, description, sizeof description);
-    tta_log("unloading image %u failed: %s", loaded->image, description);
+    triton_aot_status status = tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED, result, what, call);
+    tta_log("%s", triton_aot_last_error());
+    return status;
   }
+  return TRITON_AOT_SUCCESS;
 }
