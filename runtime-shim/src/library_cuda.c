@@ -204,14 +204,21 @@ static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const t
                                                    const char *what) {
   const char *setter = as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
   char call[96];
-  int static_shared = 0;
+  int static_shared = 0, static_known = 1;
   uint32_t legacy, legacy_serves, oversized;
   CUresult result;
   if (tta_cuda_get_attribute(cuda, device, handle, as_kernel, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                              &static_shared) != CUDA_SUCCESS ||
-      static_shared < 0)
+      static_shared < 0) {
     static_shared = 0;
+    static_known = 0;
+  }
   legacy = tta_dynamic_room(device->shared_limit, (uint32_t)static_shared);
+  /* Without the static part, the opt-in maximum may be more than the driver grants (it refuses
+   * a limit above the maximum less the static part): ask for what the launch needs, which it
+   * grants whenever the launch fits at all. */
+  if (!static_known && shared <= legacy)
+    legacy = shared;
   oversized = tta_dynamic_room(device->oversized_limit, (uint32_t)static_shared);
   /* A launch above 228 KiB needs the oversized mode whatever the opt-in maximum says. */
   legacy_serves = legacy < TTA_OVERSIZED_SHARED_THRESHOLD ? legacy : TTA_OVERSIZED_SHARED_THRESHOLD;

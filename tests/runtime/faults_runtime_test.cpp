@@ -130,8 +130,9 @@ void expectBalanced(const FakeDriver &driver, int refusedFrees) {
 
 /// One case: fail, check, clear, work again, unload, nothing left.
 void runFault(const FakeDriver &driver, const Fault &fault) {
-  if (fault.trigger == Trigger::Unload)
+  if (fault.trigger == Trigger::Unload) {
     ASSERT_EQ(run(Trigger::Launch).status, TRITON_AOT_SUCCESS) << rt_kernels_last_error();
+  }
   const int before = driver.callCount(fault.entry);
   driver.fail(fault.entry, fault.error, fault.skip, -1);
   Outcome failed = run(fault.trigger);
@@ -355,11 +356,9 @@ TEST_P(ChildFault, Injected) {
   const FakeDriver &cuda = fakeCuda();
   const FakeDriver &hip = fakeHip();
   // Nothing reaches the runtime before the fault is set: the libraries are not loaded yet.
-  if (fault.where == Where::CudaFresh) ASSERT_EQ(cuda.setCurrentDevice(-1), 0);
-  if (fault.where == Where::CudaModules && fault.trigger != Trigger::LaunchNoContext)
-    ASSERT_EQ(cuda.setCurrentDevice(0), 0);
-  if (fault.where == Where::CudaFresh && fault.trigger != Trigger::LaunchNoContext)
-    ASSERT_EQ(cuda.setCurrentDevice(0), 0);
+  if (fault.where != Where::Hip) {
+    ASSERT_EQ(cuda.setCurrentDevice(fault.trigger == Trigger::LaunchNoContext ? -1 : 0), 0);
+  }
   runFault(fault.where == Where::Hip ? hip : cuda, fault);
   EXPECT_EQ(cuda.misuseCount(), 0) << cuda.firstMisuse();
   EXPECT_EQ(hip.misuseCount(), 0) << hip.firstMisuse();
