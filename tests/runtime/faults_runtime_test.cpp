@@ -17,6 +17,7 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <ostream>
 #include <set>
 #include <thread>
 
@@ -74,6 +75,9 @@ struct Fault {
   int skip = 0;           ///< calls that succeed first
   bool sticky = false;    ///< the outcome is kept for the process (the driver's opening)
 };
+
+// gtest names a case by its entry point and error, not by its bytes.
+void PrintTo(const Fault &fault, std::ostream *out) { *out << fault.entry << " -> " << fault.errorName; }
 
 struct Outcome {
   triton_aot_status status;
