@@ -218,6 +218,8 @@ static const struct { int code; const char *name, *text; } errors[] = {
 
 FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char **text) {
   size_t i;
+  int injected = fake_enter("cuGetErrorName");
+  if (injected) return injected;
   if (text == NULL) return CUDA_ERROR_INVALID_VALUE;
   for (i = 0; i < sizeof errors / sizeof errors[0]; ++i)
     if (errors[i].code == error) {
@@ -230,6 +232,8 @@ FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char **text) {
 
 FAKE_EXPORT CUresult cuGetErrorString(CUresult error, const char **text) {
   size_t i;
+  int injected = fake_enter("cuGetErrorString");
+  if (injected) return injected;
   if (text == NULL) return CUDA_ERROR_INVALID_VALUE;
   for (i = 0; i < sizeof errors / sizeof errors[0]; ++i)
     if (errors[i].code == error) {

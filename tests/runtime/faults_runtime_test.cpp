@@ -282,6 +282,7 @@ const Fault kChildFaults[] = {
     {"cuInit", E(CUDA_ERROR_NO_DEVICE), T::Cluster, kNoDevice, Where::CudaFresh, 0, true},
     {"cuInit", E(CUDA_ERROR_NOT_INITIALIZED), T::Cluster, kNoDriver, Where::CudaFresh, 0, true},
     {"cuInit", E(CUDA_ERROR_UNKNOWN), T::Cluster, kNoDriver, Where::CudaFresh, 0, true},
+    {"cuDriverGetVersion", E(CUDA_ERROR_NOT_INITIALIZED), T::Launch, kOk, Where::CudaFresh},
     {"cuDeviceGet", E(CUDA_ERROR_INVALID_DEVICE), T::LaunchNoContext, kNoDevice, Where::CudaFresh},
     {"cuDeviceGet", E(CUDA_ERROR_NOT_INITIALIZED), T::LaunchNoContext, kNoDevice, Where::CudaFresh},
     {"cuDevicePrimaryCtxRetain", E(CUDA_ERROR_OUT_OF_MEMORY), T::LaunchNoContext, kNoDevice, Where::CudaFresh},
@@ -421,6 +422,26 @@ TEST(ChildFaultsContext, DestroyedContextModules) {
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << lastError();
   EXPECT_EQ(cuda.liveModules(), 0);
   EXPECT_EQ(cuda.misuseCount(), 0) << cuda.firstMisuse();
+}
+
+// --- The driver cannot name its error -----------------------------------------------------------
+
+using FaultsMessages = RuntimeTest;
+
+TEST_F(FaultsMessages, AnErrorTheDriverCannotNameIsGivenByNumber) {
+  useCudaDevices("sm_90");
+  selectDevice(0);
+  cuda.fail("cuGetErrorName", CUDA_ERROR_INVALID_VALUE, 0, -1);
+  cuda.fail("cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, 0, 1);
+  EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_ERROR_LOAD_FAILED);
+  EXPECT_TRUE(contains(lastError(), "cuLibraryLoadData failed: CUresult 200")) << lastError();
+  cuda.clearFailures(nullptr);
+  cuda.fail("cuGetErrorString", CUDA_ERROR_INVALID_VALUE, 0, -1);
+  cuda.fail("cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, 0, 1);
+  EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_ERROR_LOAD_FAILED);
+  EXPECT_TRUE(contains(lastError(), "CUDA_ERROR_INVALID_IMAGE (no description)")) << lastError();
+  cuda.clearFailures("");
+  EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
 }
 
 // --- Unload racing nothing ---------------------------------------------------------------------
