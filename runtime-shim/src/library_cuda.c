@@ -340,7 +340,8 @@ triton_aot_status tta_cuda_unload(const tta_library_state *state, const tta_load
       cuda->cuCtxSetCurrent(previous);
   }
   if (result != CUDA_SUCCESS) {
-    triton_aot_status status = tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED, result, what, call);
+    triton_aot_status status =
+        tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED, result, what, call);
     tta_log("%s", triton_aot_last_error());
     return status;
   }
