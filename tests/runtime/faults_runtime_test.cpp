@@ -578,5 +578,60 @@ TEST_F(FaultsRace, SixtyFourThreadsTwoLibrariesFirstLaunchesPreloadsAndUnloadsBe
   }
 }
 
+// The same on the HIP runtime (a child process: the CUDA driver has no device there), whose
+// launches find their device record by hipGetDevice instead of a context.
+TEST(FaultsRaceHip, SixtyFourThreadsTwoLibrariesFirstLaunchesPreloadsAndUnloadsBetweenPhases) {
+  ChildResult child = runChild("faults_race_hip", "ChildFaultsRaceHip.*",
+                               {"TTA_FAKE_CUDA_DEVICES=",
+                                "TTA_FAKE_HIP_DEVICES=gfx942:sramecc+:xnack+,gfx942:sramecc+:xnack+"});
+  EXPECT_TRUE(child.passedOne()) << child.describe();
+}
+
+TEST(ChildFaultsRaceHip, PhasesOnTwoDevices) {
+  if (!childMode("faults_race_hip")) GTEST_SKIP() << "runs in the child process FaultsRaceHip starts";
+  const FakeDriver &hip = fakeHip();
+  std::atomic<int> failures{0};
+  auto check = [&](triton_aot_status status) {
+    if (status != TRITON_AOT_SUCCESS) failures++;
+  };
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const int before = hip.loadCount();
+    atOnce(kThreads, [&](int t) {
+      if (hip.setCurrentDevice(t % 2) != 0) failures++;
+      check(t % 4 < 2 ? rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096)
+                      : shr_vector_add(nullptr, kX, kY, kOut, 4096));
+    });
+    EXPECT_EQ(failures.load(), 0) << lastError();
+    EXPECT_EQ(hip.loadCount() - before, 4) << "each library's image once per device";
+    EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << lastError();
+    EXPECT_EQ(shr_unload(), TRITON_AOT_SUCCESS) << shr_last_error();
+    EXPECT_EQ(hip.liveModules(), 0);
+
+    const int phase2 = hip.loadCount();
+    atOnce(kThreads, [&](int t) {
+      if (hip.setCurrentDevice(t % 2) != 0) failures++;
+      switch (t % 4) {
+      case 0: check(rt_kernels_preload()); break;
+      case 1: check(shr_preload()); break;
+      case 2: check(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096)); break;
+      default: check(shr_vector_add(nullptr, kX, kY, kOut, 4096)); break;
+      }
+    });
+    EXPECT_EQ(failures.load(), 0);
+    std::set<std::pair<int, uint64_t>> perDevice;
+    auto all = hip.loads();
+    for (std::size_t i = static_cast<std::size_t>(phase2); i < all.size(); ++i) {
+      EXPECT_EQ(all[i].result, 0);
+      EXPECT_TRUE(perDevice.insert({all[i].device, all[i].hash}).second)
+          << "each image once per device";
+    }
+    EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << lastError();
+    EXPECT_EQ(shr_unload(), TRITON_AOT_SUCCESS) << shr_last_error();
+    EXPECT_EQ(hip.liveModules(), 0);
+  }
+  EXPECT_EQ(hip.misuseCount(), 0) << hip.firstMisuse();
+}
+
 } // namespace
 } // namespace tta::test
