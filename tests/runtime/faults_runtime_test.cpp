@@ -351,7 +351,7 @@ TEST_P(FaultsInAChild, ReturnTheStatusNameTheCallLeakNothingAndClear) {
   EXPECT_TRUE(child.passedOne()) << child.describe();
 }
 
-INSTANTIATE_TEST_SUITE_P(Child, FaultsInAChild, ::testing::ValuesIn(kChildFaults), caseName);
+INSTANTIATE_TEST_SUITE_P(Spawned, FaultsInAChild, ::testing::ValuesIn(kChildFaults), caseName);
 
 class ChildFault : public ::testing::TestWithParam<Fault> {};
 
