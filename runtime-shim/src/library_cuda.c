@@ -204,14 +204,21 @@ static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const t
                                                    const char *what) {
   const char *setter = as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
   char call[96];
-  int static_shared = 0;
+  int static_shared = 0, static_known = 1;
   uint32_t legacy, legacy_serves, oversized;
   CUresult result;
   if (tta_cuda_get_attribute(cuda, device, handle, as_kernel, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                              &static_shared) != CUDA_SUCCESS ||
-      static_shared < 0)
+      static_shared < 0) {
     static_shared = 0;
+    static_known = 0;
+  }
   legacy = tta_dynamic_room(device->shared_limit, (uint32_t)static_shared);
+  /* Without the static part, the opt-in maximum may be more than the driver grants (it refuses
+   * a limit above the maximum less the static part): ask for what the launch needs, which it
+   * grants whenever the launch fits at all. */
+  if (!static_known && shared <= legacy)
+    legacy = shared;
   oversized = tta_dynamic_room(device->oversized_limit, (uint32_t)static_shared);
   /* A launch above 228 KiB needs the oversized mode whatever the opt-in maximum says. */
   legacy_serves = legacy < TTA_OVERSIZED_SHARED_THRESHOLD ? legacy : TTA_OVERSIZED_SHARED_THRESHOLD;
@@ -309,24 +316,34 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
   return status;
 }
 
-void tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loaded) {
+triton_aot_status tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loaded,
+                                  const char *what) {
   const tta_cuda *cuda = state->cuda;
+  const char *call = "cuLibraryUnload";
   CUresult result;
   if (state->library_mode) {
     result = cuda->cuLibraryUnload((CUlibrary)loaded->handle);
   } else {
-    /* cuModuleUnload works on the current context: switch to the module's and back. */
+    /* cuModuleUnload works on the current context: switch to the module's and back. A context
+     * that cannot be made current was destroyed, and its modules with it: the handle is
+     * stale (a later module may even have its address), so it is not passed to the driver. */
     CUcontext previous = NULL;
-    cuda->cuCtxGetCurrent(&previous);
-    if (previous != loaded->context)
-      cuda->cuCtxSetCurrent(loaded->context);
+    call = "cuModuleUnload";
+    if (cuda->cuCtxGetCurrent(&previous) != CUDA_SUCCESS)
+      previous = NULL;
+    if (previous != loaded->context && cuda->cuCtxSetCurrent(loaded->context) != CUDA_SUCCESS) {
+      tta_log("%s: its context is gone, and its module with it", what);
+      return TRITON_AOT_SUCCESS;
+    }
     result = cuda->cuModuleUnload((CUmodule)loaded->handle);
     if (previous != loaded->context)
       cuda->cuCtxSetCurrent(previous);
   }
   if (result != CUDA_SUCCESS) {
-    char description[256];
-    tta_cuda_describe(cuda, result, description, sizeof description);
-    tta_log("unloading image %u failed: %s", loaded->image, description);
+    triton_aot_status status =
+        tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED, result, what, call);
+    tta_log("%s", triton_aot_last_error());
+    return status;
   }
+  return TRITON_AOT_SUCCESS;
 }

@@ -99,11 +99,14 @@ triton_aot_status tta_hip_get_function(const tta_hip *hip, const tta_device *dev
   return TRITON_AOT_SUCCESS;
 }
 
-void tta_hip_unload(const tta_hip *hip, const tta_loaded_image *loaded) {
+triton_aot_status tta_hip_unload(const tta_hip *hip, const tta_loaded_image *loaded,
+                                 const char *what) {
   hipError_t result = hip->hipModuleUnload((hipModule_t)loaded->handle);
   if (result != hipSuccess) {
-    char description[256];
-    tta_hip_describe(hip, result, description, sizeof description);
-    tta_log("unloading image %u failed: %s", loaded->image, description);
+    triton_aot_status status =
+        tta_hip_fail(hip, TRITON_AOT_ERROR_LOAD_FAILED, result, what, "hipModuleUnload");
+    tta_log("%s", triton_aot_last_error());
+    return status;
   }
+  return TRITON_AOT_SUCCESS;
 }

@@ -436,6 +436,8 @@ triton_aot_status tta_slot_function(const triton_aot_library *library, const tta
 triton_aot_status tta_library_unload(const triton_aot_library *library) {
   tta_library_state *state =
       __atomic_exchange_n((tta_library_state **)library->state, NULL, __ATOMIC_ACQ_REL);
+  triton_aot_status status = TRITON_AOT_SUCCESS, unloaded;
+  char first_error[TTA_ERROR_MESSAGE_SIZE] = "";
   int ordinal;
   uint32_t s;
   if (state == NULL)
@@ -446,11 +448,18 @@ triton_aot_status tta_library_unload(const triton_aot_library *library) {
     if (device == NULL)
       continue;
     for (loaded = device->loaded; loaded != NULL; loaded = next_loaded) {
+      char what[256];
       next_loaded = loaded->next;
-      if (state->backend == TRITON_AOT_BACKEND_CUDA)
-        tta_cuda_unload(state, loaded);
-      else
-        tta_hip_unload(state->hip, loaded);
+      tta_format(what, sizeof what, "unloading library %s: image %u on device %d (%s)",
+                 library->name, loaded->image, device->ordinal, device->name);
+      unloaded = state->backend == TRITON_AOT_BACKEND_CUDA
+                     ? tta_cuda_unload(state, loaded, what)
+                     : tta_hip_unload(state->hip, loaded, what);
+      /* The first refusal is the one reported; the rest are still unloaded. */
+      if (unloaded != TRITON_AOT_SUCCESS && status == TRITON_AOT_SUCCESS) {
+        status = unloaded;
+        tta_format(first_error, sizeof first_error, "%s", triton_aot_last_error());
+      }
       free(loaded);
     }
     for (s = 0; s < library->slot_count; ++s) {
@@ -468,5 +477,7 @@ triton_aot_status tta_library_unload(const triton_aot_library *library) {
     state->contexts = next;
   }
   tta_state_free(state, library->image_count);
+  if (status != TRITON_AOT_SUCCESS)
+    return triton_aot_fail(status, "%s", first_error);
   return TRITON_AOT_SUCCESS;
 }

@@ -144,7 +144,8 @@ TRITON_AOT_HIDDEN triton_aot_status tta_slot_function(const triton_aot_library *
                                                       uint32_t variant, void **function,
                                                       const triton_aot_function **descriptor);
 
-/* Forgets the library's state after unloading everything it loaded. */
+/* Forgets the library's state after unloading everything it loaded; the first image the driver
+ * refused to unload is LOAD_FAILED (everything else is still unloaded and freed). */
 TRITON_AOT_HIDDEN triton_aot_status tta_library_unload(const triton_aot_library *library);
 
 /* Backend parts (library_cuda.c, library_hip.c). Called under the library mutex. */
@@ -162,8 +163,11 @@ TRITON_AOT_HIDDEN triton_aot_status tta_cuda_get_function(const tta_library_stat
                                                           const triton_aot_function *descriptor,
                                                           const char *entry, const char *what,
                                                           void **function);
-TRITON_AOT_HIDDEN void tta_cuda_unload(const tta_library_state *state,
-                                       const tta_loaded_image *loaded);
+/* Unloads one loaded image; LOAD_FAILED naming the call (after `what`) when the driver refuses.
+ * The handle is forgotten either way. */
+TRITON_AOT_HIDDEN triton_aot_status tta_cuda_unload(const tta_library_state *state,
+                                                    const tta_loaded_image *loaded,
+                                                    const char *what);
 
 TRITON_AOT_HIDDEN triton_aot_status tta_hip_current(const tta_hip *hip, int *ordinal);
 TRITON_AOT_HIDDEN triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal,
@@ -175,7 +179,9 @@ TRITON_AOT_HIDDEN triton_aot_status tta_hip_get_function(const tta_hip *hip,
                                                          const triton_aot_function *descriptor,
                                                          const char *entry, const char *what,
                                                          void **function);
-TRITON_AOT_HIDDEN void tta_hip_unload(const tta_hip *hip, const tta_loaded_image *loaded);
+TRITON_AOT_HIDDEN triton_aot_status tta_hip_unload(const tta_hip *hip,
+                                                   const tta_loaded_image *loaded,
+                                                   const char *what);
 
 /* "<kernel> variant <v> (sm_90a cubin)" for messages. */
 TRITON_AOT_HIDDEN void tta_describe_slot(const triton_aot_library *library,

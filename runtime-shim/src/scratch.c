@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "log.h"
 
 /* Set only while no launch is in flight (the documented contract), so plain storage. */
 static triton_aot_allocator tta_user_allocator;
@@ -59,12 +60,24 @@ static triton_aot_status tta_default_allocate(const tta_library_state *state, si
   return TRITON_AOT_SUCCESS;
 }
 
+/* A refused free cannot undo the launch it follows, which was enqueued: the launch keeps its
+ * status and the refusal goes to the log (TRITON_AOT_LOG), naming the call. */
 static void tta_default_free(const tta_library_state *state, void *base, void *stream) {
+  char description[256];
   if (state->backend == TRITON_AOT_BACKEND_CUDA) {
+    CUresult result = CUDA_SUCCESS;
     if (state->cuda->cuMemFreeAsync != NULL)
-      state->cuda->cuMemFreeAsync((CUdeviceptr)(uintptr_t)base, (CUstream)stream);
+      result = state->cuda->cuMemFreeAsync((CUdeviceptr)(uintptr_t)base, (CUstream)stream);
+    if (result != CUDA_SUCCESS) {
+      tta_cuda_describe(state->cuda, result, description, sizeof description);
+      tta_log("cuMemFreeAsync(%p, scratch) failed: %s", base, description);
+    }
   } else if (state->hip->hipFreeAsync != NULL) {
-    state->hip->hipFreeAsync(base, (hipStream_t)stream);
+    hipError_t result = state->hip->hipFreeAsync(base, (hipStream_t)stream);
+    if (result != hipSuccess) {
+      tta_hip_describe(state->hip, result, description, sizeof description);
+      tta_log("hipFreeAsync(%p, scratch) failed: %s", base, description);
+    }
   }
 }
 

@@ -178,6 +178,16 @@ __attribute__((visibility("default"))) void tta_fake_fail(const char *name, int 
   RECORD_UNLOCK();
 }
 
+__attribute__((visibility("default"))) void tta_fake_clear_failures(const char *name) {
+  int i, kept = 0;
+  RECORD_LOCK();
+  for (i = 0; i < failure_count; ++i)
+    if (name != NULL && name[0] != '\0' && strcmp(failures[i].name, name) != 0)
+      failures[kept++] = failures[i];
+  failure_count = kept;
+  RECORD_UNLOCK();
+}
+
 __attribute__((visibility("default"))) int tta_fake_call_count(const char *name) {
   int i, count = 0;
   RECORD_LOCK();

@@ -14,7 +14,8 @@
 #define FAKE_EXPORT __attribute__((visibility("default")))
 
 enum { FAKE_CUDA_ERROR_NOT_PERMITTED = 800, FAKE_CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
-       FAKE_CUDA_ERROR_ILLEGAL_ADDRESS = 700, FAKE_CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720 };
+       FAKE_CUDA_ERROR_ILLEGAL_ADDRESS = 700, FAKE_CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
+       FAKE_CUDA_ERROR_DEINITIALIZED = 4, FAKE_CUDA_ERROR_CONTEXT_IS_DESTROYED = 709 };
 
 enum { MAGIC_CONTEXT = 0x78746366, MAGIC_MODULE = 0x646f6d66, MAGIC_FUNCTION = 0x636e7566,
        MAGIC_KERNEL = 0x6e726b66 };
@@ -27,6 +28,7 @@ struct CUctx_st {
   int id;
   int device;
   int generation;
+  int destroyed;              /* tta_fake_destroy_context */
 };
 
 /* A loaded module (one context) or library (context-independent). */
@@ -174,6 +176,12 @@ static struct CUctx_st *current_context(void) {
 
 static int device_of(const struct CUctx_st *context) { return context ? context->device : -1; }
 
+/* What a call that needs `context` answers: 0, or why it cannot use it. */
+static int context_error(const struct CUctx_st *context) {
+  if (context == NULL) return CUDA_ERROR_INVALID_CONTEXT;
+  return context->destroyed ? FAKE_CUDA_ERROR_CONTEXT_IS_DESTROYED : 0;
+}
+
 static int begin(const char *name) {
   if (stub_library) return CUDA_ERROR_STUB_LIBRARY;
   return fake_enter(name);
@@ -187,6 +195,7 @@ static const struct { int code; const char *name, *text; } errors[] = {
   {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
   {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
   {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+  {FAKE_CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
   {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
   {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
   {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
@@ -199,6 +208,7 @@ static const struct { int code; const char *name, *text; } errors[] = {
   {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
   {FAKE_CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
   {FAKE_CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+  {FAKE_CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
   {FAKE_CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "too many blocks in cooperative launch"},
   {FAKE_CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
   {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
@@ -208,6 +218,8 @@ static const struct { int code; const char *name, *text; } errors[] = {
 
 FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char **text) {
   size_t i;
+  int injected = fake_enter("cuGetErrorName");
+  if (injected) return injected;
   if (text == NULL) return CUDA_ERROR_INVALID_VALUE;
   for (i = 0; i < sizeof errors / sizeof errors[0]; ++i)
     if (errors[i].code == error) {
@@ -220,6 +232,8 @@ FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char **text) {
 
 FAKE_EXPORT CUresult cuGetErrorString(CUresult error, const char **text) {
   size_t i;
+  int injected = fake_enter("cuGetErrorString");
+  if (injected) return injected;
   if (text == NULL) return CUDA_ERROR_INVALID_VALUE;
   for (i = 0; i < sizeof errors / sizeof errors[0]; ++i)
     if (errors[i].code == error) {
@@ -339,6 +353,8 @@ FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext context) {
   FAKE_LOCK();
   if (context != NULL && (context->magic != MAGIC_CONTEXT || context->generation != generation)) {
     result = CUDA_ERROR_INVALID_CONTEXT;
+  } else if (context != NULL && context->destroyed) {
+    result = FAKE_CUDA_ERROR_CONTEXT_IS_DESTROYED;
   } else {
     tls_context = context;
     tls_generation = generation;
@@ -352,8 +368,8 @@ FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *device) {
   ENTER("cuCtxGetDevice");
   if (device == NULL) return CUDA_ERROR_INVALID_VALUE;
   FAKE_LOCK();
-  if (current_context() == NULL) result = CUDA_ERROR_INVALID_CONTEXT;
-  else *device = current_context()->device;
+  result = context_error(current_context());
+  if (result == CUDA_SUCCESS) *device = current_context()->device;
   FAKE_UNLOCK();
   return result;
 }
@@ -404,6 +420,8 @@ static int load(const char *api, const void *code, int is_library, int preserved
       snprintf(log, sizeof log, "fake driver: an AMDGPU code object is not a CUDA image");
     } else if (!is_library && context == NULL) {
       result = CUDA_ERROR_INVALID_CONTEXT;
+    } else if (context != NULL && context->destroyed) {
+      result = FAKE_CUDA_ERROR_CONTEXT_IS_DESTROYED;
     } else if (context != NULL) {
       result = fake_image_cuda_check(&image, devices[context->device].sm, max_ptx_version(), log,
                                      sizeof log);
@@ -764,8 +782,8 @@ FAKE_EXPORT CUresult cuKernelGetFunction(CUfunction *out, CUkernel handle) {
   kernel = live_function(handle, "cuKernelGetFunction");
   if (kernel == NULL || kernel->magic != MAGIC_KERNEL) {
     result = CUDA_ERROR_INVALID_HANDLE;
-  } else if (context == NULL) {
-    result = CUDA_ERROR_INVALID_CONTEXT;
+  } else if (context_error(context)) {
+    result = context_error(context);
   } else {
     /* The library is loaded into this context now: its image must run on the device. */
     result = fake_image_cuda_check(&kernel->owner->image, devices[context->device].sm,
@@ -805,6 +823,8 @@ FAKE_EXPORT CUresult cuCtxGetId(CUcontext handle, unsigned long long *id) {
   context = handle != NULL ? handle : current_context();
   if (context == NULL || context->magic != MAGIC_CONTEXT || context->generation != generation)
     result = CUDA_ERROR_INVALID_CONTEXT;
+  else if (context->destroyed)
+    result = FAKE_CUDA_ERROR_CONTEXT_IS_DESTROYED;
   else
     *id = (unsigned long long)context->generation * 100000ull + (unsigned long long)context->id;
   FAKE_UNLOCK();
@@ -827,17 +847,20 @@ typedef struct launch_request {
 /* Under the lock: checks the launch as a driver would and fills the record. */
 static int check_launch(const launch_request *request, tta_fake_launch *record) {
   struct CUctx_st *context = current_context();
-  fake_function *function = live_function(request->function, request->api);
+  fake_function *function =
+      context != NULL && context->destroyed ? NULL : live_function(request->function, request->api);
   const fake_entry *entry;
   unsigned i, threads, cluster[3] = {0, 0, 0};
   int device, non_portable;
+  /* A destroyed context refuses everything first: its functions died with it. */
+  if (context != NULL && context->destroyed) return FAKE_CUDA_ERROR_CONTEXT_IS_DESTROYED;
   if (function == NULL) return CUDA_ERROR_INVALID_HANDLE;
   fake_copy_text(record->function, sizeof record->function, function->name);
   record->kind = function->owner->image.kind;
   fake_copy_text(record->arch, sizeof record->arch, function->owner->image.arch);
   record->image_hash = function->owner->image.hash;
   record->image_handle = function->owner->id;
-  if (context == NULL) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context_error(context)) return context_error(context);
   device = context->device;
   record->device = device;
   record->context = context->id;
@@ -1021,8 +1044,8 @@ FAKE_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t size, CUstream
   if (result == 0) {
     FAKE_LOCK();
     device = device_of(current_context());
-    if (device < 0) {
-      result = CUDA_ERROR_INVALID_CONTEXT;
+    if (context_error(current_context())) {
+      result = context_error(current_context());
     } else {
       if (allocation_count == allocation_capacity) {
         int capacity = allocation_capacity ? allocation_capacity * 2 : 64;
@@ -1450,6 +1473,31 @@ FAKE_EXPORT int tta_fake_set_current_device(int device) {
   }
   FAKE_UNLOCK();
   return result;
+}
+
+FAKE_EXPORT int tta_fake_destroy_context(int id) {
+  struct CUctx_st *context = NULL;
+  fake_module *module;
+  int i;
+  FAKE_LOCK();
+  for (i = 0; i < extra_context_count; ++i)
+    if (extra_contexts[i]->id == id && extra_contexts[i]->generation == generation &&
+        !extra_contexts[i]->destroyed)
+      context = extra_contexts[i];
+  if (context != NULL) {
+    context->destroyed = 1;
+    /* Its modules go with it; a CUfunction of it dies with the context (check_launch). */
+    for (module = all_modules; module != NULL; module = module->next_all)
+      if (module->context == context && module->alive && module->generation == generation) {
+        module->alive = 0;
+        free(module->copy);
+        module->copy = NULL;
+        module->image.data = NULL;
+        fake_live_modules--;
+      }
+  }
+  FAKE_UNLOCK();
+  return context != NULL ? 0 : -1;
 }
 
 FAKE_EXPORT int tta_fake_create_context(int device) {

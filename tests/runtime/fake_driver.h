@@ -121,10 +121,10 @@ static inline uint64_t tta_fake_hash(const void *data, size_t size) {
 
 /* The control API: exported as tta_fake_reset, tta_fake_set_driver_version,
  * tta_fake_set_device_attribute, tta_fake_set_current_device, tta_fake_create_context,
- * tta_fake_fail, tta_fake_call_count, tta_fake_{load,launch,attribute,memory}_count,
- * tta_fake_get_{load,launch,attribute,memory}, tta_fake_live_modules,
- * tta_fake_live_allocations, tta_fake_misuse_count and tta_fake_first_misuse; the types below
- * are for dlsym. */
+ * tta_fake_destroy_context, tta_fake_fail, tta_fake_clear_failures, tta_fake_call_count,
+ * tta_fake_{load,launch,attribute,memory}_count, tta_fake_get_{load,launch,attribute,memory},
+ * tta_fake_live_modules, tta_fake_live_allocations, tta_fake_misuse_count and
+ * tta_fake_first_misuse; the types below are for dlsym. */
 
 /* Forgets every record, handle, failure and setting, then configures the devices from a
  * comma-separated list: CUDA "sm_80,sm_86,sm_90" (capability; an "a" suffix is ignored),
@@ -155,8 +155,21 @@ typedef int (*tta_fake_set_current_device_fn)(int device);
 typedef int (*tta_fake_create_context_fn)(int device);
 
 /* The next `times` calls of entry point `name` (after `skip` calls that succeed normally)
- * return `error` without doing anything; times < 0: every call. */
+ * return `error` without doing anything; times < 0: every call. So the Nth call alone is
+ * (name, error, N - 1, 1), and every call from the Nth on is (name, error, N - 1, -1). Up to 16
+ * failures at once; the first one set for a name that applies wins. */
 typedef void (*tta_fake_fail_fn)(const char *name, int error, int skip, int times);
+
+/* Forgets the failures set for entry point `name` (NULL or "": every one); the next call of it
+ * behaves normally. Records and counts are kept (tta_fake_reset forgets everything). */
+typedef void (*tta_fake_clear_failures_fn)(const char *name);
+
+/* CUDA only: destroys context `id` (one tta_fake_create_context made) as cuCtxDestroy called on
+ * another thread would: the modules loaded in it are unloaded with it (no longer live), its
+ * CUfunctions die, and every call that uses it, also on threads where it is still current,
+ * fails with CUDA_ERROR_CONTEXT_IS_DESTROYED (cuCtxGetCurrent still returns it, like the
+ * driver). Returns 0, or -1 when there is no such live context. HIP: -1. */
+typedef int (*tta_fake_destroy_context_fn)(int id);
 
 /* How many calls of entry point `name` were made since the last reset ("" = all). */
 typedef int (*tta_fake_call_count_fn)(const char *name);

@@ -33,7 +33,9 @@ FakeDriver open(const char *library) {
   take(driver.handle, library, "tta_fake_set_device_attribute", driver.setDeviceAttribute);
   take(driver.handle, library, "tta_fake_set_current_device", driver.setCurrentDevice);
   take(driver.handle, library, "tta_fake_create_context", driver.createContext);
+  take(driver.handle, library, "tta_fake_destroy_context", driver.destroyContext);
   take(driver.handle, library, "tta_fake_fail", driver.fail);
+  take(driver.handle, library, "tta_fake_clear_failures", driver.clearFailures);
   take(driver.handle, library, "tta_fake_call_count", driver.callCount);
   take(driver.handle, library, "tta_fake_live_modules", driver.liveModules);
   take(driver.handle, library, "tta_fake_live_allocations", driver.liveAllocations);

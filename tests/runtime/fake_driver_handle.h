@@ -16,7 +16,9 @@ struct FakeDriver {
   tta_fake_set_device_attribute_fn setDeviceAttribute = nullptr;
   tta_fake_set_current_device_fn setCurrentDevice = nullptr;
   tta_fake_create_context_fn createContext = nullptr;
+  tta_fake_destroy_context_fn destroyContext = nullptr;
   tta_fake_fail_fn fail = nullptr;
+  tta_fake_clear_failures_fn clearFailures = nullptr;
   tta_fake_call_count_fn callCount = nullptr;
   tta_fake_live_modules_fn liveModules = nullptr;
   tta_fake_live_allocations_fn liveAllocations = nullptr;

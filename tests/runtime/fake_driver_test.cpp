@@ -336,6 +336,59 @@ TEST_F(FakeCuda, InjectedFailuresHitTheNamedCallsOnly) {
   EXPECT_STREQ(text, "an illegal memory access was encountered");
 }
 
+TEST_F(FakeCuda, EveryCallFromTheNthFailsUntilCleared) {
+  auto cubin = readFile(kImages + "/kernels.sm_80.cubin");
+  fake.fail("cuModuleLoadDataEx", CUDA_ERROR_OUT_OF_MEMORY, 1, -1);
+  CUmodule first = loadOn(0, cubin.data());
+  loadOn(0, cubin.data(), CUDA_ERROR_OUT_OF_MEMORY);
+  loadOn(0, cubin.data(), CUDA_ERROR_OUT_OF_MEMORY);
+  fake.clearFailures("cuLaunchKernel");
+  loadOn(0, cubin.data(), CUDA_ERROR_OUT_OF_MEMORY);
+  fake.clearFailures("cuModuleLoadDataEx");
+  CUmodule second = loadOn(0, cubin.data());
+  EXPECT_EQ(fake.callCount("cuModuleLoadDataEx"), 5);
+  EXPECT_EQ(fake.liveModules(), 2) << "a failed call does nothing";
+  fake.fail("cuModuleUnload", CUDA_ERROR_INVALID_HANDLE, 0, -1);
+  EXPECT_EQ(unload(first), CUDA_ERROR_INVALID_HANDLE);
+  fake.clearFailures(nullptr);
+  EXPECT_EQ(unload(first), CUDA_SUCCESS);
+  EXPECT_EQ(unload(second), CUDA_SUCCESS);
+  EXPECT_EQ(fake.liveModules(), 0);
+}
+
+TEST_F(FakeCuda, ADestroyedContextTakesItsModulesAndRefusesEveryCall) {
+  auto cubin = readFile(kImages + "/kernels.sm_80.cubin");
+  auto *contextId = resolve<PFN_cuCtxGetId>(fake, "cuCtxGetId", 12000);
+  auto *setCurrent = resolve<PFN_cuCtxSetCurrent>(fake, "cuCtxSetCurrent", 4000);
+  auto *getCurrent = resolve<PFN_cuCtxGetCurrent>(fake, "cuCtxGetCurrent", 4000);
+  const int id = fake.createContext(0);
+  ASSERT_GE(id, 100);
+  CUcontext context = nullptr;
+  ASSERT_EQ(getCurrent(&context), CUDA_SUCCESS);
+  CUmodule module = nullptr;
+  ASSERT_EQ(load(&module, cubin.data(), 0, nullptr, nullptr), CUDA_SUCCESS);
+  CUfunction function = nullptr;
+  ASSERT_EQ(getFunction(&function, module, "local_array"), CUDA_SUCCESS);
+  EXPECT_EQ(fake.liveModules(), 1);
+  ASSERT_EQ(fake.destroyContext(id), 0);
+  EXPECT_EQ(fake.destroyContext(id), -1) << "once";
+  EXPECT_EQ(fake.liveModules(), 0) << "its module went with it";
+  CUcontext still = nullptr;
+  EXPECT_EQ(getCurrent(&still), CUDA_SUCCESS);
+  EXPECT_EQ(still, context) << "still current on this thread";
+  unsigned long long value = 0;
+  EXPECT_EQ(contextId(nullptr, &value), 709);
+  void *pointer = nullptr;
+  void *params[] = {&pointer, &pointer, &pointer};
+  EXPECT_EQ(launch(function, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), 709);
+  CUmodule another = nullptr;
+  EXPECT_EQ(load(&another, cubin.data(), 0, nullptr, nullptr), 709);
+  EXPECT_EQ(setCurrent(context), 709);
+  EXPECT_EQ(fake.misuseCount(), 0);
+  EXPECT_EQ(unload(module), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(fake.misuseCount(), 1) << "unloading a module of a destroyed context";
+}
+
 TEST_F(FakeCuda, StreamOrderedAllocationsAreTrackedUntilFreed) {
   fake.setCurrentDevice(1);
   CUdeviceptr a = 0, b = 0;

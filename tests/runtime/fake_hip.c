@@ -12,8 +12,10 @@
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 
-enum { FAKE_hipErrorInvalidDeviceFunction = 98, FAKE_hipErrorInvalidHandle = 400,
-       FAKE_hipErrorIllegalAddress = 700, FAKE_hipErrorLaunchFailure = 719 };
+enum { FAKE_hipErrorInvalidDeviceFunction = 98, FAKE_hipErrorInvalidContext = 201,
+       FAKE_hipErrorInvalidHandle = 400, FAKE_hipErrorIllegalAddress = 700,
+       FAKE_hipErrorLaunchOutOfResources = 701, FAKE_hipErrorContextIsDestroyed = 709,
+       FAKE_hipErrorLaunchFailure = 719 };
 enum { MAGIC_MODULE = 0x646f6d68, MAGIC_FUNCTION = 0x636e7568 };
 
 typedef struct fake_device {
@@ -114,11 +116,14 @@ static const struct { int code; const char *name, *text; } errors[] = {
   {hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal"},
   {FAKE_hipErrorInvalidDeviceFunction, "hipErrorInvalidDeviceFunction", "invalid device function"},
   {hipErrorInvalidImage, "hipErrorInvalidImage", "device kernel image is invalid"},
+  {FAKE_hipErrorInvalidContext, "hipErrorInvalidContext", "invalid device context"},
   {hipErrorNoBinaryForGpu, "hipErrorNoBinaryForGpu", "no kernel image is available for execution on the device"},
   {hipErrorSharedObjectInitFailed, "hipErrorSharedObjectInitFailed", "shared object initialization failed"},
   {FAKE_hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle"},
   {hipErrorNotFound, "hipErrorNotFound", "named symbol not found"},
   {FAKE_hipErrorIllegalAddress, "hipErrorIllegalAddress", "an illegal memory access was encountered"},
+  {FAKE_hipErrorLaunchOutOfResources, "hipErrorLaunchOutOfResources", "too many resources requested for launch"},
+  {FAKE_hipErrorContextIsDestroyed, "hipErrorContextIsDestroyed", "context is destroyed"},
   {FAKE_hipErrorLaunchFailure, "hipErrorLaunchFailure", "unspecified launch failure"},
   {hipErrorNotSupported, "hipErrorNotSupported", "operation not supported"},
   {hipErrorUnknown, "hipErrorUnknown", "unknown error"},
@@ -592,4 +597,9 @@ FAKE_EXPORT int tta_fake_set_current_device(int device) {
 FAKE_EXPORT int tta_fake_create_context(int device) {
   (void)device;
   return -1; /* HIP has no contexts to create */
+}
+
+FAKE_EXPORT int tta_fake_destroy_context(int id) {
+  (void)id;
+  return -1;
 }

@@ -331,7 +331,11 @@ TRITON_AOT_HIDDEN void triton_aot_log_tuned(const triton_aot_library *library, u
 TRITON_AOT_HIDDEN triton_aot_status triton_aot_preload(const triton_aot_library *library);
 
 /* Unloads the library from every device and forgets per-device state; the next launch loads
- * again. Must not run concurrently with launches of the same library. */
+ * again. Must not run concurrently with launches of the same library. The state is forgotten
+ * even when the driver refuses to unload an image (its handle is then the driver's): the first
+ * refusal is TRITON_AOT_ERROR_LOAD_FAILED, naming the call (cuLibraryUnload, cuModuleUnload,
+ * hipModuleUnload) and the driver's error. A module of a CUDA context destroyed since went with
+ * that context and is not passed to the driver again. */
 TRITON_AOT_HIDDEN triton_aot_status triton_aot_unload(const triton_aot_library *library);
 
 /* Records `status` with a printf-style message as this thread's last error and returns it. */
