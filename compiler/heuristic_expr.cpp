@@ -557,6 +557,10 @@ std::int64_t nextPow2(std::int64_t n) {
 Diagnostic evalError(const std::string &message) {
   return makeError(ExitCode::UsageError, message);
 }
+/// An integer result beyond 64 bits (Python's would be exact).
+Diagnostic overflowError(const std::string &op) {
+  return evalError("integer overflow in '" + op + "' (the values are 64-bit)");
+}
 
 Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values);
 
@@ -574,14 +578,25 @@ Expected<Value> arith(const std::string &op, const Value &a, const Value &b) {
     if (op == "//") return makeFloat(std::floor(x / y));
     return makeFloat(x - y * std::floor(x / y));
   }
-  std::int64_t x = a.intValue, y = b.intValue;
+  std::int64_t x = a.intValue, y = b.intValue, r = 0;
   if ((op == "//" || op == "%") && y == 0)
     return evalError("division by zero");
-  if (op == "+") return makeInt(x + y);
-  if (op == "-") return makeInt(x - y);
-  if (op == "*") return makeInt(x * y);
-  if (op == "//") return makeInt(floorDiv(x, y));
-  return makeInt(floorMod(x, y));
+  bool overflow = false;
+  if (op == "+")
+    overflow = __builtin_add_overflow(x, y, &r);
+  else if (op == "-")
+    overflow = __builtin_sub_overflow(x, y, &r);
+  else if (op == "*")
+    overflow = __builtin_mul_overflow(x, y, &r);
+  else if (op == "//") {
+    std::optional<std::int64_t> q = checkedFloorDiv(x, y);
+    overflow = !q;
+    r = q.value_or(0);
+  } else
+    r = floorMod(x, y);
+  if (overflow)
+    return overflowError(op);
+  return makeInt(r);
 }
 
 Expected<Value> compare(const std::string &op, const Value &a, const Value &b) {
@@ -617,7 +632,11 @@ Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values) 
     auto v = eval(n.children[0], values);
     if (!v) return v;
     if (!numeric(*v)) return evalError("'-' on None");
-    return v->kind == Value::Kind::Float ? makeFloat(-v->floatValue) : makeInt(-v->intValue);
+    if (v->kind == Value::Kind::Float)
+      return makeFloat(-v->floatValue);
+    if (v->intValue == INT64_MIN)
+      return overflowError("-");
+    return makeInt(-v->intValue);
   }
   case Node::Kind::Not: {
     auto v = eval(n.children[0], values);
@@ -662,15 +681,20 @@ Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values) 
           best = args[i];
       return best;
     }
+    if (n.op == "abs" && args[0].kind == Value::Kind::Float)
+      return makeFloat(std::fabs(args[0].floatValue));
     if (n.op == "abs")
-      return args[0].kind == Value::Kind::Float ? makeFloat(std::fabs(args[0].floatValue))
-                                                : makeInt(std::llabs(args[0].intValue));
+      return args[0].intValue == INT64_MIN ? Expected<Value>(overflowError("abs"))
+                                           : makeInt(std::llabs(args[0].intValue));
     if (args[0].kind == Value::Kind::Float || (args.size() > 1 && args[1].kind == Value::Kind::Float))
       return evalError(n.op + "() of a float");
     if (n.op == "cdiv") {
       if (args[1].intValue == 0) return evalError("division by zero");
-      return makeInt(floorDiv(args[0].intValue + args[1].intValue - 1, args[1].intValue));
+      std::optional<std::int64_t> q = checkedCdiv(args[0].intValue, args[1].intValue);
+      return q ? makeInt(*q) : Expected<Value>(overflowError("cdiv"));
     }
+    if (args[0].intValue > (std::int64_t(1) << 62))   // the next power of 2 is 2^63
+      return overflowError("next_power_of_2");
     return makeInt(nextPow2(args[0].intValue));
   }
   }

@@ -271,16 +271,11 @@ bool evaluateNode(const ExprNode &node, const ExprNames &names, ExprValue &out, 
   else {   // / % cdiv
     if (y == 0)
       return fail(op == "cdiv" ? "cdiv by zero" : op == "%" ? "modulo by zero" : "division by zero");
-    if (x == std::numeric_limits<std::int64_t>::min() && y == -1)
-      return fail("integer overflow");
-    if (op == "/")
-      r = floorDiv(x, y);
-    else if (op == "%")
-      r = floorMod(x, y);
-    else if (__builtin_add_overflow(x, y - 1, &r))   // cdiv(x, y) = (x + y - 1) // y
-      overflow = true;
-    else
-      r = floorDiv(r, y);
+    std::optional<std::int64_t> q = op == "/"   ? checkedFloorDiv(x, y)
+                                    : op == "%" ? floorMod(x, y)
+                                                : checkedCdiv(x, y);
+    overflow = !q;
+    r = q.value_or(0);
   }
   if (overflow)
     return fail("integer overflow");

@@ -111,6 +111,18 @@ TEST(TuneExpression, EvaluationErrorsSayWhatAndWhere) {
   check("9223372036854775807 + 1", 21, "integer overflow");
   check("M * M", 3, "integer overflow", {{"M", 1ll << 40}});
   check("-M", 1, "integer overflow", {{"M", INT64_MIN}});
+  check("M / -1", 3, "integer overflow", {{"M", INT64_MIN}});
+  check("cdiv(M, -1)", 1, "integer overflow", {{"M", INT64_MIN + 2}});
+  check("cdiv(M, 2)", 1, "integer overflow", {{"M", INT64_MAX}});
+}
+
+TEST(TuneExpression, ExtremeOperandsAreExactOrOverflowButNeverUndefined) {
+  // Found by fuzz_tune_expression: cdiv(M, INT64_MIN) computed INT64_MIN - 1, and
+  // cdiv(INT64_MIN + 2, -1) divided INT64_MIN by -1 (both undefined behaviour, UBSan).
+  EXPECT_EQ(eval("cdiv(M, N)", {{"M", 1}, {"N", INT64_MIN}}).integer, 1);
+  EXPECT_EQ(eval("cdiv(M, -1)", {{"M", INT64_MIN + 3}}).integer, INT64_MAX);
+  EXPECT_EQ(eval("M % -1", {{"M", INT64_MIN}}).integer, 0);   // Python: 0
+  EXPECT_EQ(eval("cdiv(M, 1)", {{"M", INT64_MAX}}).integer, INT64_MAX);
 }
 
 } // namespace

@@ -140,6 +140,25 @@ TEST(HeuristicExpr, EvaluatesWithPythonSemantics) {
   EXPECT_NE(zero.error().message.find("division by zero"), std::string::npos);
 }
 
+TEST(HeuristicExpr, IntegerOverflowIsAnErrorNotUndefinedBehaviour) {
+  // Found by fuzz_heuristic_expr: + - * // unary minus, abs, cdiv and next_power_of_2 wrapped
+  // (signed overflow, undefined behaviour under UBSan) where Python's integers are exact.
+  for (const char *text : {"args['a'] + 1", "args['b'] - 1", "args['a'] * 2", "args['b'] // -1",
+                           "-args['b']", "abs(args['b'])", "triton.cdiv(args['a'], 2)",
+                           "triton.next_power_of_2(args['a'])"}) {
+    auto v = evaluateHeuristic(py(text), {{"a", I(INT64_MAX)}, {"b", I(INT64_MIN)}});
+    ASSERT_FALSE(v) << text;
+    EXPECT_NE(v.error().message.find("integer overflow in '"), std::string::npos) << text;
+  }
+  auto folded = emitHeuristicC(py("9223372036854775807 + 1 > args['n']"), resolve);
+  ASSERT_FALSE(folded);
+  EXPECT_NE(folded.error().message.find("integer overflow in '+'"), std::string::npos);
+  EXPECT_EQ(eval("args['b'] % -1", {{"b", I(INT64_MIN)}}), I(0));
+  EXPECT_EQ(eval("triton.cdiv(args['b'], 1)", {{"b", I(INT64_MIN)}}), I(INT64_MIN));
+  EXPECT_EQ(eval("triton.next_power_of_2(args['a'])", {{"a", I(std::int64_t(1) << 62)}}),
+            I(std::int64_t(1) << 62));
+}
+
 TEST(HeuristicExpr, EmitsCOverRuntimeArgumentsAndFoldsConstexprs) {
   EXPECT_EQ(c("args['n'] % args['BLOCK'] == 0"), "(((int64_t)n % 128) == 0)");
   EXPECT_EQ(c("args['p'] is not None"), "(p != NULL)");
