@@ -160,7 +160,24 @@ private:
     return parseError(peek().column, what + " is not supported in a heuristic");
   }
 
+  /// Parentheses, calls, conditionals and unary operators nest at most this deep: each level
+  /// is several frames of this parser (and of eval, format and emit over the tree).
+  static constexpr int kMaxNesting = 64;
+  struct Nesting {
+    int &depth;
+    explicit Nesting(int &d) : depth(++d) {}
+    ~Nesting() { --depth; }
+  };
+  bool tooDeep() const { return depth_ > kMaxNesting; }
+  Diagnostic tooDeepError() const {
+    return parseError(peek().column, "the expression nests deeper than " +
+                                         std::to_string(kMaxNesting) + " levels");
+  }
+
   Expected<Node> expression() {
+    Nesting nesting(depth_);
+    if (tooDeep())
+      return tooDeepError();
     auto value = disjunction();
     if (!value)
       return value;
@@ -218,6 +235,9 @@ private:
   Expected<Node> negation() {
     if (python_ ? isWord("not") : isOp("!")) {
       ++pos_;
+      Nesting nesting(depth_);
+      if (tooDeep())
+        return tooDeepError();
       auto operand = negation();
       if (!operand)
         return operand;
@@ -316,6 +336,9 @@ private:
     if (isOp("-") || isOp("+")) {
       bool negate = isOp("-");
       ++pos_;
+      Nesting nesting(depth_);
+      if (tooDeep())
+        return tooDeepError();
       auto operand = unary();
       if (!operand)
         return operand;
@@ -458,6 +481,7 @@ private:
 
   std::vector<Token> t_;
   std::size_t pos_ = 0;
+  int depth_ = 0;   // nesting levels open
   bool python_;
   std::string_view arg_;
   std::set<std::string> names_;
@@ -896,6 +920,9 @@ std::string formatHeuristicValue(const HeuristicValue &value) {
 
 Expected<HeuristicExpr> parseHeuristic(std::string_view text, HeuristicDialect dialect,
                                        std::string_view argName) {
+  if (text.size() > kMaxExpressionLength)
+    return parseError(1, "the expression is longer than " +
+                             std::to_string(kMaxExpressionLength) + " characters");
   auto tokens = tokenize(text);
   if (!tokens)
     return tokens.takeError();

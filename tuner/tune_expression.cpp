@@ -1,5 +1,6 @@
 #include "tuner/tune_expression.h"
 
+#include "compiler/lexing.h"
 #include "compiler/python_arith.h"
 
 #include <cctype>
@@ -297,6 +298,11 @@ void collectNames(const ExprNode &node, std::vector<std::pair<std::string, int>>
 } // namespace
 
 bool Expression::parse(std::string_view text, Expression &out, ExprError &error) {
+  if (text.size() > kMaxExpressionLength) {
+    error = {1, "the expression is longer than " + std::to_string(kMaxExpressionLength) +
+                    " characters"};
+    return false;
+  }
   Parser parser(text);
   NodePtr root = parser.parseAll(error);
   if (!root)

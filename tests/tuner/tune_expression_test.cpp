@@ -116,6 +116,19 @@ TEST(TuneExpression, EvaluationErrorsSayWhatAndWhere) {
   check("cdiv(M, 2)", 1, "integer overflow", {{"M", INT64_MAX}});
 }
 
+TEST(TuneExpression, LongTextIsRefusedNotAStackOverflow) {
+  // Found by fuzz_tune_expression: 20000 nested parentheses, unary minuses or '+' terms
+  // overflowed the stack (AddressSanitizer) in the parser or in evaluate().
+  std::string chain = "M";
+  while (chain.size() <= 1000)
+    chain += "+M";
+  EXPECT_EQ(parseError(chain).message, "the expression is longer than 1000 characters");
+  EXPECT_EQ(parseError(std::string(1001, '-') + "M").message,
+            "the expression is longer than 1000 characters");
+  const std::string deep = std::string(490, '(') + "M" + std::string(490, ')');
+  EXPECT_EQ(eval(deep, {{"M", 3}}).integer, 3);
+}
+
 TEST(TuneExpression, ExtremeOperandsAreExactOrOverflowButNeverUndefined) {
   // Found by fuzz_tune_expression: cdiv(M, INT64_MIN) computed INT64_MIN - 1, and
   // cdiv(INT64_MIN + 2, -1) divided INT64_MIN by -1 (both undefined behaviour, UBSan).

@@ -159,6 +159,22 @@ TEST(HeuristicExpr, IntegerOverflowIsAnErrorNotUndefinedBehaviour) {
             I(std::int64_t(1) << 62));
 }
 
+TEST(HeuristicExpr, DeepNestingAndLongTextAreRefusedNotAStackOverflow) {
+  // Found by fuzz_heuristics: 380 nested parentheses overflowed the stack (AddressSanitizer).
+  const std::string deep = std::string(65, '(') + "args['n']" + std::string(65, ')');
+  EXPECT_NE(refusal(deep).find("nests deeper than 64 levels"), std::string::npos);
+  EXPECT_NE(refusal(std::string(65, '!') + "n", HeuristicDialect::C).find("nests deeper"),
+            std::string::npos);
+  EXPECT_NE(refusal(std::string(65, '-') + "n", HeuristicDialect::C).find("nests deeper"),
+            std::string::npos);
+  EXPECT_EQ(formatHeuristic(py(std::string(60, '(') + "args['n']" + std::string(60, ')'))), "n");
+  std::string chain = "n";
+  while (chain.size() <= 1000)
+    chain += "+n";
+  EXPECT_NE(refusal(chain, HeuristicDialect::C).find("longer than 1000 characters"),
+            std::string::npos);
+}
+
 TEST(HeuristicExpr, EmitsCOverRuntimeArgumentsAndFoldsConstexprs) {
   EXPECT_EQ(c("args['n'] % args['BLOCK'] == 0"), "(((int64_t)n % 128) == 0)");
   EXPECT_EQ(c("args['p'] is not None"), "(p != NULL)");
