@@ -926,7 +926,21 @@ Expected<HeuristicExpr> parseHeuristic(std::string_view text, HeuristicDialect d
   auto tokens = tokenize(text);
   if (!tokens)
     return tokens.takeError();
-  return Parser(std::move(*tokens), dialect, argName).parse();
+  auto expr = Parser(std::move(*tokens), dialect, argName).parse();
+  if (!expr)
+    return expr;
+  // The C form is what the metadata records and the linker reads back: it must be within the
+  // same limits (it has a parenthesis per operation, so it nests deeper than the text may).
+  const std::string cForm = format(expr->root);
+  if (cForm.size() > kMaxExpressionLength)
+    return parseError(1, "the expression's C form is longer than " +
+                             std::to_string(kMaxExpressionLength) + " characters");
+  auto cTokens = tokenize(cForm);
+  auto again = cTokens ? Parser(std::move(*cTokens), HeuristicDialect::C, argName).parse()
+                       : Expected<HeuristicExpr>(cTokens.takeError());
+  if (!again)
+    return parseError(1, "the expression's C form: " + again.error().message);
+  return expr;
 }
 
 std::string formatHeuristic(const HeuristicExpr &expr) { return format(expr.root); }

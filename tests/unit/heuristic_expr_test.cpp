@@ -168,6 +168,17 @@ TEST(HeuristicExpr, DeepNestingAndLongTextAreRefusedNotAStackOverflow) {
   EXPECT_NE(refusal(std::string(65, '-') + "n", HeuristicDialect::C).find("nests deeper"),
             std::string::npos);
   EXPECT_EQ(formatHeuristic(py(std::string(60, '(') + "args['n']" + std::string(60, ')'))), "n");
+  // Found by fuzz_heuristic_expr's round trip: 40 '!' parse, but their C form "(!(!(...)))"
+  // nests twice as deep; the linker reads that form back, so it is held to the limits too.
+  const std::string notNot = refusal(std::string(40, '!') + "n", HeuristicDialect::C);
+  EXPECT_NE(notNot.find("the expression's C form: "), std::string::npos) << notNot;
+  EXPECT_NE(notNot.find("nests deeper than 64 levels"), std::string::npos) << notNot;
+  std::string terms = "n";
+  for (int i = 0; i < 300; ++i)
+    terms += "+n";   // 601 characters; "n + n + n ..." is twice as long
+  EXPECT_NE(refusal(terms, HeuristicDialect::C)
+                .find("the expression's C form is longer than 1000 characters"),
+            std::string::npos);
   std::string chain = "n";
   while (chain.size() <= 1000)
     chain += "+n";
