@@ -15,6 +15,20 @@ function(triton_aot_target_defaults target)
   endif()
 endfunction()
 
+# TRITON_AOT_FUZZ: every C and C++ file of the directory and below is built with libFuzzer's
+# coverage instrumentation, AddressSanitizer and UBSan (a UB report stops the fuzzer); the fuzz
+# targets add -fsanitize=fuzzer (libFuzzer's main) when they link. Needs clang.
+macro(triton_aot_fuzz_flags)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "TRITON_AOT_FUZZ needs clang (libFuzzer): configure with the `fuzz` "
+                        "preset or -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  add_compile_options(
+    "$<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link,address,undefined>"
+    "$<$<COMPILE_LANGUAGE:C,CXX>:-fno-sanitize-recover=undefined;-fno-omit-frame-pointer>")
+  add_link_options(-fsanitize=address,undefined)
+endmacro()
+
 # The interpreter with Triton: TRITON_AOT_PYTHON if set, else the project's bootstrap venv,
 # else python3 from PATH. It becomes the compiler's default --python.
 if(NOT DEFINED TRITON_AOT_PYTHON)

@@ -132,7 +132,25 @@ private:
   const Token &peek() const { return tokens_[index_]; }
   bool isOp(std::string_view op) const { return peek().kind == Tok::Op && peek().text == op; }
 
+  /// Parentheses, calls, conditionals and unary operators nest at most this deep: each level
+  /// of parentheses is a dozen frames of this parser.
+  static constexpr int kMaxNesting = 64;
+  struct Nesting {
+    int &depth;
+    explicit Nesting(int &d) : depth(++d) {}
+    ~Nesting() { --depth; }
+  };
+  std::optional<Diagnostic> tooDeep() const {
+    if (depth_ <= kMaxNesting)
+      return std::nullopt;
+    return failAt(peek().pos, "the expression nests deeper than " + std::to_string(kMaxNesting) +
+                                  " levels");
+  }
+
   Expected<std::string> parseTernary() {
+    Nesting nesting(depth_);
+    if (auto deep = tooDeep())
+      return *deep;
     Expected<std::string> condition = parseBinary(0);
     if (!condition || !isOp("?"))
       return condition;
@@ -177,6 +195,9 @@ private:
     for (std::string_view op : {"-", "+", "!", "~"})
       if (isOp(op)) {
         ++index_;
+        Nesting nesting(depth_);
+        if (auto deep = tooDeep())
+          return *deep;
         Expected<std::string> operand = parseUnary();
         if (!operand)
           return operand;
@@ -250,6 +271,7 @@ private:
 
   std::vector<Token> tokens_;
   std::size_t index_ = 0;
+  int depth_ = 0;   // nesting levels open
   std::set<std::string> &names_;
 };
 
@@ -264,6 +286,9 @@ Status parseDim(std::string_view text, std::size_t begin, std::size_t end, std::
   Diagnostic diag;
   if (raw.empty()) {
     diag = failAt(end, position + " is empty; expected an expression");
+  } else if (raw.size() > kMaxExpressionLength) {
+    diag = failAt(begin, position + " is longer than " + std::to_string(kMaxExpressionLength) +
+                             " characters");
   } else {
     Expected<std::vector<Token>> tokens = lex(text, begin, end);
     if (tokens) {

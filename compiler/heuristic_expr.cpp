@@ -160,7 +160,24 @@ private:
     return parseError(peek().column, what + " is not supported in a heuristic");
   }
 
+  /// Parentheses, calls, conditionals and unary operators nest at most this deep: each level
+  /// is several frames of this parser (and of eval, format and emit over the tree).
+  static constexpr int kMaxNesting = 64;
+  struct Nesting {
+    int &depth;
+    explicit Nesting(int &d) : depth(++d) {}
+    ~Nesting() { --depth; }
+  };
+  bool tooDeep() const { return depth_ > kMaxNesting; }
+  Diagnostic tooDeepError() const {
+    return parseError(peek().column, "the expression nests deeper than " +
+                                         std::to_string(kMaxNesting) + " levels");
+  }
+
   Expected<Node> expression() {
+    Nesting nesting(depth_);
+    if (tooDeep())
+      return tooDeepError();
     auto value = disjunction();
     if (!value)
       return value;
@@ -218,6 +235,9 @@ private:
   Expected<Node> negation() {
     if (python_ ? isWord("not") : isOp("!")) {
       ++pos_;
+      Nesting nesting(depth_);
+      if (tooDeep())
+        return tooDeepError();
       auto operand = negation();
       if (!operand)
         return operand;
@@ -316,6 +336,9 @@ private:
     if (isOp("-") || isOp("+")) {
       bool negate = isOp("-");
       ++pos_;
+      Nesting nesting(depth_);
+      if (tooDeep())
+        return tooDeepError();
       auto operand = unary();
       if (!operand)
         return operand;
@@ -458,6 +481,7 @@ private:
 
   std::vector<Token> t_;
   std::size_t pos_ = 0;
+  int depth_ = 0;   // nesting levels open
   bool python_;
   std::string_view arg_;
   std::set<std::string> names_;
@@ -557,6 +581,10 @@ std::int64_t nextPow2(std::int64_t n) {
 Diagnostic evalError(const std::string &message) {
   return makeError(ExitCode::UsageError, message);
 }
+/// An integer result beyond 64 bits (Python's would be exact).
+Diagnostic overflowError(const std::string &op) {
+  return evalError("integer overflow in '" + op + "' (the values are 64-bit)");
+}
 
 Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values);
 
@@ -574,14 +602,25 @@ Expected<Value> arith(const std::string &op, const Value &a, const Value &b) {
     if (op == "//") return makeFloat(std::floor(x / y));
     return makeFloat(x - y * std::floor(x / y));
   }
-  std::int64_t x = a.intValue, y = b.intValue;
+  std::int64_t x = a.intValue, y = b.intValue, r = 0;
   if ((op == "//" || op == "%") && y == 0)
     return evalError("division by zero");
-  if (op == "+") return makeInt(x + y);
-  if (op == "-") return makeInt(x - y);
-  if (op == "*") return makeInt(x * y);
-  if (op == "//") return makeInt(floorDiv(x, y));
-  return makeInt(floorMod(x, y));
+  bool overflow = false;
+  if (op == "+")
+    overflow = __builtin_add_overflow(x, y, &r);
+  else if (op == "-")
+    overflow = __builtin_sub_overflow(x, y, &r);
+  else if (op == "*")
+    overflow = __builtin_mul_overflow(x, y, &r);
+  else if (op == "//") {
+    std::optional<std::int64_t> q = checkedFloorDiv(x, y);
+    overflow = !q;
+    r = q.value_or(0);
+  } else
+    r = floorMod(x, y);
+  if (overflow)
+    return overflowError(op);
+  return makeInt(r);
 }
 
 Expected<Value> compare(const std::string &op, const Value &a, const Value &b) {
@@ -617,7 +656,11 @@ Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values) 
     auto v = eval(n.children[0], values);
     if (!v) return v;
     if (!numeric(*v)) return evalError("'-' on None");
-    return v->kind == Value::Kind::Float ? makeFloat(-v->floatValue) : makeInt(-v->intValue);
+    if (v->kind == Value::Kind::Float)
+      return makeFloat(-v->floatValue);
+    if (v->intValue == INT64_MIN)
+      return overflowError("-");
+    return makeInt(-v->intValue);
   }
   case Node::Kind::Not: {
     auto v = eval(n.children[0], values);
@@ -662,15 +705,20 @@ Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values) 
           best = args[i];
       return best;
     }
+    if (n.op == "abs" && args[0].kind == Value::Kind::Float)
+      return makeFloat(std::fabs(args[0].floatValue));
     if (n.op == "abs")
-      return args[0].kind == Value::Kind::Float ? makeFloat(std::fabs(args[0].floatValue))
-                                                : makeInt(std::llabs(args[0].intValue));
+      return args[0].intValue == INT64_MIN ? Expected<Value>(overflowError("abs"))
+                                           : makeInt(std::llabs(args[0].intValue));
     if (args[0].kind == Value::Kind::Float || (args.size() > 1 && args[1].kind == Value::Kind::Float))
       return evalError(n.op + "() of a float");
     if (n.op == "cdiv") {
       if (args[1].intValue == 0) return evalError("division by zero");
-      return makeInt(floorDiv(args[0].intValue + args[1].intValue - 1, args[1].intValue));
+      std::optional<std::int64_t> q = checkedCdiv(args[0].intValue, args[1].intValue);
+      return q ? makeInt(*q) : Expected<Value>(overflowError("cdiv"));
     }
+    if (args[0].intValue > (std::int64_t(1) << 62))   // the next power of 2 is 2^63
+      return overflowError("next_power_of_2");
     return makeInt(nextPow2(args[0].intValue));
   }
   }
@@ -872,10 +920,27 @@ std::string formatHeuristicValue(const HeuristicValue &value) {
 
 Expected<HeuristicExpr> parseHeuristic(std::string_view text, HeuristicDialect dialect,
                                        std::string_view argName) {
+  if (text.size() > kMaxExpressionLength)
+    return parseError(1, "the expression is longer than " +
+                             std::to_string(kMaxExpressionLength) + " characters");
   auto tokens = tokenize(text);
   if (!tokens)
     return tokens.takeError();
-  return Parser(std::move(*tokens), dialect, argName).parse();
+  auto expr = Parser(std::move(*tokens), dialect, argName).parse();
+  if (!expr)
+    return expr;
+  // The C form is what the metadata records and the linker reads back: it must be within the
+  // same limits (it has a parenthesis per operation, so it nests deeper than the text may).
+  const std::string cForm = format(expr->root);
+  if (cForm.size() > kMaxExpressionLength)
+    return parseError(1, "the expression's C form is longer than " +
+                             std::to_string(kMaxExpressionLength) + " characters");
+  auto cTokens = tokenize(cForm);
+  auto again = cTokens ? Parser(std::move(*cTokens), HeuristicDialect::C, argName).parse()
+                       : Expected<HeuristicExpr>(cTokens.takeError());
+  if (!again)
+    return parseError(1, "the expression's C form: " + again.error().message);
+  return expr;
 }
 
 std::string formatHeuristic(const HeuristicExpr &expr) { return format(expr.root); }

@@ -2,6 +2,7 @@
 // ASCII only, and independent of the C locale, so a kernel's signature parses the same anywhere.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace tta {
@@ -13,6 +14,11 @@ inline bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
 inline bool isSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
+
+/// The longest expression the recursive-descent parsers (grids, heuristics, tuning specs) read.
+/// Their recursion, and that of the trees they build, is bounded by the length, so that hostile
+/// text ("((((...", "-----x", "x+x+x+...") cannot exhaust the stack. Real ones are far shorter.
+inline constexpr std::size_t kMaxExpressionLength = 1000;
 
 /// \p text without leading and trailing white space.
 inline std::string_view trim(std::string_view text) {

@@ -171,6 +171,10 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
     diag.column = static_cast<int>(offset - lineStart) + 1;
     return diag;
+  } catch (const nlohmann::json::exception &e) {   // out_of_range: a number beyond a double
+    Diagnostic diag = usage("spec file is not valid JSON: " + std::string(e.what()));
+    diag.file = path;
+    return diag;
   }
 
   auto fail = [&](const std::string &message) {

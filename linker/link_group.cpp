@@ -530,8 +530,9 @@ private:
     for (const auto &[spelling, file] : targets) {
       std::string reasons, where = file;
       bool built = false;
+      const std::string &key = spelling;   // clang 14 cannot capture a structured binding
       const auto position = std::find_if(kernel_.targets.begin(), kernel_.targets.end(),
-                                         [&](const Target &t) { return targetKey(t) == spelling; });
+                                         [&](const Target &t) { return targetKey(t) == key; });
       for (const KernelConfig &config : kernel_.configs)
         for (const HintVariant &variant : config.variants)
           if (position != kernel_.targets.end()) {

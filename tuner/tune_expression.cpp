@@ -1,5 +1,6 @@
 #include "tuner/tune_expression.h"
 
+#include "compiler/lexing.h"
 #include "compiler/python_arith.h"
 
 #include <cctype>
@@ -271,16 +272,11 @@ bool evaluateNode(const ExprNode &node, const ExprNames &names, ExprValue &out, 
   else {   // / % cdiv
     if (y == 0)
       return fail(op == "cdiv" ? "cdiv by zero" : op == "%" ? "modulo by zero" : "division by zero");
-    if (x == std::numeric_limits<std::int64_t>::min() && y == -1)
-      return fail("integer overflow");
-    if (op == "/")
-      r = floorDiv(x, y);
-    else if (op == "%")
-      r = floorMod(x, y);
-    else if (__builtin_add_overflow(x, y - 1, &r))   // cdiv(x, y) = (x + y - 1) // y
-      overflow = true;
-    else
-      r = floorDiv(r, y);
+    std::optional<std::int64_t> q = op == "/"   ? checkedFloorDiv(x, y)
+                                    : op == "%" ? floorMod(x, y)
+                                                : checkedCdiv(x, y);
+    overflow = !q;
+    r = q.value_or(0);
   }
   if (overflow)
     return fail("integer overflow");
@@ -302,6 +298,11 @@ void collectNames(const ExprNode &node, std::vector<std::pair<std::string, int>>
 } // namespace
 
 bool Expression::parse(std::string_view text, Expression &out, ExprError &error) {
+  if (text.size() > kMaxExpressionLength) {
+    error = {1, "the expression is longer than " + std::to_string(kMaxExpressionLength) +
+                    " characters"};
+    return false;
+  }
   Parser parser(text);
   NodePtr root = parser.parseAll(error);
   if (!root)

@@ -165,9 +165,11 @@ Expected<TuningTable> parseTuningTable(const nlohmann::json &json, const std::st
   TableReader reader(where);
   if (!json.is_object())
     return reader.error("(top level)", "expected an object with \"schema\": \"" + std::string(kSchema) + "\"");
-  if (json.value("schema", "") != kSchema)
+  // (not json.value("schema", ""): it throws when "schema" is there but not a string)
+  const auto schema = json.find("schema");
+  if (schema == json.end() || !schema->is_string() || *schema != kSchema)
     return reader.error("schema", "expected \"" + std::string(kSchema) + "\", got " +
-                                      (json.contains("schema") ? json["schema"].dump() : "nothing"));
+                                      (schema != json.end() ? schema->dump() : "nothing"));
   if (!json.contains("version") || json["version"] != kVersion)
     return reader.error("version", "expected " + std::to_string(kVersion) + ", got " +
                                        (json.contains("version") ? json["version"].dump() : "nothing") +

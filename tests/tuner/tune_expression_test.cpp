@@ -111,6 +111,31 @@ TEST(TuneExpression, EvaluationErrorsSayWhatAndWhere) {
   check("9223372036854775807 + 1", 21, "integer overflow");
   check("M * M", 3, "integer overflow", {{"M", 1ll << 40}});
   check("-M", 1, "integer overflow", {{"M", INT64_MIN}});
+  check("M / -1", 3, "integer overflow", {{"M", INT64_MIN}});
+  check("cdiv(M, -1)", 1, "integer overflow", {{"M", INT64_MIN + 2}});
+  check("cdiv(M, 2)", 1, "integer overflow", {{"M", INT64_MAX}});
+}
+
+TEST(TuneExpression, LongTextIsRefusedNotAStackOverflow) {
+  // Found by fuzz_tune_expression: 20000 nested parentheses, unary minuses or '+' terms
+  // overflowed the stack (AddressSanitizer) in the parser or in evaluate().
+  std::string chain = "M";
+  while (chain.size() <= 1000)
+    chain += "+M";
+  EXPECT_EQ(parseError(chain).message, "the expression is longer than 1000 characters");
+  EXPECT_EQ(parseError(std::string(1001, '-') + "M").message,
+            "the expression is longer than 1000 characters");
+  const std::string deep = std::string(490, '(') + "M" + std::string(490, ')');
+  EXPECT_EQ(eval(deep, {{"M", 3}}).integer, 3);
+}
+
+TEST(TuneExpression, ExtremeOperandsAreExactOrOverflowButNeverUndefined) {
+  // Found by fuzz_tune_expression: cdiv(M, INT64_MIN) computed INT64_MIN - 1, and
+  // cdiv(INT64_MIN + 2, -1) divided INT64_MIN by -1 (both undefined behaviour, UBSan).
+  EXPECT_EQ(eval("cdiv(M, N)", {{"M", 1}, {"N", INT64_MIN}}).integer, 1);
+  EXPECT_EQ(eval("cdiv(M, -1)", {{"M", INT64_MIN + 3}}).integer, INT64_MAX);
+  EXPECT_EQ(eval("M % -1", {{"M", INT64_MIN}}).integer, 0);   // Python: 0
+  EXPECT_EQ(eval("cdiv(M, 1)", {{"M", INT64_MAX}}).integer, INT64_MAX);
 }
 
 } // namespace

@@ -260,5 +260,20 @@ TEST(GridTest, CheckGridNamesFindsWholeWordsForTheCaret) {
   EXPECT_EQ(s.error().column, 15);
 }
 
+TEST(GridTest, DeepNestingAndLongDimensionsAreRefusedNotAStackOverflow) {
+  // Found by fuzz_grid: 490 nested parentheses overflowed the stack (AddressSanitizer).
+  const std::string deep = std::string(64, '(') + "n" + std::string(64, ')');
+  EXPECT_EQ(errorOf(deep).message,
+            "grid dimension 1 '" + deep + "': the expression nests deeper than 64 levels");
+  EXPECT_NE(errorOf(std::string(65, '-') + "n").message.find("nests deeper than 64 levels"),
+            std::string::npos);
+  EXPECT_EQ(norm(std::string(60, '(') + "n" + std::string(60, ')')),
+            std::string(60, '(') + "n" + std::string(60, ')'));
+  std::string chain = "n";
+  while (chain.size() <= 1000)
+    chain += " + n";
+  EXPECT_EQ(errorOf(chain).message, "grid dimension 1 is longer than 1000 characters");
+}
+
 } // namespace
 } // namespace tta

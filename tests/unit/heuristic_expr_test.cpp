@@ -140,6 +140,52 @@ TEST(HeuristicExpr, EvaluatesWithPythonSemantics) {
   EXPECT_NE(zero.error().message.find("division by zero"), std::string::npos);
 }
 
+TEST(HeuristicExpr, IntegerOverflowIsAnErrorNotUndefinedBehaviour) {
+  // Found by fuzz_heuristic_expr: + - * // unary minus, abs, cdiv and next_power_of_2 wrapped
+  // (signed overflow, undefined behaviour under UBSan) where Python's integers are exact.
+  for (const char *text : {"args['a'] + 1", "args['b'] - 1", "args['a'] * 2", "args['b'] // -1",
+                           "-args['b']", "abs(args['b'])", "triton.cdiv(args['a'], 2)",
+                           "triton.next_power_of_2(args['a'])"}) {
+    auto v = evaluateHeuristic(py(text), {{"a", I(INT64_MAX)}, {"b", I(INT64_MIN)}});
+    ASSERT_FALSE(v) << text;
+    EXPECT_NE(v.error().message.find("integer overflow in '"), std::string::npos) << text;
+  }
+  auto folded = emitHeuristicC(py("9223372036854775807 + 1 > args['n']"), resolve);
+  ASSERT_FALSE(folded);
+  EXPECT_NE(folded.error().message.find("integer overflow in '+'"), std::string::npos);
+  EXPECT_EQ(eval("args['b'] % -1", {{"b", I(INT64_MIN)}}), I(0));
+  EXPECT_EQ(eval("triton.cdiv(args['b'], 1)", {{"b", I(INT64_MIN)}}), I(INT64_MIN));
+  EXPECT_EQ(eval("triton.next_power_of_2(args['a'])", {{"a", I(std::int64_t(1) << 62)}}),
+            I(std::int64_t(1) << 62));
+}
+
+TEST(HeuristicExpr, DeepNestingAndLongTextAreRefusedNotAStackOverflow) {
+  // Found by fuzz_heuristics: 380 nested parentheses overflowed the stack (AddressSanitizer).
+  const std::string deep = std::string(65, '(') + "args['n']" + std::string(65, ')');
+  EXPECT_NE(refusal(deep).find("nests deeper than 64 levels"), std::string::npos);
+  EXPECT_NE(refusal(std::string(65, '!') + "n", HeuristicDialect::C).find("nests deeper"),
+            std::string::npos);
+  EXPECT_NE(refusal(std::string(65, '-') + "n", HeuristicDialect::C).find("nests deeper"),
+            std::string::npos);
+  EXPECT_EQ(formatHeuristic(py(std::string(60, '(') + "args['n']" + std::string(60, ')'))), "n");
+  // Found by fuzz_heuristic_expr's round trip: 40 '!' parse, but their C form "(!(!(...)))"
+  // nests twice as deep; the linker reads that form back, so it is held to the limits too.
+  const std::string notNot = refusal(std::string(40, '!') + "n", HeuristicDialect::C);
+  EXPECT_NE(notNot.find("the expression's C form: "), std::string::npos) << notNot;
+  EXPECT_NE(notNot.find("nests deeper than 64 levels"), std::string::npos) << notNot;
+  std::string terms = "n";
+  for (int i = 0; i < 300; ++i)
+    terms += "+n";   // 601 characters; "n + n + n ..." is twice as long
+  EXPECT_NE(refusal(terms, HeuristicDialect::C)
+                .find("the expression's C form is longer than 1000 characters"),
+            std::string::npos);
+  std::string chain = "n";
+  while (chain.size() <= 1000)
+    chain += "+n";
+  EXPECT_NE(refusal(chain, HeuristicDialect::C).find("longer than 1000 characters"),
+            std::string::npos);
+}
+
 TEST(HeuristicExpr, EmitsCOverRuntimeArgumentsAndFoldsConstexprs) {
   EXPECT_EQ(c("args['n'] % args['BLOCK'] == 0"), "(((int64_t)n % 128) == 0)");
   EXPECT_EQ(c("args['p'] is not None"), "(p != NULL)");

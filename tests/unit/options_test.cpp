@@ -186,6 +186,14 @@ TEST(Options, SpecFileErrorsNameTheFileAndTheField) {
   ASSERT_FALSE(syntax);
   EXPECT_EQ(syntax.error().line, 3);
   EXPECT_EQ(syntax.error().column, 5);
+  // Found by fuzz_spec_file: nlohmann::json throws out_of_range, not parse_error, for a number
+  // too large for a double, and it used to escape (std::terminate).
+  std::ofstream(dir / "huge.json") << "{\"kernels\": [], \"targets\": [1e400]}";
+  auto huge = loadSpecFile((dir / "huge.json").string(), {});
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().file, (dir / "huge.json").string());
+  EXPECT_EQ(huge.error().message, "spec file is not valid JSON: [json.exception.out_of_range.406] "
+                                  "number overflow parsing '1e400'");
   fs::remove_all(dir);
 }
 

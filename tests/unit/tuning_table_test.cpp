@@ -60,6 +60,10 @@ TEST(TuningTable, EveryMalformedTableNamesTheMember) {
   json wrongSchema = table({shape({1, 1}, "a")});
   wrongSchema["schema"] = "triton-aot-library";
   EXPECT_EQ(errorOf(wrongSchema), "schema: expected \"triton-aot-tuning\", got \"triton-aot-library\"");
+  // Found by fuzz_tuning_table: a schema that is not a string threw (json::value) instead.
+  wrongSchema["schema"] = 20.0;
+  EXPECT_EQ(errorOf(wrongSchema), "schema: expected \"triton-aot-tuning\", got 20.0");
+  EXPECT_EQ(errorOf(json::object()), "schema: expected \"triton-aot-tuning\", got nothing");
   json newer = table({shape({1, 1}, "a")});
   newer["version"] = 2;
   EXPECT_EQ(errorOf(newer), "version: expected 1, got 2; this triton-aot reads version 1");
