@@ -100,6 +100,10 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log = {});
 /// The table printed by --summary: kernel, variant, target, image size, shared, registers, spills.
 std::string formatSummary(const std::vector<CompiledVariant> &variants);
 
+/// "N variant(s): C compiled, L from the local cache, R from the remote cache": the totals line
+/// of --summary, and of triton-aot-ld for a library built with a remote cache.
+std::string describeVariantOrigins(std::size_t compiled, std::size_t local, std::size_t remote);
+
 /// Oldest Triton the frontend supports, and the newest, the default (requirements.txt pins it):
 /// every release between them passes the `versions` test preset.
 inline constexpr const char *kMinTritonVersion = "3.5.0";

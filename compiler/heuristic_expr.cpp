@@ -602,25 +602,15 @@ Expected<Value> arith(const std::string &op, const Value &a, const Value &b) {
     if (op == "//") return makeFloat(std::floor(x / y));
     return makeFloat(x - y * std::floor(x / y));
   }
-  std::int64_t x = a.intValue, y = b.intValue, r = 0;
+  std::int64_t x = a.intValue, y = b.intValue;
   if ((op == "//" || op == "%") && y == 0)
     return evalError("division by zero");
-  bool overflow = false;
-  if (op == "+")
-    overflow = __builtin_add_overflow(x, y, &r);
-  else if (op == "-")
-    overflow = __builtin_sub_overflow(x, y, &r);
-  else if (op == "*")
-    overflow = __builtin_mul_overflow(x, y, &r);
-  else if (op == "//") {
-    std::optional<std::int64_t> q = checkedFloorDiv(x, y);
-    overflow = !q;
-    r = q.value_or(0);
-  } else
-    r = floorMod(x, y);
-  if (overflow)
+  std::optional<std::int64_t> r = op == "//"  ? checkedFloorDiv(x, y)
+                                  : op == "%" ? floorMod(x, y)
+                                              : checkedAddSubMul(op[0], x, y);
+  if (!r)
     return overflowError(op);
-  return makeInt(r);
+  return makeInt(*r);
 }
 
 Expected<Value> compare(const std::string &op, const Value &a, const Value &b) {

@@ -12,6 +12,8 @@
 #include "compiler/portable_paths.h"
 #include "compiler/read_file.h"
 
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringExtras.h>
 #include <openssl/evp.h>
 
 #include <cstdio>
@@ -140,13 +142,7 @@ std::optional<std::string> sha256OfFile(const fs::path &path) {
   unsigned int length = 0;
   if (in.bad() || EVP_DigestFinal_ex(context.get(), digest, &length) != 1)
     return std::nullopt;
-  static const char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest, length), /*LowerCase=*/true);
 }
 
 std::optional<Installation> recallInstallation(const fs::path &cacheDir,

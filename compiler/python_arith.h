@@ -30,6 +30,17 @@ inline std::optional<std::int64_t> checkedFloorDiv(std::int64_t a, std::int64_t 
   return floorDiv(a, b);
 }
 
+/// a + b, a - b or a * b (\p op '+', '-', '*'), or nullopt where the result does not fit.
+inline std::optional<std::int64_t> checkedAddSubMul(char op, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  bool overflow = op == '+'   ? __builtin_add_overflow(a, b, &r)
+                  : op == '-' ? __builtin_sub_overflow(a, b, &r)
+                              : __builtin_mul_overflow(a, b, &r);
+  if (overflow)
+    return std::nullopt;
+  return r;
+}
+
 /// Triton's cdiv(a, b) = (a + b - 1) // b, or nullopt where a step does not fit; b != 0.
 inline std::optional<std::int64_t> checkedCdiv(std::int64_t a, std::int64_t b) {
   std::int64_t sum = 0;

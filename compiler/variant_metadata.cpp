@@ -303,10 +303,14 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
   line(header);
   for (const Row &r : rows)
     line(r.cells);
-  out += std::to_string(variants.size()) + " variant(s): " + std::to_string(counts[0]) +
-         " compiled, " + std::to_string(counts[1]) + " from the local cache, " +
-         std::to_string(counts[2]) + " from the remote cache\n";
+  out += describeVariantOrigins(counts[0], counts[1], counts[2]) + "\n";
   return out;
+}
+
+std::string describeVariantOrigins(std::size_t compiled, std::size_t local, std::size_t remote) {
+  return std::to_string(compiled + local + remote) + " variant(s): " + std::to_string(compiled) +
+         " compiled, " + std::to_string(local) + " from the local cache, " +
+         std::to_string(remote) + " from the remote cache";
 }
 
 } // namespace tta

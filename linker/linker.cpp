@@ -1,6 +1,7 @@
 #include "linker/tuning_link.h"
 #include "linker/linker.h"
 
+#include "compiler/compiler.h"
 #include "compiler/json_access.h"
 #include "compiler/output_transaction.h"
 #include "compiler/read_file.h"
@@ -28,25 +29,20 @@ Diagnostic interruptedError() { return makeError(ExitCode::Interrupted, "interru
 /// files (triton-aot-cc's "variants_from"); empty unless a remote cache was in use, so that a
 /// build with one prints its totals once per library and any other build stays quiet.
 std::string variantOrigins(const std::vector<std::string> &inputs) {
-  int compiled = 0, local = 0, remote = 0;
-  bool any = false, usedRemote = false;
+  std::size_t compiled = 0, local = 0, remote = 0;
+  bool usedRemote = false;
   for (const std::string &input : inputs) {
     std::optional<std::string> text = readFile(input);
     nlohmann::json index = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
     const nlohmann::json *from = index.is_object() ? member(index, "variants_from") : nullptr;
     if (!from || !from->is_object())
       continue;
-    any = true;
     usedRemote = usedRemote || boolOr(*from, "remote_cache", false);
-    compiled += static_cast<int>(integerOf(*from, "compiled").value_or(0));
-    local += static_cast<int>(integerOf(*from, "local").value_or(0));
-    remote += static_cast<int>(integerOf(*from, "remote").value_or(0));
+    compiled += static_cast<std::size_t>(integerOf(*from, "compiled").value_or(0));
+    local += static_cast<std::size_t>(integerOf(*from, "local").value_or(0));
+    remote += static_cast<std::size_t>(integerOf(*from, "remote").value_or(0));
   }
-  if (!any || !usedRemote)
-    return "";
-  return std::to_string(compiled + local + remote) + " variant(s): " + std::to_string(compiled) +
-         " compiled, " + std::to_string(local) + " from the local cache, " +
-         std::to_string(remote) + " from the remote cache";
+  return usedRemote ? describeVariantOrigins(compiled, local, remote) : "";
 }
 
 Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransaction &outputs) {

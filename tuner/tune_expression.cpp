@@ -259,28 +259,20 @@ bool evaluateNode(const ExprNode &node, const ExprNames &names, ExprValue &out, 
                  : op == "min" ? std::min(x, y) : std::max(x, y);
     return true;
   }
-  std::int64_t x = a.integer, y = b.integer, r = 0;
-  bool overflow = false;
-  if (op == "+")
-    overflow = __builtin_add_overflow(x, y, &r);
-  else if (op == "-")
-    overflow = __builtin_sub_overflow(x, y, &r);
-  else if (op == "*")
-    overflow = __builtin_mul_overflow(x, y, &r);
-  else if (op == "min" || op == "max")
+  std::int64_t x = a.integer, y = b.integer;
+  std::optional<std::int64_t> r;
+  if (op == "min" || op == "max") {
     r = op == "min" ? std::min(x, y) : std::max(x, y);
-  else {   // / % cdiv
+  } else if (op == "+" || op == "-" || op == "*") {
+    r = checkedAddSubMul(op[0], x, y);
+  } else {   // / % cdiv
     if (y == 0)
       return fail(op == "cdiv" ? "cdiv by zero" : op == "%" ? "modulo by zero" : "division by zero");
-    std::optional<std::int64_t> q = op == "/"   ? checkedFloorDiv(x, y)
-                                    : op == "%" ? floorMod(x, y)
-                                                : checkedCdiv(x, y);
-    overflow = !q;
-    r = q.value_or(0);
+    r = op == "/" ? checkedFloorDiv(x, y) : op == "%" ? floorMod(x, y) : checkedCdiv(x, y);
   }
-  if (overflow)
+  if (!r)
     return fail("integer overflow");
-  out = ExprValue{false, r, 0};
+  out = ExprValue{false, *r, 0};
   return true;
 }
 
