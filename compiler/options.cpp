@@ -140,6 +140,37 @@ int workerIdleSeconds() {
   return 120;
 }
 
+/// What --source-root, --file-prefix-map, --cache-dir / --no-cache and --remote-cache[-read-only]
+/// said: what outputs name sources by, and where compiles are cached.
+struct CacheArguments {
+  std::string sourceRoot, cacheDir, remoteCache;
+  std::vector<std::string> filePrefixMaps;
+  bool noCache = false, remoteReadOnly = false;
+};
+
+/// \p args into \p opts (whose outputDir is set: the default cache is under it).
+Status applyCacheArguments(const CacheArguments &args, CompileOptions &opts) {
+  opts.sourceRoot = fs::absolute(args.sourceRoot.empty() ? fs::path(".") : fs::path(args.sourceRoot))
+                        .lexically_normal();
+  if (!opts.sourceRoot.has_filename() && opts.sourceRoot != opts.sourceRoot.root_path())
+    opts.sourceRoot = opts.sourceRoot.parent_path();   // "/src/" -> "/src"
+  opts.remoteCache = args.remoteCache;
+  opts.remoteReadOnly = args.remoteReadOnly;
+  for (const std::string &text : args.filePrefixMaps) {
+    auto mapping = parsePrefixMapping(text);
+    if (!mapping)
+      return mapping.takeError();
+    opts.filePrefixMap.push_back(std::move(*mapping));
+  }
+  if (!args.noCache) {
+    const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
+    opts.cacheDir = !args.cacheDir.empty()       ? fs::absolute(args.cacheDir)
+                    : (env && *env)              ? fs::absolute(env)
+                                                 : opts.outputDir / ".triton-aot-cache";
+  }
+  return ok();
+}
+
 } // namespace
 
 std::string defaultWorkerScript() {
@@ -338,15 +369,13 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
              "4 output cannot be written, 5 internal error, 130 interrupted. See docs/compiler.md.");
   app.get_formatter()->column_width(34);
 
-  std::string sourceRoot, remoteCache;
-  bool remoteReadOnly = false;
-  std::vector<std::string> filePrefixMaps;
-  std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, cacheDir,
+  CacheArguments cacheArgs;
+  std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index,
       python, emitIr;
   std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
   std::optional<int> numWarps, numStages;
   int jobs = 0;
-  bool noCache = false, noPtx = false, summary = false, verbose = false, version = false,
+  bool noPtx = false, summary = false, verbose = false, version = false,
        dropPreHooks = false;
   bool noWorkerPool = false;
 
@@ -384,19 +413,19 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
   app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
   app.add_option("--index", index, "Write a JSON list of the metadata files written");
-  app.add_option("--cache-dir", cacheDir,
+  app.add_option("--cache-dir", cacheArgs.cacheDir,
                  "Compile cache (default: $TRITON_AOT_CACHE_DIR, else <out>/.triton-aot-cache)");
-  app.add_flag("--no-cache", noCache, "Neither read nor write the compile cache");
-  app.add_option("--remote-cache", remoteCache,
+  app.add_flag("--no-cache", cacheArgs.noCache, "Neither read nor write the compile cache");
+  app.add_option("--remote-cache", cacheArgs.remoteCache,
                  "Shared cache beside the local one: redis://host:port[/db] or "
                  "http(s)://host[:port]/prefix (default: $TRITON_AOT_REMOTE_CACHE; "
                  "docs/remote-cache.md)");
-  app.add_flag("--remote-cache-read-only", remoteReadOnly,
+  app.add_flag("--remote-cache-read-only", cacheArgs.remoteReadOnly,
                "Read the remote cache, never write it (also TRITON_AOT_REMOTE_CACHE_READ_ONLY=1)");
-  app.add_option("--source-root", sourceRoot,
+  app.add_option("--source-root", cacheArgs.sourceRoot,
                  "The project's root: sources are named relative to it in outputs and cache "
                  "keys (default: the current directory)");
-  app.add_option("--file-prefix-map", filePrefixMaps,
+  app.add_option("--file-prefix-map", cacheArgs.filePrefixMaps,
                  "Name source files under OLD as under NEW in images and metadata "
                  "(repeatable; the longest OLD wins; by default the source root "
                  "and the site directories map to \"\": relative names)")
@@ -555,24 +584,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
       return usage("no target: give -t/--target, e.g. -t cuda:90a (triton-aot-cc cross-compiles "
                    "and never looks for a GPU)");
 
-  opts.sourceRoot = fs::absolute(sourceRoot.empty() ? fs::path(".") : fs::path(sourceRoot))
-                        .lexically_normal();
-  if (!opts.sourceRoot.has_filename() && opts.sourceRoot != opts.sourceRoot.root_path())
-    opts.sourceRoot = opts.sourceRoot.parent_path();   // "/src/" -> "/src"
-  opts.remoteCache = remoteCache;
-  opts.remoteReadOnly = remoteReadOnly;
-  for (const std::string &text : filePrefixMaps) {
-    auto mapping = parsePrefixMapping(text);
-    if (!mapping)
-      return mapping.takeError();
-    opts.filePrefixMap.push_back(std::move(*mapping));
-  }
-  if (!noCache) {
-    const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
-    opts.cacheDir = !cacheDir.empty()            ? fs::absolute(cacheDir)
-                    : (env && *env)              ? fs::absolute(env)
-                                                 : opts.outputDir / ".triton-aot-cache";
-  }
+  if (Status s = applyCacheArguments(cacheArgs, opts); !s)
+    return s.takeError();
   return out;
 }
 
