@@ -8,6 +8,14 @@
 //   module      cuModuleLoadData + cuModuleGetFunction + cuLaunchKernel of the same cubin
 //   cu_library  cuLibraryLoadData + cuLibraryGetKernel + cuLaunchKernel of the same cubin
 //
+// and, to show where the library's time goes, three parts of what its first call does:
+//
+//   cu_library_function  the runtime's driver calls for the image: cuLibraryLoadData (with an
+//                        error-log buffer) + cuLibraryGetKernel + cuKernelGetFunction + launch
+//   resolve              opening the driver: dlopen + cuGetProcAddress of each entry point the
+//                        runtime resolves (runtime_entry_points.c)
+//   facts                the device queries the runtime makes once per device
+//
 // each followed by a synchronisation (the launch has run when the clock stops). The cubin is the
 // one launch_overhead embeds: the variant the library dispatches to. See docs/benchmarks.md
 // ("First launch").
@@ -26,11 +34,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <sys/wait.h>
 #include <vector>
 
 #include "cuda_bench_support.h"
+
+extern "C" int tta_bench_resolve_runtime_entry_points(void);
 
 namespace {
 
@@ -39,7 +50,13 @@ using namespace tta::bench;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kSkipped = 77;
-constexpr const char *kMethods[] = {"library", "module", "cu_library"};
+// cuda.h's CU_JIT_ERROR_LOG_BUFFER and _SIZE_BYTES: the options the runtime loads with.
+constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
+// What the runtime asks of a device once (library_cuda.c tta_cuda_device_facts): compute
+// capability, opt-in shared memory, grid limits (cuda.h CU_DEVICE_ATTRIBUTE_*).
+constexpr int kDeviceFactAttributes[] = {75, 76, 97, 5, 6, 7};
+constexpr const char *kMethods[] = {"library", "module", "cu_library",
+                                    "cu_library_function", "resolve", "facts"};
 constexpr size_t kMethodCount = std::size(kMethods);
 
 struct Options {
@@ -117,6 +134,9 @@ int runChild(const Options &options) {
           "cuLaunchKernel");
   };
   const std::string &method = options.child_method;
+  // A part (resolve, facts) stops the clock when done; then the kernel is launched untimed, so
+  // every method's output is checked alike.
+  std::optional<Clock::time_point> part_done;
   auto start = Clock::now();
   if (method == "library") {
     const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(x));
@@ -138,11 +158,42 @@ int runChild(const Options &options) {
           "cuLibraryLoadData");
     check(cu.cuLibraryGetKernel(&kernel, library, image->entry), "cuLibraryGetKernel");
     rawLaunch(reinterpret_cast<CUfunction>(kernel));  // a CUkernel launches as a CUfunction
+  } else if (method == "cu_library_function") {
+    if (!cu.cuLibraryLoadData || !cu.cuKernelGetFunction)
+      fail("the driver has no cuLibraryLoadData or cuKernelGetFunction (CUDA 12.0+)");
+    char log[2048] = "";
+    int jit_options[2] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+    void *values[2] = {log, reinterpret_cast<void *>(sizeof log)};
+    CUlibrary library = nullptr;
+    CUkernel kernel = nullptr;
+    CUfunction function = nullptr;
+    check(cu.cuLibraryLoadData(&library, image->begin, jit_options, values, 2, nullptr, nullptr, 0),
+          "cuLibraryLoadData");
+    check(cu.cuLibraryGetKernel(&kernel, library, image->entry), "cuLibraryGetKernel");
+    check(cu.cuKernelGetFunction(&function, kernel), "cuKernelGetFunction");
+    rawLaunch(function);
+  } else if (method == "resolve") {
+    if (tta_bench_resolve_runtime_entry_points() <= 0) fail("cannot resolve the entry points");
+    part_done = Clock::now();
+  } else if (method == "facts") {
+    char name[128];
+    int value = 0;
+    check(cu.cuDeviceGetName(name, sizeof name, cu_device), "cuDeviceGetName");
+    for (int attribute : kDeviceFactAttributes)
+      check(cu.cuDeviceGetAttribute(&value, attribute, cu_device), "cuDeviceGetAttribute");
+    part_done = Clock::now();
   } else {
     fail("unknown --child method " + method);
   }
+  if (part_done) {
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
+    check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
+    rawLaunch(function);
+  }
   check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-  auto stop = Clock::now();
+  auto stop = part_done ? *part_done : Clock::now();
 
   std::vector<float> result(static_cast<size_t>(n));
   check(cu.cuMemcpyDtoH(result.data(), out, bytes), "cuMemcpyDtoH");

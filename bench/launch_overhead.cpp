@@ -220,6 +220,14 @@ int main(int argc, char **argv) {
     CUfunction as_function = reinterpret_cast<CUfunction>(kernel);
     methods.push_back({"raw cuLaunchKernel (CUkernel, cuLibraryLoadData)", "raw_kernel",
                        [&, as_function] { rawLaunch(as_function); }, {}});
+    // The CUfunction the runtime launches in library mode: the CUkernel's, for this context.
+    CUfunction kernel_function = nullptr;
+    if (cu.cuKernelGetFunction) {
+      check(cu.cuKernelGetFunction(&kernel_function, kernel), "cuKernelGetFunction");
+      methods.push_back({"raw cuLaunchKernel (cuKernelGetFunction's CUfunction)",
+                         "raw_kernel_function", [&, kernel_function] { rawLaunch(kernel_function); },
+                         {}});
+    }
     methods.push_back({"raw CUkernel + cuCtxGetCurrent + cuCtxGetDevice", "raw_kernel_ctx",
                        [&, as_function] {
                          CUcontext current = nullptr;

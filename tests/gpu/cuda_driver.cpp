@@ -93,6 +93,8 @@ CudaDriver load() {
       !resolver.get(&d.cuLibraryGetKernel, "cuLibraryGetKernel", 12000, &optional) ||
       !resolver.get(&d.cuLibraryUnload, "cuLibraryUnload", 12000, &optional))
     d.cuLibraryLoadData = nullptr;
+  if (!resolver.get(&d.cuKernelGetFunction, "cuKernelGetFunction", 12000, &optional))
+    d.cuKernelGetFunction = nullptr;
   if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
     d.unavailable = "cuInit failed: " + d.describe(r);
     return d;

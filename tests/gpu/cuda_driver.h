@@ -68,6 +68,7 @@ struct CudaDriver {
                                 void **library_values, unsigned library_count) = nullptr;
   CUresult (*cuLibraryGetKernel)(CUkernel *kernel, CUlibrary library, const char *name) = nullptr;
   CUresult (*cuLibraryUnload)(CUlibrary library) = nullptr;
+  CUresult (*cuKernelGetFunction)(CUfunction *function, CUkernel kernel) = nullptr;
 
   int device_count = 0;
   int driver_version = 0;
