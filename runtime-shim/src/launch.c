@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "launch_memo.h"
 #include "library_state.h"
 #include "log.h"
 #include "scratch.h"
@@ -143,6 +144,32 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
   return TRITON_AOT_SUCCESS;
 }
 
+/* The common launch (tta_found.plain), its grid within the device's limits: Triton's trailing
+ * scratch pointers are NULL (the kernel needs no scratch), and no launch attribute applies. */
+static triton_aot_status tta_cuda_launch_plain(const tta_cuda *cuda,
+                                               const triton_aot_kernel *kernel,
+                                               const triton_aot_launch_info *launch,
+                                               void *function, const uint64_t grid[3],
+                                               void *stream, void **args) {
+  void *no_scratch = NULL;
+  uint32_t trailing = kernel->arg_count;
+  CUresult result;
+  if (kernel->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH)
+    args[trailing++] = &no_scratch;
+  if (kernel->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)
+    args[trailing++] = &no_scratch;
+  result = cuda->cuLaunchKernel((CUfunction)function, (unsigned)grid[0], (unsigned)grid[1],
+                                (unsigned)grid[2], launch->block_x, 1, 1, launch->shared,
+                                (CUstream)stream, args, NULL);
+  /* The slots pointed into this frame: leave none behind. */
+  while (trailing > kernel->arg_count)
+    args[--trailing] = NULL;
+  if (result != CUDA_SUCCESS)
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
+                         "cuLaunchKernel");
+  return TRITON_AOT_SUCCESS;
+}
+
 static triton_aot_status tta_hip_launch(const tta_library_state *state,
                                         const triton_aot_kernel *kernel,
                                         const triton_aot_launch_info *launch, void *function,
@@ -239,43 +266,25 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   return triton_aot_launch_tensors(library, kernel_index, variant, stream, grid, args, NULL, NULL);
 }
 
-triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
-                                            uint32_t kernel_index, uint32_t variant, void *stream,
-                                            const uint64_t grid[3], void **args,
-                                            const triton_aot_tensor_arg *tensors,
-                                            triton_aot_tensor_storage *storage) {
-  const triton_aot_kernel *kernel;
-  const triton_aot_function *descriptor = NULL;
-  const triton_aot_launch_info *launch;
-  tta_current current;
+/* Every launch but the plain one: cluster, flags, scratch memory, tensor descriptors, HIP, or a
+ * grid beyond the device's limits (which fails here, saying so). */
+static TTA_NOINLINE triton_aot_status
+tta_launch_general(const triton_aot_library *library, const triton_aot_kernel *kernel,
+                   const tta_found *found, void *stream, const uint64_t grid[3], void **args,
+                   const triton_aot_tensor_arg *tensors, triton_aot_tensor_storage *storage) {
+  const triton_aot_launch_info *launch = &found->descriptor->launch;
   triton_aot_status status;
   unsigned blocks[3];
   tta_scratch scratch[2];
   void *scratch_pointers[2] = {NULL, NULL};
-  void *function = NULL;
   uint32_t trailing;
   int overflow = 0;
-  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
-    return TRITON_AOT_SUCCESS;
-  if (kernel_index >= library->kernel_count)
-    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "library %s has no kernel %u",
-                           library->name, kernel_index);
-  kernel = &library->kernels[kernel_index];
-  if (variant >= kernel->variant_count)
-    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "%s has no variant %u (it has %u)",
-                           kernel->name, variant, kernel->variant_count);
-  status = tta_current_device(library, &current);
-  if (status != TRITON_AOT_SUCCESS)
-    return status;
-  status = tta_slot_function(library, &current, kernel_index, variant, &function, &descriptor);
-  if (status != TRITON_AOT_SUCCESS)
-    return status;
-  launch = &descriptor->launch;
-  status = tta_grid_dimensions(kernel, launch, current.device, grid, blocks);
+  status = tta_grid_dimensions(kernel, launch, found->device, grid, blocks);
   if (status != TRITON_AOT_SUCCESS)
     return status;
   if (kernel->tensor_count > 0) {
-    status = tta_fill_tensors(library, kernel, descriptor, current.state, args, tensors, storage);
+    status = tta_fill_tensors(library, kernel, found->descriptor, found->state, args, tensors,
+                              storage);
     if (status != TRITON_AOT_SUCCESS)
       return status;
   }
@@ -287,7 +296,7 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
     uint64_t size =
         tta_scratch_size(grid, launch->num_ctas, launch->global_scratch_size, &overflow);
     if (size != 0)
-      status = tta_scratch_allocate(current.state, size, launch->global_scratch_align, stream,
+      status = tta_scratch_allocate(found->state, size, launch->global_scratch_align, stream,
                                     kernel->name, &scratch[0]);
     scratch_pointers[0] = scratch[0].pointer;
     args[trailing++] = &scratch_pointers[0];
@@ -297,7 +306,7 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
     uint64_t size =
         tta_scratch_size(grid, launch->num_ctas, launch->profile_scratch_size, &overflow);
     if (size != 0)
-      status = tta_scratch_allocate(current.state, size, launch->profile_scratch_align, stream,
+      status = tta_scratch_allocate(found->state, size, launch->profile_scratch_align, stream,
                                     kernel->name, &scratch[1]);
     scratch_pointers[1] = scratch[1].pointer;
     args[trailing++] = &scratch_pointers[1];
@@ -308,17 +317,46 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
                              kernel->name, (unsigned long long)grid[0], (unsigned long long)grid[1],
                              (unsigned long long)grid[2]);
   if (status == TRITON_AOT_SUCCESS)
-    status = current.state->backend == TRITON_AOT_BACKEND_CUDA
-                 ? tta_cuda_launch(current.state, kernel, launch, function, blocks, stream, args)
-                 : tta_hip_launch(current.state, kernel, launch, function, blocks, stream, args);
+    status = found->state->backend == TRITON_AOT_BACKEND_CUDA
+                 ? tta_cuda_launch(found->state, kernel, launch, found->function, blocks, stream,
+                                   args)
+                 : tta_hip_launch(found->state, kernel, launch, found->function, blocks, stream,
+                                  args);
   if (scratch[0].pointer != NULL)
-    tta_scratch_release(current.state, &scratch[0], stream);
+    tta_scratch_release(found->state, &scratch[0], stream);
   if (scratch[1].pointer != NULL)
-    tta_scratch_release(current.state, &scratch[1], stream);
+    tta_scratch_release(found->state, &scratch[1], stream);
   /* The slots pointed into this frame: leave none behind. */
   while (trailing > kernel->arg_count)
     args[--trailing] = NULL;
   return status;
+}
+
+triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
+                                            uint32_t kernel_index, uint32_t variant, void *stream,
+                                            const uint64_t grid[3], void **args,
+                                            const triton_aot_tensor_arg *tensors,
+                                            triton_aot_tensor_storage *storage) {
+  const triton_aot_kernel *kernel;
+  tta_found found;
+  triton_aot_status status;
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return TRITON_AOT_SUCCESS;
+  if (kernel_index >= library->kernel_count)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "library %s has no kernel %u",
+                           library->name, kernel_index);
+  kernel = &library->kernels[kernel_index];
+  if (variant >= kernel->variant_count)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "%s has no variant %u (it has %u)",
+                           kernel->name, variant, kernel->variant_count);
+  status = tta_find_function(library, kernel_index, variant, &found);
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
+  if (found.plain && grid[0] <= found.device->max_grid[0] &&
+      grid[1] <= found.device->max_grid[1] && grid[2] <= found.device->max_grid[2])
+    return tta_cuda_launch_plain(found.state->cuda, kernel, &found.descriptor->launch,
+                                 found.function, grid, stream, args);
+  return tta_launch_general(library, kernel, &found, stream, grid, args, tensors, storage);
 }
 
 int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {

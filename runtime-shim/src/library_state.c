@@ -68,6 +68,9 @@ static void tta_state_free(tta_library_state *state, uint32_t image_count) {
   free(state);
 }
 
+/* The serial of the last state created, in any library of this runtime copy. */
+static uint64_t tta_state_serials;
+
 /* First use of the library (in this process, or since unload). */
 static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *library,
                                                    tta_library_state **out) {
@@ -91,6 +94,8 @@ static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *lib
     tta_state_free(state, library->image_count);
     return status;
   }
+  /* Never 0 (an empty memo entry), never reused: launch_memo.c tells states apart by it. */
+  state->serial = __atomic_add_fetch(&tta_state_serials, 1, __ATOMIC_RELAXED);
   /* Many threads may get here at once: one state wins, the others free theirs. */
   if (!__atomic_compare_exchange_n((tta_library_state **)library->state, &expected, state, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -249,20 +254,31 @@ static TTA_COLD triton_aot_status tta_context_device(const triton_aot_library *l
   return status;
 }
 
+triton_aot_status tta_current_key(const tta_library_state *state, CUcontext *context,
+                                  uint64_t *key) {
+  triton_aot_status status;
+  int ordinal = 0;
+  *context = NULL;
+  if (state->backend == TRITON_AOT_BACKEND_CUDA)
+    return tta_cuda_current_context(state->cuda, context, key);
+  status = tta_hip_current(state->hip, &ordinal);
+  *key = (uint64_t)(int64_t)ordinal;
+  return status;
+}
+
 triton_aot_status tta_current_device(const triton_aot_library *library, tta_current *current) {
   triton_aot_status status;
   tta_library_state *state = NULL;
-  int ordinal = 0;
+  int ordinal;
   status = tta_state(library, &state);
   if (status != TRITON_AOT_SUCCESS)
     return status;
   current->state = state;
-  current->context = NULL;
-  current->context_key = 0;
+  status = tta_current_key(state, &current->context, &current->context_key);
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
   if (state->backend == TRITON_AOT_BACKEND_HIP) {
-    status = tta_hip_current(state->hip, &ordinal);
-    if (status != TRITON_AOT_SUCCESS)
-      return status;
+    ordinal = (int)(int64_t)current->context_key;
     if (ordinal >= 0 && ordinal < TTA_MAX_DEVICES) {
       current->device = __atomic_load_n(&state->devices[ordinal], __ATOMIC_ACQUIRE);
       if (current->device != NULL)
@@ -270,9 +286,6 @@ triton_aot_status tta_current_device(const triton_aot_library *library, tta_curr
     }
     return tta_device_record(library, state, ordinal, &current->device);
   }
-  status = tta_cuda_current_context(state->cuda, &current->context, &current->context_key);
-  if (status != TRITON_AOT_SUCCESS)
-    return status;
   current->device = tta_context_lookup(state, current->context_key);
   if (current->device != NULL)
     return TRITON_AOT_SUCCESS;

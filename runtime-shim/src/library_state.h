@@ -19,8 +19,10 @@ extern "C" {
 /* Slow and error paths: kept out of line so the launch path stays small. */
 #if defined(__GNUC__)
 #define TTA_COLD __attribute__((noinline, cold))
+#define TTA_NOINLINE __attribute__((noinline))
 #else
 #define TTA_COLD
+#define TTA_NOINLINE
 #endif
 
 /* Device ordinals 0 .. TTA_MAX_DEVICES - 1 are served; a higher one is an error. */
@@ -92,15 +94,16 @@ typedef struct tta_library_state {
   tta_device *devices[TTA_MAX_DEVICES]; /* atomic */
   tta_context_record *contexts;         /* atomic head; CUDA */
   void **raw_images;                    /* [image_count]: decompressed copies, under the mutex */
+  uint64_t serial;                      /* unique per state created (launch_memo.c) */
 } tta_library_state;
 
 /* Where a launch goes: filled by tta_current_device(). */
 typedef struct tta_current {
   tta_library_state *state;
   tta_device *device;
-  CUcontext context;    /* CUDA: the current context */
+  CUcontext context;    /* CUDA: the current context; HIP: NULL */
   uint64_t context_key; /* CUDA: its cuCtxGetId where the driver has it (ids are never
-                           reused), else its address */
+                           reused), else its address; HIP: the device ordinal */
 } tta_current;
 
 /* Fast-path readers: acquire loads only. */
@@ -125,6 +128,11 @@ static inline void *tta_published_function(const tta_library_state *state,
       return entry->function;
   return NULL;
 }
+
+/* The calling thread's context (CUDA; device 0's primary context is made current when none
+ * is) and its key, or its device ordinal as the key (HIP): see tta_current. */
+TRITON_AOT_HIDDEN triton_aot_status tta_current_key(const tta_library_state *state,
+                                                    CUcontext *context, uint64_t *key);
 
 /* The library's state (created on first use) and the calling thread's device (CUDA: the current
  * context's; device 0's primary context is made current when none is; HIP: hipGetDevice). */

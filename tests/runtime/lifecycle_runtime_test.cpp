@@ -155,6 +155,36 @@ TEST_F(Lifecycle, UnloadReleasesEverythingAndTheNextLaunchLoadsAgain) {
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << "unloading twice is harmless";
 }
 
+TEST_F(Lifecycle, AThreadLaunchingEveryVariantInTurnGetsEachItsOwnFunctionEveryTime) {
+  // The launch path remembers each thread's last functions (launch_memo.c): a launch of another
+  // slot, or in another context, must never be served the remembered one.
+  useCudaDevices("sm_90");
+  selectDevice(0);
+  const void *misaligned = devicePointer(0x30004);
+  std::vector<std::string> expected;
+  for (int round = 0; round < 3; ++round) {
+    if (round == 2) {
+      ASSERT_GE(cuda.createContext(0), 100) << "the last round in a new context";
+    }
+    for (int config : {0, 1})
+      for (bool hinted : {true, false}) {
+        ASSERT_EQ(rt_kernels_vector_add_config(nullptr, config, kX, kY, hinted ? kOut : misaligned,
+                                               4096),
+                  TRITON_AOT_SUCCESS)
+            << lastError();
+        expected.push_back(
+            kernelsFiles().variant("vector_add", "cuda:90a", config ? "b256" : "b1024", hinted).binary);
+      }
+  }
+  auto launched = launches();
+  ASSERT_EQ(launched.size(), expected.size());
+  for (size_t i = 0; i < launched.size(); ++i) {
+    EXPECT_EQ(kernelsFiles().fileOf(launched[i].image_hash), expected[i]) << "launch " << i;
+    EXPECT_EQ(launched[i].context, launched[i < 8 ? 0 : 8].context) << "launch " << i;
+  }
+  EXPECT_NE(launched[0].context, launched[8].context);
+}
+
 TEST_F(Lifecycle, ALibraryLoadServesEveryContextOfTheDevice) {
   useCudaDevices("sm_90");
   selectDevice(0);
