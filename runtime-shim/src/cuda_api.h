@@ -261,14 +261,18 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
  * cuKernelGetAttribute: static shared memory taken as 0; cuKernelGetFunction: a CUkernel is
  * launched as is instead of as its per-context CUfunction, which launches faster; cuCtxGetId:
  * contexts are told apart by their address, which a destroyed context's successor may reuse;
- * cuTensorMapEncodeTiled: a kernel with host tensor descriptor parameters fails to launch).
+ * cuTensorMapEncodeTiled: a kernel with host tensor descriptor parameters fails to launch;
+ * cuGetErrorName / cuGetErrorString: errors give the CUresult's number only).
  * cuGetProcAddress itself is found with dlsym: "cuGetProcAddress_v2" (CUDA 12.0+ drivers),
- * else "cuGetProcAddress" (11.3 - 11.8, the v1 signature without symbolStatus). */
-#define TTA_CUDA_ENTRY_POINTS(X)              \
+ * else "cuGetProcAddress" (11.3 - 11.8, the v1 signature without symbolStatus).
+ *
+ * Two lists, because each cuGetProcAddress costs the first launch about half a microsecond:
+ * the entry points of a first launch, resolved when the driver is opened, and the rest (all
+ * optional, and checked for NULL where used), resolved the first time one is needed
+ * (tta_cuda_resolve_deferred). */
+#define TTA_CUDA_LAUNCH_ENTRY_POINTS(X)       \
   X(cuInit, 2000, 1)                          \
-  X(cuDriverGetVersion, 2020, 1)              \
   X(cuDeviceGet, 2000, 1)                     \
-  X(cuDeviceGetCount, 2000, 1)                \
   X(cuDeviceGetAttribute, 2000, 1)            \
   X(cuDeviceGetName, 2000, 1)                 \
   X(cuCtxGetCurrent, 4000, 1)                 \
@@ -281,19 +285,24 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
   X(cuFuncSetAttribute, 9000, 1)              \
   X(cuFuncGetAttribute, 2020, 1)              \
   X(cuLaunchKernel, 4000, 1)                  \
-  X(cuGetErrorName, 6000, 1)                  \
-  X(cuGetErrorString, 6000, 1)                \
   X(cuLibraryLoadData, 12000, 0)              \
   X(cuLibraryGetKernel, 12000, 0)             \
   X(cuLibraryUnload, 12000, 0)                \
   X(cuKernelSetAttribute, 12000, 0)           \
-  X(cuKernelGetAttribute, 12000, 0)           \
   X(cuKernelGetFunction, 12000, 0)            \
-  X(cuCtxGetId, 12000, 0)                     \
+  X(cuCtxGetId, 12000, 0)
+
+#define TTA_CUDA_DEFERRED_ENTRY_POINTS(X)     \
+  X(cuDriverGetVersion, 2020, 0)              \
+  X(cuGetErrorName, 6000, 0)                  \
+  X(cuGetErrorString, 6000, 0)                \
+  X(cuKernelGetAttribute, 12000, 0)           \
   X(cuLaunchKernelEx, 11060, 0)               \
   X(cuMemAllocAsync, 11020, 0)                \
   X(cuMemFreeAsync, 11020, 0)                 \
   X(cuTensorMapEncodeTiled, 12000, 0)
+
+#define TTA_CUDA_ENTRY_POINTS(X) TTA_CUDA_LAUNCH_ENTRY_POINTS(X) TTA_CUDA_DEFERRED_ENTRY_POINTS(X)
 
 #ifdef __cplusplus
 }

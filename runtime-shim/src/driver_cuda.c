@@ -23,6 +23,7 @@ static void tta_cuda_set_failure(triton_aot_status status, const char *message) 
 
 void tta_cuda_describe(const tta_cuda *cuda, CUresult result, char *buffer, size_t size) {
   const char *name = NULL, *text = NULL;
+  tta_cuda_resolve_deferred();
   if (cuda != NULL && cuda->cuGetErrorName != NULL)
     cuda->cuGetErrorName(result, &name);
   if (cuda != NULL && cuda->cuGetErrorString != NULL)
@@ -41,39 +42,72 @@ triton_aot_status tta_cuda_fail(const tta_cuda *cuda, triton_aot_status status, 
                          what, description);
 }
 
-/* Resolves every entry point; returns the name of a missing required one, or NULL. *stub is set
- * when cuGetProcAddress itself answers CUDA_ERROR_STUB_LIBRARY. */
-static const char *tta_cuda_resolve(void *library, tta_cuda *cuda, int *stub) {
-  PFN_cuGetProcAddress_v2 get_v2 = NULL;
-  PFN_cuGetProcAddress_v1 get_v1 = NULL;
+/* cuGetProcAddress, found with dlsym when the driver is opened. */
+static PFN_cuGetProcAddress_v2 tta_get_v2;
+static PFN_cuGetProcAddress_v1 tta_get_v1;
+
+static int tta_cuda_find_resolver(void *library) {
   void *symbol = dlsym(library, "cuGetProcAddress_v2");
   if (symbol != NULL) {
-    memcpy(&get_v2, &symbol, sizeof symbol);
-  } else {
-    /* 11.3 - 11.8 drivers: only the v1 signature, which has no symbolStatus. */
-    symbol = dlsym(library, "cuGetProcAddress");
-    if (symbol == NULL)
-      return "cuGetProcAddress";
-    memcpy(&get_v1, &symbol, sizeof symbol);
+    memcpy(&tta_get_v2, &symbol, sizeof symbol);
+    return 1;
   }
+  /* 11.3 - 11.8 drivers: only the v1 signature, which has no symbolStatus. */
+  symbol = dlsym(library, "cuGetProcAddress");
+  if (symbol == NULL)
+    return 0;
+  memcpy(&tta_get_v1, &symbol, sizeof symbol);
+  return 1;
+}
+
+/* One entry point at `version`; NULL when the driver lacks it. *stub is set when
+ * cuGetProcAddress itself answers CUDA_ERROR_STUB_LIBRARY. */
+static void *tta_cuda_entry(const char *name, int version, int *stub) {
+  void *pfn = NULL;
+  CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;
+  CUresult result = tta_get_v2
+                        ? tta_get_v2(name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found)
+                        : tta_get_v1(name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT);
+  if (result == CUDA_ERROR_STUB_LIBRARY)
+    *stub = 1;
+  /* A version above the driver's is CUDA_ERROR_INVALID_VALUE: the same as missing. */
+  return result == CUDA_SUCCESS && found == CU_GET_PROC_ADDRESS_SUCCESS ? pfn : NULL;
+}
+
+/* Resolves a first launch's entry points; returns the name of a missing required one, or NULL. */
+static const char *tta_cuda_resolve(tta_cuda *cuda, int *stub) {
 #define TTA_CUDA_RESOLVE(name, version, required)                                                  \
   {                                                                                                \
-    void *pfn = NULL;                                                                              \
-    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;                            \
-    CUresult result = get_v2 ? get_v2(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found)   \
-                             : get_v1(#name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT);          \
-    /* A version above the driver's is CUDA_ERROR_INVALID_VALUE: the same as missing. */           \
-    if (result == CUDA_ERROR_STUB_LIBRARY)                                                         \
-      *stub = 1;                                                                                   \
-    if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS)                            \
-      pfn = NULL;                                                                                  \
+    void *pfn = tta_cuda_entry(#name, version, stub);                                              \
     memcpy(&cuda->name, &pfn, sizeof pfn);                                                         \
     if (pfn == NULL && (required))                                                                 \
       return #name;                                                                                \
   }
-  TTA_CUDA_ENTRY_POINTS(TTA_CUDA_RESOLVE)
+  TTA_CUDA_LAUNCH_ENTRY_POINTS(TTA_CUDA_RESOLVE)
 #undef TTA_CUDA_RESOLVE
   return NULL;
+}
+
+static pthread_once_t tta_cuda_deferred_once = PTHREAD_ONCE_INIT;
+
+static void tta_cuda_resolve_deferred_once(void) {
+  int stub = 0;
+#define TTA_CUDA_RESOLVE_DEFERRED(name, version, required)                                         \
+  {                                                                                                \
+    void *pfn = tta_cuda_entry(#name, version, &stub);                                             \
+    memcpy(&tta_cuda_table.name, &pfn, sizeof pfn);                                                \
+  }
+  TTA_CUDA_DEFERRED_ENTRY_POINTS(TTA_CUDA_RESOLVE_DEFERRED)
+#undef TTA_CUDA_RESOLVE_DEFERRED
+  if (tta_cuda_table.cuDriverGetVersion == NULL ||
+      tta_cuda_table.cuDriverGetVersion(&tta_cuda_table.driver_version) != CUDA_SUCCESS)
+    tta_cuda_table.driver_version = 0;
+}
+
+void tta_cuda_resolve_deferred(void) {
+  /* Only once cuGetProcAddress is found (the driver is being opened, or open). */
+  if (tta_get_v2 != NULL || tta_get_v1 != NULL)
+    pthread_once(&tta_cuda_deferred_once, tta_cuda_resolve_deferred_once);
 }
 
 static void tta_cuda_open(void) {
@@ -91,7 +125,13 @@ static void tta_cuda_open(void) {
     tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER, message);
     return;
   }
-  missing = tta_cuda_resolve(library, &tta_cuda_table, &stub);
+  if (!tta_cuda_find_resolver(library)) {
+    tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER,
+                         "the CUDA driver libcuda.so.1 is too old: it has no cuGetProcAddress; "
+                         "install an NVIDIA driver for CUDA 11.3 or newer");
+    return;
+  }
+  missing = tta_cuda_resolve(&tta_cuda_table, &stub);
   if (missing != NULL && stub) {
     tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER,
                          "the libcuda.so.1 found is the CUDA toolkit's stub library, not a "
@@ -108,7 +148,14 @@ static void tta_cuda_open(void) {
     tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER, message);
     return;
   }
-  result = tta_cuda_table.cuInit(0);
+  /* Already initialised (by the application, a framework or another library) when a context
+   * query answers: cuInit is then skipped, which a first launch would otherwise pay for. */
+  {
+    CUcontext current = NULL;
+    result = tta_cuda_table.cuCtxGetCurrent(&current);
+  }
+  if (result != CUDA_SUCCESS)
+    result = tta_cuda_table.cuInit(0);
   if (result != CUDA_SUCCESS) {
     tta_cuda_describe(&tta_cuda_table, result, description, sizeof description);
     if (result == CUDA_ERROR_STUB_LIBRARY)
@@ -128,14 +175,15 @@ static void tta_cuda_open(void) {
                          message);
     return;
   }
-  if (tta_cuda_table.cuDriverGetVersion(&tta_cuda_table.driver_version) != CUDA_SUCCESS)
-    tta_cuda_table.driver_version = 0;
+  /* The library stays open for the life of the process (handles outlive any unload). */
+  tta_cuda_loaded = &tta_cuda_table;
+  if (!tta_log_enabled())
+    return;
+  tta_cuda_resolve_deferred(); /* the driver's version and cuLaunchKernelEx, for the line below */
   tta_log("CUDA driver %d.%d loaded (libcuda.so.1)%s%s", tta_cuda_table.driver_version / 1000,
           tta_cuda_table.driver_version % 1000 / 10,
           tta_cuda_table.cuLibraryLoadData ? "" : "; no cuLibraryLoadData: one module per context",
           tta_cuda_table.cuLaunchKernelEx ? "" : "; no cuLaunchKernelEx");
-  /* The library stays open for the life of the process (handles outlive any unload). */
-  tta_cuda_loaded = &tta_cuda_table;
 }
 
 const tta_cuda *tta_cuda_driver(triton_aot_status *status) {

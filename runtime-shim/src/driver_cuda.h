@@ -14,13 +14,17 @@ typedef struct tta_cuda {
 #define TTA_CUDA_MEMBER(name, version, required) PFN_##name name;
   TTA_CUDA_ENTRY_POINTS(TTA_CUDA_MEMBER)
 #undef TTA_CUDA_MEMBER
-  int driver_version; /* cuDriverGetVersion: 1000 * major + 10 * minor */
+  int driver_version; /* cuDriverGetVersion: 1000 * major + 10 * minor (deferred) */
 } tta_cuda;
 
 /* The driver, or NULL with this thread's error set (NO_DRIVER: library missing, a stub, too old
  * or broken; NO_DEVICE: cuInit says there is no GPU). The outcome of the first call is kept for
  * the life of the process. */
 TRITON_AOT_HIDDEN const tta_cuda *tta_cuda_driver(triton_aot_status *status);
+
+/* Resolves the entry points a first launch does not need (cuda_api.h), once; a no-op before the
+ * driver's cuGetProcAddress is found. Call before using one of TTA_CUDA_DEFERRED_ENTRY_POINTS or driver_version. */
+TRITON_AOT_HIDDEN void tta_cuda_resolve_deferred(void);
 
 /* Records "<what> failed: CUDA_ERROR_X (text)" (prefixed by `context` when not NULL) as this
  * thread's error and returns `status`. */

@@ -117,6 +117,7 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
                            "cuLaunchKernel");
     return TRITON_AOT_SUCCESS;
   }
+  tta_cuda_resolve_deferred();
   if (cuda->cuLaunchKernelEx == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
                            "%s needs a cluster, programmatic dependent, cooperative or oversized "

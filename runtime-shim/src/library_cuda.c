@@ -173,6 +173,7 @@ triton_aot_status tta_cuda_load(const tta_library_state *state, const tta_device
  * CUfunction in its context (cuFunc*Attribute). */
 static CUresult tta_cuda_get_attribute(const tta_cuda *cuda, const tta_device *device, void *handle,
                                        int as_kernel, CUfunction_attribute attribute, int *value) {
+  tta_cuda_resolve_deferred();
   if (as_kernel)
     return cuda->cuKernelGetAttribute
                ? cuda->cuKernelGetAttribute(value, attribute, (CUkernel)handle, device->ordinal)

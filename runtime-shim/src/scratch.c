@@ -31,6 +31,7 @@ static triton_aot_status tta_default_allocate(const tta_library_state *state, si
   if (state->backend == TRITON_AOT_BACKEND_CUDA) {
     CUdeviceptr pointer = 0;
     CUresult result;
+    tta_cuda_resolve_deferred();
     if (state->cuda->cuMemAllocAsync == NULL)
       return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY,
                              "%s needs scratch memory, and this CUDA driver has no cuMemAllocAsync "
@@ -66,6 +67,7 @@ static void tta_default_free(const tta_library_state *state, void *base, void *s
   char description[256];
   if (state->backend == TRITON_AOT_BACKEND_CUDA) {
     CUresult result = CUDA_SUCCESS;
+    tta_cuda_resolve_deferred();
     if (state->cuda->cuMemFreeAsync != NULL)
       result = state->cuda->cuMemFreeAsync((CUdeviceptr)(uintptr_t)base, (CUstream)stream);
     if (result != CUDA_SUCCESS) {

@@ -59,6 +59,7 @@ triton_aot_status tta_cuda_encode_tensor_map(const tta_cuda *cuda, const triton_
     dims[0] *= 2;
   for (i = 0; i + 1 < rank; ++i)
     strides[rank - 2 - i] = (cuuint64_t)arg->strides[i] * map->elem_size;
+  tta_cuda_resolve_deferred();
   if (cuda->cuTensorMapEncodeTiled == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
                            "%s takes the host tensor descriptor %s, and this CUDA driver has no "

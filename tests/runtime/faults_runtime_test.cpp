@@ -282,7 +282,8 @@ const Fault kChildFaults[] = {
     {"cuInit", E(CUDA_ERROR_NO_DEVICE), T::Cluster, kNoDevice, Where::CudaFresh, 0, true},
     {"cuInit", E(CUDA_ERROR_NOT_INITIALIZED), T::Cluster, kNoDriver, Where::CudaFresh, 0, true},
     {"cuInit", E(CUDA_ERROR_UNKNOWN), T::Cluster, kNoDriver, Where::CudaFresh, 0, true},
-    {"cuDriverGetVersion", E(CUDA_ERROR_NOT_INITIALIZED), T::Launch, kOk, Where::CudaFresh},
+    // With the entry points a first launch does not need (a cluster launch's cuLaunchKernelEx).
+    {"cuDriverGetVersion", E(CUDA_ERROR_NOT_INITIALIZED), T::Cluster, kOk, Where::CudaFresh},
     {"cuDeviceGet", E(CUDA_ERROR_INVALID_DEVICE), T::LaunchNoContext, kNoDevice, Where::CudaFresh},
     {"cuDeviceGet", E(CUDA_ERROR_NOT_INITIALIZED), T::LaunchNoContext, kNoDevice, Where::CudaFresh},
     {"cuDevicePrimaryCtxRetain", E(CUDA_ERROR_OUT_OF_MEMORY), T::LaunchNoContext, kNoDevice, Where::CudaFresh},
