@@ -14,7 +14,10 @@
 //                        error-log buffer) + cuLibraryGetKernel + cuKernelGetFunction + launch
 //   resolve              opening the driver: dlopen + cuGetProcAddress of each entry point the
 //                        runtime resolves (runtime_entry_points.c)
+//   resolve_dlsym        the same entry points through plain dlsym instead
+//   dlopen               dlopen of the (already loaded) driver alone
 //   facts                the device queries the runtime makes once per device
+//   init                 cuInit(0) again, in a process where the driver is initialised
 //
 // each followed by a synchronisation (the launch has run when the clock stops). The cubin is the
 // one launch_overhead embeds: the variant the library dispatches to. See docs/benchmarks.md
@@ -42,6 +45,8 @@
 #include "cuda_bench_support.h"
 
 extern "C" int tta_bench_resolve_runtime_entry_points(void);
+extern "C" int tta_bench_dlsym_runtime_entry_points(void);
+extern "C" int tta_bench_dlopen_driver(void);
 
 namespace {
 
@@ -55,8 +60,9 @@ constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
 // What the runtime asks of a device once (library_cuda.c tta_cuda_device_facts): compute
 // capability, opt-in shared memory, grid limits (cuda.h CU_DEVICE_ATTRIBUTE_*).
 constexpr int kDeviceFactAttributes[] = {75, 76, 97, 5, 6, 7};
-constexpr const char *kMethods[] = {"library", "module", "cu_library",
-                                    "cu_library_function", "resolve", "facts"};
+constexpr const char *kMethods[] = {"library",  "module",        "cu_library", "cu_library_function",
+                                    "resolve",  "resolve_dlsym", "dlopen",     "facts",
+                                    "init"};
 constexpr size_t kMethodCount = std::size(kMethods);
 
 struct Options {
@@ -174,6 +180,15 @@ int runChild(const Options &options) {
     rawLaunch(function);
   } else if (method == "resolve") {
     if (tta_bench_resolve_runtime_entry_points() <= 0) fail("cannot resolve the entry points");
+    part_done = Clock::now();
+  } else if (method == "resolve_dlsym") {
+    if (tta_bench_dlsym_runtime_entry_points() <= 0) fail("cannot find the entry points");
+    part_done = Clock::now();
+  } else if (method == "dlopen") {
+    if (tta_bench_dlopen_driver() <= 0) fail("cannot open libcuda.so.1");
+    part_done = Clock::now();
+  } else if (method == "init") {
+    check(cu.cuInit(0), "cuInit");
     part_done = Clock::now();
   } else if (method == "facts") {
     char name[128];

@@ -25,3 +25,23 @@ int tta_bench_resolve_runtime_entry_points(void) {
 #undef TTA_BENCH_RESOLVE
   return resolved; /* libcuda stays open, as the runtime keeps it */
 }
+
+/* The same entry points found with plain dlsym of their base names, as Triton's own launcher
+ * finds its few: what resolving them costs without cuGetProcAddress. */
+int tta_bench_dlsym_runtime_entry_points(void) {
+  int resolved = 0;
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL)
+    return -1;
+#define TTA_BENCH_DLSYM(name, version, required)                                                   \
+  if (dlsym(library, #name) != NULL)                                                               \
+    ++resolved;
+  TTA_CUDA_ENTRY_POINTS(TTA_BENCH_DLSYM)
+#undef TTA_BENCH_DLSYM
+  return resolved;
+}
+
+/* dlopen alone: what opening the already-loaded driver costs before any entry point. */
+int tta_bench_dlopen_driver(void) {
+  return dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) != NULL ? 1 : -1;
+}

@@ -18,7 +18,11 @@ json shape(std::vector<std::int64_t> key, const std::string &best, json times = 
   return {{"key", key}, {"best", best}, {"times_us", times}};
 }
 
-json table(json shapes, json key = {"M", "N"}) {
+// The shapes as a vector: `table({shape(...)})` with a `json` parameter is a one-element array
+// under gcc and a copy of that element under clang (nlohmann/json's brace initialisation).
+json table(const std::vector<json> &shapeList, json key = {"M", "N"}) {
+  json shapes = json::array();
+  for (const json &one : shapeList) shapes.push_back(one);
   return {{"schema", "triton-aot-tuning"},
           {"version", 1},
           {"kernels",
@@ -67,7 +71,7 @@ TEST(TuningTable, EveryMalformedTableNamesTheMember) {
   json newer = table({shape({1, 1}, "a")});
   newer["version"] = 2;
   EXPECT_EQ(errorOf(newer), "version: expected 1, got 2; this triton-aot reads version 1");
-  EXPECT_EQ(errorOf(table(json::array())),
+  EXPECT_EQ(errorOf(table({})),
             "kernels[0].targets[0].shapes: is empty; a tuned target has at least one shape");
   EXPECT_EQ(errorOf(table({shape({1, 2, 3}, "a")})),
             "kernels[0].targets[0].shapes[0].key: has 3 values; the kernel's key has 2");
