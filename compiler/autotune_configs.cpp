@@ -1,7 +1,7 @@
 #include "compiler/autotune_configs.h"
 
-#include "compiler/json_access.h"
-#include "compiler/lexing.h"
+#include "contract/json_access.h"
+#include "contract/lexing.h"
 
 #include <algorithm>
 #include <map>

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "compiler/config.h"
-#include "compiler/diagnostic.h"
 #include "compiler/signature.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,9 +6,6 @@
 //   <root>/v2/tmp/                          entries being written, and replaced ones being deleted
 #include "compiler/cache.h"
 
-#include <llvm/ADT/StringExtras.h>
-#include <llvm/Support/SHA256.h>
-
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -23,11 +20,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace tta {
-
-std::string sha256Hex(std::string_view bytes) {
-  auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(llvm::StringRef(bytes)));
-  return llvm::toHex(digest, /*LowerCase=*/true);
-}
 
 namespace {
 

@@ -10,7 +10,8 @@
 // under <root>/v2/tmp/, which is safe to delete at any time no run is storing.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
+#include "contract/sha256.h"   // sha256Hex, which cache keys and entries are named by
 
 #include <nlohmann/json.hpp>
 
@@ -44,8 +45,5 @@ public:
 private:
   std::filesystem::path root_;
 };
-
-/// Lower-case hex SHA-256 of \p bytes (LLVM's implementation).
-std::string sha256Hex(std::string_view bytes);
 
 } // namespace tta

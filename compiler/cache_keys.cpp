@@ -1,7 +1,7 @@
 #include "compiler/cache_keys.h"
 
 #include "compiler/cache.h"
-#include "compiler/json_access.h"
+#include "contract/json_access.h"
 
 #include <sys/stat.h>
 

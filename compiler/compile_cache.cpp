@@ -5,8 +5,8 @@
 #include "compiler/compile_run.h"
 
 #include "compiler/frontend_client.h"
-#include "compiler/json_access.h"
 #include "compiler/source_names.h"
+#include "contract/json_access.h"
 
 #include <fstream>
 

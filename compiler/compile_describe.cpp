@@ -3,7 +3,7 @@
 #include "compiler/compile_run.h"
 
 #include "compiler/frontend_client.h"
-#include "compiler/json_access.h"
+#include "contract/json_access.h"
 
 #include <algorithm>
 #include <set>

@@ -4,9 +4,9 @@
 
 #include "compiler/frontend_client.h"
 #include "compiler/heuristics.h"
-#include "compiler/json_access.h"
-#include "compiler/lexing.h"
 #include "compiler/target_limits.h"
+#include "contract/json_access.h"
+#include "contract/lexing.h"
 
 #include <algorithm>
 

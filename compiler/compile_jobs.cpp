@@ -4,7 +4,7 @@
 #include "compiler/compile_run.h"
 
 #include "compiler/frontend_client.h"
-#include "compiler/json_access.h"
+#include "contract/json_access.h"
 
 #include <algorithm>
 #include <chrono>

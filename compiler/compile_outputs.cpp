@@ -4,9 +4,9 @@
 
 #include "compiler/depfile.h"
 #include "compiler/frontend_client.h"
-#include "compiler/json_access.h"
 #include "compiler/target_limits.h"
 #include "compiler/variant_metadata.h"
+#include "contract/json_access.h"
 
 #include <set>
 

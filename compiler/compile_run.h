@@ -14,10 +14,10 @@
 #include "compiler/cache_keys.h"
 #include "compiler/compiler.h"
 #include "compiler/naming.h"
-#include "compiler/read_file.h"
-#include "compiler/output_transaction.h"
 #include "compiler/remote/remote_cache.h"
 #include "compiler/worker.h"
+#include "contract/output_transaction.h"
+#include "contract/read_file.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 // failure here only costs a later recompile.
 #include "compiler/compile_run.h"
 
-#include "compiler/json_access.h"
+#include "contract/json_access.h"
 
 namespace tta {
 

@@ -4,27 +4,16 @@
 
 #include "compiler/compile_run.h"
 #include "compiler/frontend_client.h"
-#include "compiler/json_access.h"
+#include "contract/json_access.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace tta {
-
-std::optional<std::string> readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 ScratchDirectory::~ScratchDirectory() {
   std::error_code ignored;

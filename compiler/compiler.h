@@ -4,19 +4,19 @@
 #pragma once
 
 #include "compiler/config.h"
-#include "compiler/diagnostic.h"
-#include "compiler/grid.h"
 #include "compiler/heuristics.h"
-#include "compiler/metadata.h"
 #include "compiler/signature.h"
 #include "compiler/source_names.h"
-#include "compiler/target.h"
+#include "contract/diagnostic.h"
+#include "contract/grid.h"
+#include "contract/log_sink.h"
+#include "contract/metadata.h"
+#include "contract/target.h"
+#include "contract/variant_origins.h"
 
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace tta {
@@ -92,17 +92,10 @@ struct CompileOutcome {
   std::vector<Diagnostic> errors;          ///< every failure, in expansion order
 };
 
-/// Receives progress and --verbose lines; the library never prints.
-using LogSink = std::function<void(std::string_view line)>;
-
 CompileOutcome compile(const CompileRequest &request, const LogSink &log = {});
 
 /// The table printed by --summary: kernel, variant, target, image size, shared, registers, spills.
 std::string formatSummary(const std::vector<CompiledVariant> &variants);
-
-/// "N variant(s): C compiled, L from the local cache, R from the remote cache": the totals line
-/// of --summary, and of triton-aot-ld for a library built with a remote cache.
-std::string describeVariantOrigins(std::size_t compiled, std::size_t local, std::size_t remote);
 
 /// Oldest Triton the frontend supports, and the newest, the default (requirements.txt pins it):
 /// every release between them passes the `versions` test preset.

@@ -4,8 +4,8 @@
 // signature entry that names it.
 #pragma once
 
-#include "compiler/diagnostic.h"
 #include "compiler/signature.h"
+#include "contract/diagnostic.h"
 
 #include <map>
 #include <optional>

@@ -1,8 +1,8 @@
 #include "compiler/frontend_client.h"
 
 #include "compiler/compiler.h"
-#include "compiler/json_access.h"
-#include "compiler/spelling.h"
+#include "contract/json_access.h"
+#include "contract/spelling.h"
 
 #include <algorithm>
 #include <filesystem>

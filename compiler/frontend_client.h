@@ -3,9 +3,9 @@
 #pragma once
 
 #include "compiler/config.h"
-#include "compiler/diagnostic.h"
 #include "compiler/signature.h"
-#include "compiler/target.h"
+#include "contract/diagnostic.h"
+#include "contract/target.h"
 
 #include <nlohmann/json.hpp>
 

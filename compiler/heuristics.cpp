@@ -1,9 +1,9 @@
 #include "compiler/heuristics.h"
 
 #include "compiler/frontend_client.h"
-#include "compiler/json_access.h"
-#include "compiler/lexing.h"
-#include "compiler/spelling.h"
+#include "contract/json_access.h"
+#include "contract/lexing.h"
+#include "contract/spelling.h"
 
 #include <algorithm>
 #include <cerrno>

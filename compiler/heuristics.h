@@ -4,9 +4,9 @@
 // run time: both values of a bool, the declared values of an integer. docs/compiler.md#heuristics.
 #pragma once
 
-#include "compiler/diagnostic.h"
-#include "compiler/heuristic_expr.h"
 #include "compiler/signature.h"
+#include "contract/diagnostic.h"
+#include "contract/heuristic_expr.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,9 +8,9 @@
 #include "compiler/installation.h"
 
 #include "compiler/cache.h"
-#include "compiler/json_access.h"
 #include "compiler/portable_paths.h"
-#include "compiler/read_file.h"
+#include "contract/json_access.h"
+#include "contract/read_file.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringExtras.h>

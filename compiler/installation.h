@@ -11,7 +11,7 @@
 // in them): a later run checks the record with stat alone and needs no Python.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 
 #include "compiler/config.h"
 #include "compiler/signature.h"
-#include "compiler/target.h"
+#include "contract/target.h"
 
 #include <filesystem>
 #include <string>

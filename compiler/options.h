@@ -4,7 +4,7 @@
 #pragma once
 
 #include "compiler/compiler.h"
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #include "compiler/signature.h"
 
-#include "compiler/lexing.h"
-#include "compiler/spelling.h"
+#include "contract/lexing.h"
+#include "contract/spelling.h"
 
 #include <cctype>
 #include <charconv>

@@ -15,8 +15,8 @@
 //              | name                           BLOCK: the value comes from the config
 #pragma once
 
-#include "compiler/diagnostic.h"
-#include "compiler/types.h"
+#include "contract/diagnostic.h"
+#include "contract/types.h"
 
 #include <cstdint>
 #include <string>

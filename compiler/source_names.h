@@ -6,7 +6,7 @@
 // to them: kernels/add.py, triton/language/standard.py). See docs/reproducible.md.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

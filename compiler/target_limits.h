@@ -4,7 +4,7 @@
 #pragma once
 
 #include "compiler/config.h"
-#include "compiler/target.h"
+#include "contract/target.h"
 
 #include <cstdint>
 #include <optional>

@@ -3,9 +3,9 @@
 #include "compiler/cache.h"
 #include "compiler/compiler.h"
 #include "compiler/frontend_client.h"
-#include "compiler/image_info.h"
-#include "compiler/json_access.h"
 #include "compiler/naming.h"
+#include "contract/image_info.h"
+#include "contract/json_access.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -305,12 +305,6 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
     line(r.cells);
   out += describeVariantOrigins(counts[0], counts[1], counts[2]) + "\n";
   return out;
-}
-
-std::string describeVariantOrigins(std::size_t compiled, std::size_t local, std::size_t remote) {
-  return std::to_string(compiled + local + remote) + " variant(s): " + std::to_string(compiled) +
-         " compiled, " + std::to_string(local) + " from the local cache, " +
-         std::to_string(remote) + " from the remote cache";
 }
 
 } // namespace tta

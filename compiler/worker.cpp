@@ -1,7 +1,7 @@
 #include "compiler/worker.h"
 
-#include "compiler/json_access.h"
 #include "compiler/worker_lease.h"
+#include "contract/json_access.h"
 
 #include <cerrno>
 #include <csignal>

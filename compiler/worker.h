@@ -3,7 +3,7 @@
 // request at a time, and stops them all on an interrupt or when it is destroyed.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

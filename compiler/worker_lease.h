@@ -3,7 +3,7 @@
 // (torch: seconds) are paid once per worker, not once per run. See docs/frontend-protocol.md.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

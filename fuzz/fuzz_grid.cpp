@@ -1,6 +1,6 @@
-// parseGrid (compiler/grid.h) and the linker's C translation of a grid dimension
+// parseGrid (contract/grid.h) and the linker's C translation of a grid dimension
 // (linker/grid_codegen.h emitGridExpression).
-#include "compiler/grid.h"
+#include "contract/grid.h"
 #include "fuzz/fuzz_input.h"
 #include "linker/grid_codegen.h"
 

@@ -1,7 +1,7 @@
-// parseHeuristic (compiler/heuristic_expr.h): a @triton.heuristics lambda's body (Python) and a
+// parseHeuristic (contract/heuristic_expr.h): a @triton.heuristics lambda's body (Python) and a
 // --heuristic expression (C); then formatHeuristic, evaluateHeuristic and emitHeuristicC on what
 // parses. The first byte picks the dialect. An expression that parses formats to C that parses.
-#include "compiler/heuristic_expr.h"
+#include "contract/heuristic_expr.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {

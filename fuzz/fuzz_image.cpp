@@ -1,7 +1,7 @@
-// inspectImage (compiler/image_info.h): an ELF device image (cubin, HSACO) read with LLVM's
+// inspectImage (contract/image_info.h): an ELF device image (cubin, HSACO) read with LLVM's
 // Object library, then checked against a CUDA and a HIP target. Also inspectFile
 // (linker/inspect.h), which sorts a path into manifest, metadata or image.
-#include "compiler/image_info.h"
+#include "contract/image_info.h"
 #include "fuzz/fuzz_input.h"
 #include "linker/inspect.h"
 

@@ -1,6 +1,6 @@
-// parseMetadata (compiler/metadata.h): the strict reader of a kernel's metadata file
+// parseMetadata (contract/metadata.h): the strict reader of a kernel's metadata file
 // ("triton-aot-kernel"). What parses is written back with toJson and must parse again.
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {

@@ -1,5 +1,5 @@
-// parseTarget (compiler/target.h): --target spellings ("90a", "cuda:80", "gfx90a:xnack-").
-#include "compiler/target.h"
+// parseTarget (contract/target.h): --target spellings ("90a", "cuda:80", "gfx90a:xnack-").
+#include "contract/target.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {

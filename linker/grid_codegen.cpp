@@ -1,6 +1,6 @@
 #include "linker/grid_codegen.h"
 
-#include "compiler/lexing.h"
+#include "contract/lexing.h"
 
 #include <algorithm>
 

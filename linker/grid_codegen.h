@@ -1,4 +1,4 @@
-// Grid expressions as C: the compiler's normalised expressions (compiler/grid.h) rewritten so
+// Grid expressions as C: the compiler's normalised expressions (contract/grid.h) rewritten so
 // that they evaluate in int64_t inside a dispatcher, with the config's constexprs substituted.
 #pragma once
 

@@ -3,7 +3,7 @@
 // <lib>.images.S .incbin's the file.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "linker/link_model.h"
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 #include "linker/inspect.h"
 
-#include "compiler/image_info.h"
-#include "compiler/json_access.h"
-#include "compiler/metadata.h"
+#include "contract/image_info.h"
+#include "contract/json_access.h"
+#include "contract/metadata.h"
 
 #include <cerrno>
 #include <cstring>

@@ -2,7 +2,7 @@
 // device image (.cubin, .hsaco) holds, as an aligned table.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "linker/manifest.h"
 
 #include <filesystem>

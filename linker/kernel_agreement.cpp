@@ -2,7 +2,7 @@
 // grid) before link_group.cpp groups them: a disagreement is an error naming both files.
 #include "linker/kernel_agreement.h"
 
-#include "compiler/grid.h"
+#include "contract/grid.h"
 #include "linker/link_group.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Agreement between the variants of one kernel (kernel_agreement.cpp), for link_group.cpp.
 #pragma once
 
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 #include "linker/link_group.h"
 
 #include <string>

@@ -1,6 +1,6 @@
 #include "linker/link_group.h"
 
-#include "compiler/grid.h"
+#include "contract/grid.h"
 #include "linker/c_names.h"
 #include "linker/kernel_agreement.h"
 #include "linker/link_input.h"

@@ -2,9 +2,9 @@
 // hint variants and per-target functions, with every consistency check between them.
 #pragma once
 
-#include "compiler/diagnostic.h"
-#include "compiler/heuristic_expr.h"
-#include "compiler/metadata.h"
+#include "contract/diagnostic.h"
+#include "contract/heuristic_expr.h"
+#include "contract/metadata.h"
 #include "linker/link_model.h"
 
 #include <cstdint>

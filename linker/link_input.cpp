@@ -3,10 +3,10 @@
 // variants into kernels is link_group.cpp.
 #include "linker/link_input.h"
 
-#include "compiler/cache.h"
-#include "compiler/image_info.h"
-#include "compiler/json_access.h"
-#include "compiler/types.h"
+#include "contract/image_info.h"
+#include "contract/json_access.h"
+#include "contract/sha256.h"
+#include "contract/types.h"
 #include "linker/link_group.h"
 
 #include <cerrno>

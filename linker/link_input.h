@@ -4,8 +4,8 @@
 // Everything that can be wrong with the inputs is found here, before anything is written.
 #pragma once
 
-#include "compiler/compiler.h"
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
+#include "contract/log_sink.h"
 #include "linker/link_model.h"
 
 #include <filesystem>

@@ -4,8 +4,8 @@
 // downstream reads metadata files again.
 #pragma once
 
-#include "compiler/metadata.h"
-#include "compiler/target.h"
+#include "contract/metadata.h"
+#include "contract/target.h"
 
 #include <cstdint>
 #include <array>

@@ -2,8 +2,8 @@
 // manifest and the C sources, all-or-nothing.
 #pragma once
 
-#include "compiler/compiler.h"
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
+#include "contract/log_sink.h"
 #include "linker/link_input.h"
 
 #include <filesystem>

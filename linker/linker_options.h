@@ -4,7 +4,7 @@
 //   triton-aot-ld --inspect <lib.json | metadata.json | image>
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "linker/link_input.h"
 
 #include <string>

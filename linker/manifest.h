@@ -3,7 +3,7 @@
 // sizes. Documented field by field in docs/linker.md.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "linker/image_blob.h"
 #include "linker/link_model.h"
 

@@ -1,6 +1,6 @@
 #include "linker/tuning_link.h"
 
-#include "compiler/spelling.h"
+#include "contract/spelling.h"
 #include "tuning/tuning_table.h"
 
 #include <algorithm>

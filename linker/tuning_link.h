@@ -2,8 +2,8 @@
 // each kernel's shape dispatch (link_model.h KernelTuning), before anything is written.
 #pragma once
 
-#include "compiler/compiler.h"
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
+#include "contract/log_sink.h"
 #include "linker/link_model.h"
 
 #include <string>

@@ -4,7 +4,7 @@
 // so the tuner builds and starts where there is no driver and says so.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // their C width, and the caller's grid.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "tuner/kernel_library.h"
 #include "tuner/tuning_spec.h"
 

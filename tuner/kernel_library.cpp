@@ -1,6 +1,6 @@
 #include "tuner/kernel_library.h"
 
-#include "compiler/json_access.h"
+#include "contract/json_access.h"
 
 #include <nlohmann/json.hpp>
 

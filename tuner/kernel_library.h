@@ -2,7 +2,7 @@
 // its generic launchers (`<prefix>_<kernel>_config_argv()`) and its `<prefix>_last_error()`.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "tuner/tune_expression.h"
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // events on the stream; the median.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "tuner/cuda_session.h"
 
 #include <functional>

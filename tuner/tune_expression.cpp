@@ -1,7 +1,7 @@
 #include "tuner/tune_expression.h"
 
-#include "compiler/lexing.h"
-#include "compiler/python_arith.h"
+#include "contract/lexing.h"
+#include "contract/python_arith.h"
 
 #include <cctype>
 #include <charconv>

@@ -7,7 +7,7 @@
 // (Triton's grids are Python); an operation with a floating operand is floating.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <cstdint>
 #include <map>

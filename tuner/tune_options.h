@@ -6,7 +6,7 @@
 //                   --output T.json   (tuner/import/import_command.h)
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "tuner/import/import_command.h"
 #include "tuner/tuner.h"
 

@@ -1,7 +1,7 @@
 #include "tuner/tuner.h"
 
-#include "compiler/cache.h"
-#include "compiler/output_transaction.h"
+#include "contract/output_transaction.h"
+#include "contract/sha256.h"
 #include "tuner/cuda_session.h"
 #include "tuner/kernel_arguments.h"
 #include "tuner/kernel_library.h"

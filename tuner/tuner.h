@@ -3,7 +3,7 @@
 // library's shape dispatch.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "tuner/measure.h"
 #include "tuning/tuning_table.h"
 

@@ -1,6 +1,6 @@
 #include "tuner/tuning_spec.h"
 
-#include "compiler/read_file.h"
+#include "contract/read_file.h"
 
 #include <algorithm>
 #include <set>

@@ -3,7 +3,7 @@
 // Format: docs/tuning.md, "The tuning spec".
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "tuner/tune_expression.h"
 
 #include <nlohmann/json.hpp>

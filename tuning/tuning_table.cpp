@@ -1,6 +1,6 @@
 #include "tuning/tuning_table.h"
 
-#include "compiler/read_file.h"
+#include "contract/read_file.h"
 
 #include <algorithm>
 #include <cmath>

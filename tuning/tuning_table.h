@@ -4,7 +4,7 @@
 // rules: docs/tuning.md; schema: docs/tuning.schema.json.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +26,7 @@ struct TunedShape {
 
 /// The shapes of one kernel tuned on one target.
 struct TunedTarget {
-  std::string target;          ///< "cuda:90a", "hip:gfx942" (compiler/target.h spelling)
+  std::string target;          ///< "cuda:90a", "hip:gfx942" (contract/target.h spelling)
   std::string device;          ///< the GPU it ran on ("NVIDIA H100 80GB HBM3")
   std::string tritonVersion;   ///< the Triton that built the library
   std::string library;         ///< the library's name

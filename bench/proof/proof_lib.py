@@ -3,7 +3,7 @@ its own manifest (docs/generated-api.md, docs/linker.md "The manifest").
 
 - Library: <prefix>_manifest(), <prefix>_<kernel>_config() bound with the exact C type of each
   parameter, <prefix>_last_error().
-- eval_grid(): the manifest's grid expressions (a C subset, compiler/grid.h) evaluated as the
+- eval_grid(): the manifest's grid expressions (a C subset, contract/grid.h) evaluated as the
   generated dispatcher does, in 64-bit integers with C division.
 - chosen_variant(): the hint variant the dispatcher launches for given arguments.
 - jit_hints() / specialization_difference(): what Triton's JIT specialized, against a variant.

@@ -12,7 +12,7 @@
 // call of the same object answers at once.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

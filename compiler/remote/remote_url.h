@@ -2,7 +2,7 @@
 // Internal to tta_remote_cache (and its tests).
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <string>
 

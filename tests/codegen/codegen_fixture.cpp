@@ -1,6 +1,6 @@
 #include "codegen_fixture.h"
 
-#include "compiler/types.h"
+#include "contract/types.h"
 #include "linker/c_names.h"
 
 #include <gtest/gtest.h>

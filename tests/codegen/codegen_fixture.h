@@ -2,7 +2,7 @@
 // writes. Codegen does not look inside images, so their bytes are small fakes.
 #pragma once
 
-#include "compiler/target.h"
+#include "contract/target.h"
 #include "linker/codegen.h"
 #include "linker/image_blob.h"
 #include "linker/link_model.h"

@@ -3,7 +3,7 @@
 // facts in the metadata and manifest, the names in the generated header, pre_hooks refused or
 // dropped, and declared configs replacing the decorator's.
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // is computed; the generated C compiled with gcc and clang (-Wall -Wextra -Werror) and run
 // without a GPU (an empty grid launches nothing; the config is still checked).
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // every integration test needs around that: fresh directories, kernel files, metadata read back.
 #pragma once
 
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <cstddef>
 #include <filesystem>

@@ -2,9 +2,9 @@
 // triton-aot-cc binary, and checks every output: metadata against the reader and the JSON
 // schema, every image with LLVM's Object library and (where the toolkit is here) cuobjdump.
 #include "cli_runner.h"
-#include "compiler/cache.h"
-#include "compiler/image_info.h"
-#include "compiler/metadata.h"
+#include "contract/image_info.h"
+#include "contract/metadata.h"
+#include "contract/sha256.h"
 
 #include <gtest/gtest.h>
 

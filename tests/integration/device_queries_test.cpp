@@ -3,7 +3,7 @@
 // target's import gets that target's answers, with no GPU here; questions only a live GPU
 // answers, and torch's own device questions, fail with what asked and how to build it.
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <gtest/gtest.h>
 

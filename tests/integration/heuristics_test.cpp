@@ -4,7 +4,7 @@
 // time, the refusal of an untranslatable lambda with its fix; then linked, the generated C built
 // with gcc and clang -Wall -Wextra -Werror and run (no GPU: the dispatcher's checks).
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // hip:gfx942 in one library; the generated C compiled with gcc and clang and run (without a
 // GPU: dispatch, config bounds, empty grids); --inspect; and every failure through the CLI.
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 #include "linker/manifest.h"
 
 #include <gmock/gmock.h>

@@ -3,7 +3,7 @@
 // warning line and a refusal record; the linked library refuses it there with the reason; a
 // kernel left with no config for a target does not link.
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 // Where Triton does not lower descriptors to TMA (cuda:80) the compile is refused. The linker
 // makes each descriptor (base, shapes, strides) in C, and the result compiles.
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // (TTA_VERSION_PYTHONS) must launch the same way wherever the versions agree, and a library may
 // hold variants of several versions, each recorded as such.
 #include "cli_runner.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

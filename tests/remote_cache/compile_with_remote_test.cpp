@@ -120,8 +120,9 @@ TEST_P(CompileWithRemote, AnotherMachineCompilesNothingAndEditsRecompileWhatDepe
   ASSERT_EQ(second.run.status, 0) << second.run.err;
   EXPECT_EQ(second.remote("add") + second.remote("scale"), 4) << second.run.out;
   for (const std::string &file : listFiles(dir_ / "a/out")) {
-    if (file.find(".cubin") != std::string::npos)
+    if (file.find(".cubin") != std::string::npos) {
       EXPECT_EQ(readText(dir_ / "b/out" / file), readText(dir_ / "a/out" / file)) << file;
+    }
   }
 
   // A helper module changed: the kernel importing it recompiles, the other does not.

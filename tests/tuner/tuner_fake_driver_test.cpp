@@ -4,7 +4,7 @@
 // CUDA driver of tests/runtime. The fake's events read a virtual clock on which a kernel takes
 // 1 ns per thread, so every time is known: vector_add's BLOCK=512 config runs twice the
 // programs of BLOCK=1024.
-#include "compiler/cache.h"
+#include "contract/sha256.h"
 #include "fake_driver_handle.h"
 #include "tuner/tuner.h"
 

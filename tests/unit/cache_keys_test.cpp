@@ -1,9 +1,9 @@
 // Portable cache keys: paths as tokens, the import record's content key, the installation's
 // fingerprint and its record (compiler/portable_paths.h, cache_keys.h, installation.h).
-#include "compiler/cache.h"
 #include "compiler/cache_keys.h"
 #include "compiler/installation.h"
 #include "compiler/portable_paths.h"
+#include "contract/sha256.h"
 
 #include "test_directory.h"
 

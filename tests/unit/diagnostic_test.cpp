@@ -1,4 +1,4 @@
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "compiler/grid.h"
+#include "contract/grid.h"
 
 #include "parse_expect.h"
 

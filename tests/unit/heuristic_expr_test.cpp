@@ -1,6 +1,6 @@
 // The @triton.heuristics translator: each construct in both spellings, each refusal, build-time
 // evaluation with Python's semantics, and the C it emits.
-#include "compiler/heuristic_expr.h"
+#include "contract/heuristic_expr.h"
 
 #include <gtest/gtest.h>
 

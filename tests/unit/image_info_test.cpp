@@ -1,7 +1,7 @@
 // inspectImage / checkImageMatchesTarget on small real images (tests/data/images/README.md
 // says how each was made), plus damaged and foreign files.
 
-#include "compiler/image_info.h"
+#include "contract/image_info.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

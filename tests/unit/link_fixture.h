@@ -4,8 +4,8 @@
 
 #include "test_directory.h"
 
-#include "compiler/cache.h"
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
+#include "contract/sha256.h"
 #include "linker/link_input.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "compiler/metadata.h"
+#include "contract/metadata.h"
 
 #include "compiler/naming.h"
 

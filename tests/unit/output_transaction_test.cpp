@@ -1,4 +1,4 @@
-#include "compiler/output_transaction.h"
+#include "contract/output_transaction.h"
 
 #include "test_directory.h"
 

@@ -2,7 +2,7 @@
 // usage error.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "compiler/target.h"
+#include "contract/target.h"
 
 #include "parse_expect.h"
 

@@ -1,9 +1,9 @@
 #include "tuner/import/import_command.h"
 
-#include "compiler/cache.h"
-#include "compiler/diagnostic.h"
-#include "compiler/read_file.h"
-#include "compiler/output_transaction.h"
+#include "contract/diagnostic.h"
+#include "contract/output_transaction.h"
+#include "contract/read_file.h"
+#include "contract/sha256.h"
 #include "tuner/import/triton_cache_import.h"
 #include "tuning/tuning_table.h"
 

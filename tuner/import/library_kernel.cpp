@@ -1,6 +1,6 @@
 #include "tuner/import/library_kernel.h"
 
-#include "compiler/spelling.h"
+#include "contract/spelling.h"
 #include "linker/manifest.h"
 
 #include <algorithm>

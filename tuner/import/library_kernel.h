@@ -3,7 +3,7 @@
 // autotuner keys its tensors by, and each config's values and whether a target builds it.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #include "tuner/import/triton_cache_file.h"
 
-#include "compiler/read_file.h"
+#include "contract/read_file.h"
 
 #include <algorithm>
 #include <cmath>

@@ -24,7 +24,7 @@
 // in it, and the function is known only by the file's name.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 

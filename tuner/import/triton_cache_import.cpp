@@ -1,6 +1,6 @@
 #include "tuner/import/triton_cache_import.h"
 
-#include "compiler/spelling.h"
+#include "contract/spelling.h"
 #include "tuner/import/library_kernel.h"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 // library config with the same values.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 #include "tuner/import/triton_cache_file.h"
 #include "tuning/tuning_table.h"
 

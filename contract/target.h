@@ -2,7 +2,7 @@
 // given), "hip:gfx942", "hip:gfx90a:xnack-", "hip:gfx90a:sramecc+:xnack-".
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
-#include "compiler/target.h"
+#include "contract/target.h"
 
-#include "compiler/lexing.h"
-#include "compiler/spelling.h"
+#include "contract/lexing.h"
+#include "contract/spelling.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "compiler/types.h"
+#include "contract/types.h"
 
 #include <array>
 

@@ -1,7 +1,7 @@
-#include "compiler/grid.h"
+#include "contract/grid.h"
 
-#include "compiler/lexing.h"
-#include "compiler/spelling.h"
+#include "contract/lexing.h"
+#include "contract/spelling.h"
 
 #include <cctype>
 #include <optional>

@@ -6,7 +6,7 @@
 //   ?:, parentheses, and calls of cdiv(a, b), min(a, b), max(a, b).
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <array>
 #include <set>

@@ -4,7 +4,7 @@
 // deletes earlier versions of the destinations, so a failed run leaves nothing stale behind.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <filesystem>
 #include <span>

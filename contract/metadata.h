@@ -3,8 +3,8 @@
 // machine-checkable as docs/metadata.schema.json.
 #pragma once
 
-#include "compiler/diagnostic.h"
-#include "compiler/target.h"
+#include "contract/diagnostic.h"
+#include "contract/target.h"
 
 #include <nlohmann/json.hpp>
 

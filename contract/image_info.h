@@ -2,9 +2,9 @@
 // are built for, and the per-kernel resource figures they record.
 #pragma once
 
-#include "compiler/diagnostic.h"
-#include "compiler/metadata.h"
-#include "compiler/target.h"
+#include "contract/diagnostic.h"
+#include "contract/metadata.h"
+#include "contract/target.h"
 
 #include <cstdint>
 #include <map>

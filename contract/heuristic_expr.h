@@ -13,7 +13,7 @@
 // heuristic by hand.
 #pragma once
 
-#include "compiler/diagnostic.h"
+#include "contract/diagnostic.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "compiler/spelling.h"
+#include "contract/spelling.h"
 
 #include <algorithm>
 #include <cctype>

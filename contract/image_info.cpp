@@ -7,7 +7,7 @@
 // llvm_unreachable (observed: a crash). It also misnames EF_AMDGPU_MACH values newer than
 // itself (gfx950 = 0x4f came out as "r600").
 
-#include "compiler/image_info.h"
+#include "contract/image_info.h"
 
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>

@@ -1,7 +1,7 @@
-#include "compiler/heuristic_expr.h"
+#include "contract/heuristic_expr.h"
 
-#include "compiler/lexing.h"
-#include "compiler/python_arith.h"
+#include "contract/lexing.h"
+#include "contract/python_arith.h"
 
 #include <algorithm>
 #include <cctype>
