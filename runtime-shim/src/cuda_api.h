@@ -255,48 +255,40 @@ typedef CUresult (*PFN_cuGetErrorName)(CUresult error, const char **pStr);
 typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
 
 /* X(name, version requested from cuGetProcAddress, required): the driver is unusable without a
- * required entry point; a missing optional one switches its feature off
- * (cuLibrary*: one module per context instead; cuLaunchKernelEx: no cluster / PDL / cooperative
- * launches; cuMemAllocAsync / cuMemFreeAsync: the default scratch allocator fails;
- * cuKernelGetAttribute: static shared memory taken as 0; cuKernelGetFunction: a CUkernel is
- * launched as is instead of as its per-context CUfunction, which launches faster; cuCtxGetId:
- * contexts are told apart by their address, which a destroyed context's successor may reuse;
+ * required entry point (every driver with cuGetProcAddress has them all); a missing optional
+ * one switches its feature off (cuLaunchKernelEx: no cluster / PDL / cooperative launches;
+ * cuMemAllocAsync / cuMemFreeAsync: the default scratch allocator fails; cuCtxGetId: contexts
+ * are told apart by their address, which a destroyed context's successor may reuse;
  * cuTensorMapEncodeTiled: a kernel with host tensor descriptor parameters fails to launch;
  * cuGetErrorName / cuGetErrorString: errors give the CUresult's number only).
  * cuGetProcAddress itself is found with dlsym: "cuGetProcAddress_v2" (CUDA 12.0+ drivers),
  * else "cuGetProcAddress" (11.3 - 11.8, the v1 signature without symbolStatus).
  *
- * Two lists, because each cuGetProcAddress costs the first launch about half a microsecond:
- * the entry points of a first launch, resolved when the driver is opened, and the rest (all
- * optional, and checked for NULL where used), resolved the first time one is needed
- * (tta_cuda_resolve_deferred). */
+ * Two lists, because each entry point costs a first launch about half a microsecond to find:
+ * those of a first launch, resolved when the driver is opened (a missing required one fails the
+ * open), and the rest, resolved the first time one is needed (tta_cuda_resolve_deferred), whose
+ * users check for NULL (a missing required one fails that call, NO_DRIVER naming it). */
 #define TTA_CUDA_LAUNCH_ENTRY_POINTS(X)       \
   X(cuInit, 2000, 1)                          \
-  X(cuDeviceGet, 2000, 1)                     \
   X(cuDeviceGetAttribute, 2000, 1)            \
   X(cuDeviceGetName, 2000, 1)                 \
   X(cuCtxGetCurrent, 4000, 1)                 \
-  X(cuCtxSetCurrent, 4000, 1)                 \
   X(cuCtxGetDevice, 2000, 1)                  \
-  X(cuDevicePrimaryCtxRetain, 7000, 1)        \
   X(cuModuleLoadDataEx, 2010, 1)              \
   X(cuModuleGetFunction, 2000, 1)             \
-  X(cuModuleUnload, 2000, 1)                  \
-  X(cuFuncSetAttribute, 9000, 1)              \
-  X(cuFuncGetAttribute, 2020, 1)              \
   X(cuLaunchKernel, 4000, 1)                  \
-  X(cuLibraryLoadData, 12000, 0)              \
-  X(cuLibraryGetKernel, 12000, 0)             \
-  X(cuLibraryUnload, 12000, 0)                \
-  X(cuKernelSetAttribute, 12000, 0)           \
-  X(cuKernelGetFunction, 12000, 0)            \
   X(cuCtxGetId, 12000, 0)
 
 #define TTA_CUDA_DEFERRED_ENTRY_POINTS(X)     \
+  X(cuDeviceGet, 2000, 1)                     \
+  X(cuCtxSetCurrent, 4000, 1)                 \
+  X(cuDevicePrimaryCtxRetain, 7000, 1)        \
+  X(cuModuleUnload, 2000, 1)                  \
+  X(cuFuncSetAttribute, 9000, 1)              \
+  X(cuFuncGetAttribute, 2020, 1)              \
   X(cuDriverGetVersion, 2020, 0)              \
   X(cuGetErrorName, 6000, 0)                  \
   X(cuGetErrorString, 6000, 0)                \
-  X(cuKernelGetAttribute, 12000, 0)           \
   X(cuLaunchKernelEx, 11060, 0)               \
   X(cuMemAllocAsync, 11020, 0)                \
   X(cuMemFreeAsync, 11020, 0)                 \

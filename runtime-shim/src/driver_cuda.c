@@ -182,7 +182,7 @@ static void tta_cuda_open(void) {
   tta_cuda_resolve_deferred(); /* the driver's version and cuLaunchKernelEx, for the line below */
   tta_log("CUDA driver %d.%d loaded (libcuda.so.1)%s%s", tta_cuda_table.driver_version / 1000,
           tta_cuda_table.driver_version % 1000 / 10,
-          tta_cuda_table.cuLibraryLoadData ? "" : "; no cuLibraryLoadData: one module per context",
+          tta_cuda_table.cuCtxGetId ? "" : "; no cuCtxGetId: contexts told apart by address",
           tta_cuda_table.cuLaunchKernelEx ? "" : "; no cuLaunchKernelEx");
 }
 

@@ -361,10 +361,10 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
 }
 
 int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {
-  tta_current current;
-  if (kernel >= library->kernel_count || tta_current_device(library, &current) != TRITON_AOT_SUCCESS)
+  const tta_device *device;
+  if (kernel >= library->kernel_count || tta_find_device(library, &device) != TRITON_AOT_SUCCESS)
     return -1;
-  const tta_image_choice *choice = &current.device->choices[kernel];
+  const tta_image_choice *choice = &device->choices[kernel];
   return choice->reason == TTA_CHOICE_NONE ? -1 : (int)choice->target;
 }
 

@@ -91,3 +91,36 @@ triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t 
   }
   return tta_find_and_remember(library, kernel_index, variant, found);
 }
+
+/* The device of the last context this thread asked about (tta_find_device). */
+static _Thread_local struct {
+  uint64_t serial; /* 0: none */
+  uint64_t context_key;
+  const tta_device *device;
+} tta_last_device;
+
+triton_aot_status tta_find_device(const triton_aot_library *library, const tta_device **device) {
+  tta_library_state *state =
+      __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
+  tta_current current;
+  triton_aot_status status;
+  if (state != NULL) {
+    CUcontext context;
+    uint64_t key = 0;
+    status = tta_current_key(state, &context, &key);
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
+    if (tta_last_device.serial == state->serial && tta_last_device.context_key == key) {
+      *device = tta_last_device.device;
+      return TRITON_AOT_SUCCESS;
+    }
+  }
+  status = tta_current_device(library, &current);
+  if (status != TRITON_AOT_SUCCESS)
+    return status;
+  tta_last_device.serial = current.state->serial;
+  tta_last_device.context_key = current.context_key;
+  tta_last_device.device = current.device;
+  *device = current.device;
+  return TRITON_AOT_SUCCESS;
+}

@@ -12,7 +12,7 @@ extern "C" {
 typedef struct tta_found {
   tta_library_state *state;
   const tta_device *device;
-  void *function;                        /* CUfunction, CUkernel or hipFunction_t */
+  void *function;                        /* CUfunction or hipFunction_t */
   const triton_aot_function *descriptor; /* the variant's function for the chosen target */
   /* CUDA, no cluster, no launch flags, no scratch, no tensor descriptors, no oversized shared
    * memory: cuLaunchKernel with the grid as given (launch.c's short path). */
@@ -24,6 +24,11 @@ typedef struct tta_found {
 TRITON_AOT_HIDDEN triton_aot_status tta_find_function(const triton_aot_library *library,
                                                       uint32_t kernel_index, uint32_t variant,
                                                       tta_found *found);
+
+/* The calling thread's device record (triton_aot_kernel_target, once per tuned launch): the
+ * last one this thread found for the state and context, else the full lookup. */
+TRITON_AOT_HIDDEN triton_aot_status tta_find_device(const triton_aot_library *library,
+                                                    const tta_device **device);
 
 #ifdef __cplusplus
 }

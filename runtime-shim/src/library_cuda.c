@@ -1,6 +1,11 @@
-/* CUDA parts of the library state: the current device, device facts, loading images
- * (cuLibraryLoadData where the driver has it, else one module per context), and the
- * per-function attributes a launch needs. */
+/* CUDA parts of the library state: the current device, device facts, loading images (one
+ * module per context: cuModuleLoadDataEx), and the per-function attributes a launch needs.
+ *
+ * Why modules and not cuLibraryLoadData's context-independent CUkernels: measured on an H200,
+ * a first launch through cuModuleLoadData + cuModuleGetFunction costs about 20 us less than
+ * through cuLibraryLoadData + cuLibraryGetKernel (+ cuKernelGetFunction for the per-context
+ * CUfunction, which later launches need to be as fast as a module's), and later launches cost
+ * the same; a context is loaded into either way (docs/benchmarks.md, "First launch"). */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -8,6 +13,17 @@
 #include "error.h"
 #include "library_state.h"
 #include "log.h"
+
+/* A deferred entry point (cuda_api.h) every driver with cuGetProcAddress has; NO_DRIVER naming
+ * it when this one does not. */
+static triton_aot_status tta_cuda_need(int present, const char *name, const char *what) {
+  if (present)
+    return TRITON_AOT_SUCCESS;
+  return triton_aot_fail(TRITON_AOT_ERROR_NO_DRIVER,
+                         "%s: the CUDA driver libcuda.so.1 has no %s; install an NVIDIA driver for "
+                         "CUDA 11.3 or newer",
+                         what, name);
+}
 
 /* Device 0's primary context, retained once per process (as the CUDA runtime and Triton do)
  * and made current on each thread that has no context. */
@@ -17,6 +33,15 @@ static CUcontext tta_primary_context;
 static triton_aot_status tta_cuda_make_primary_current(const tta_cuda *cuda, CUcontext *context) {
   CUresult result = CUDA_SUCCESS;
   const char *what = NULL;
+  triton_aot_status status;
+  tta_cuda_resolve_deferred();
+  if ((status = tta_cuda_need(cuda->cuDeviceGet != NULL, "cuDeviceGet", "making a context current")) !=
+          TRITON_AOT_SUCCESS ||
+      (status = tta_cuda_need(cuda->cuDevicePrimaryCtxRetain != NULL, "cuDevicePrimaryCtxRetain",
+                              "making a context current")) != TRITON_AOT_SUCCESS ||
+      (status = tta_cuda_need(cuda->cuCtxSetCurrent != NULL, "cuCtxSetCurrent",
+                              "making a context current")) != TRITON_AOT_SUCCESS)
+    return status;
   pthread_mutex_lock(&tta_primary_mutex);
   if (tta_primary_context == NULL) {
     CUdevice device = 0;
@@ -140,52 +165,24 @@ triton_aot_status tta_cuda_load(const tta_library_state *state, const tta_device
   char log[2048] = "", description[256];
   CUjit_option options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[2];
+  CUmodule module = NULL;
   CUresult result;
-  const char *call;
   (void)device;
-  (void)context; /* module mode loads into the current context, which is `context` */
+  (void)context; /* loads into the current context, which is `context` */
   values[0] = log;
   values[1] = (void *)(uintptr_t)sizeof log;
-  if (state->library_mode) {
-    CUlibrary library = NULL;
-    call = "cuLibraryLoadData";
-    result = cuda->cuLibraryLoadData(&library, image, options, values, 2, NULL, NULL, 0);
-    *handle = library;
-  } else {
-    CUmodule module = NULL;
-    call = "cuModuleLoadDataEx";
-    result = cuda->cuModuleLoadDataEx(&module, image, 2, options, values);
-    *handle = module;
-  }
+  result = cuda->cuModuleLoadDataEx(&module, image, 2, options, values);
+  *handle = module;
   if (result == CUDA_SUCCESS)
     return TRITON_AOT_SUCCESS;
   log[sizeof log - 1] = '\0';
   tta_cuda_describe(cuda, result, description, sizeof description);
-  return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: %s failed: %s%s%s%s", what, call,
-                         description,
+  return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: cuModuleLoadDataEx failed: %s%s%s%s",
+                         what, description,
                          result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION
                              ? "; the PTX is newer than this driver: update the NVIDIA driver"
                              : "",
                          log[0] ? "; log: " : "", log);
-}
-
-/* Function attributes through either handle: a CUkernel per device (cuKernel*Attribute) or a
- * CUfunction in its context (cuFunc*Attribute). */
-static CUresult tta_cuda_get_attribute(const tta_cuda *cuda, const tta_device *device, void *handle,
-                                       int as_kernel, CUfunction_attribute attribute, int *value) {
-  tta_cuda_resolve_deferred();
-  if (as_kernel)
-    return cuda->cuKernelGetAttribute
-               ? cuda->cuKernelGetAttribute(value, attribute, (CUkernel)handle, device->ordinal)
-               : CUDA_ERROR_NOT_SUPPORTED;
-  return cuda->cuFuncGetAttribute(value, attribute, (CUfunction)handle);
-}
-
-static CUresult tta_cuda_set_attribute(const tta_cuda *cuda, const tta_device *device, void *handle,
-                                       int as_kernel, CUfunction_attribute attribute, int value) {
-  if (as_kernel)
-    return cuda->cuKernelSetAttribute(attribute, value, (CUkernel)handle, device->ordinal);
-  return cuda->cuFuncSetAttribute((CUfunction)handle, attribute, value);
 }
 
 /* `maximum` less the function's static shared memory: what its dynamic part may use. */
@@ -201,15 +198,14 @@ static uint32_t tta_dynamic_room(uint32_t maximum, uint32_t static_shared) {
  *   Triton 3.9 sets it; launches above 228 KiB add the launch attribute (launch.c);
  * - else it fails here, naming the figures, before anything reaches the driver. */
 static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const tta_device *device,
-                                                   void *handle, int as_kernel, uint32_t shared,
+                                                   CUfunction function, uint32_t shared,
                                                    const char *what) {
-  const char *setter = as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
   char call[96];
   int static_shared = 0, static_known = 1;
   uint32_t legacy, legacy_serves, oversized;
   CUresult result;
-  if (tta_cuda_get_attribute(cuda, device, handle, as_kernel, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                             &static_shared) != CUDA_SUCCESS ||
+  if (cuda->cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) !=
+          CUDA_SUCCESS ||
       static_shared < 0) {
     static_shared = 0;
     static_known = 0;
@@ -224,14 +220,13 @@ static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const t
   /* A launch above 228 KiB needs the oversized mode whatever the opt-in maximum says. */
   legacy_serves = legacy < TTA_OVERSIZED_SHARED_THRESHOLD ? legacy : TTA_OVERSIZED_SHARED_THRESHOLD;
   if (shared <= legacy_serves) {
-    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
-                                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)legacy);
-    tta_format(call, sizeof call, "%s(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", setter, legacy);
+    result = cuda->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      (int)legacy);
+    tta_format(call, sizeof call, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", legacy);
   } else if (shared <= oversized) {
-    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
-                                    CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE,
-                                    CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
-    tta_format(call, sizeof call, "%s(SHARED_MEMORY_MODE, ALLOW_OVERSIZED)", setter);
+    result = cuda->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE,
+                                      CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
+    tta_format(call, sizeof call, "cuFuncSetAttribute(SHARED_MEMORY_MODE, ALLOW_OVERSIZED)");
   } else {
     return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
                            "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
@@ -246,38 +241,34 @@ static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const t
 /* Shared memory above 48 KiB (above); clusters above the portable size 8 need the non-portable
  * attribute. */
 static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_device *device,
-                                            void *handle, int as_kernel,
+                                            CUfunction function,
                                             const triton_aot_function *descriptor,
                                             const char *what) {
   const triton_aot_launch_info *launch = &descriptor->launch;
   uint64_t cluster = (uint64_t)launch->cluster[0] * launch->cluster[1] * launch->cluster[2];
-  char call[96];
+  triton_aot_status status = TRITON_AOT_SUCCESS;
   CUresult result;
+  if (launch->shared <= TTA_DEFAULT_SHARED_LIMIT && cluster <= 8)
+    return TRITON_AOT_SUCCESS;
+  tta_cuda_resolve_deferred();
+  if ((status = tta_cuda_need(cuda->cuFuncGetAttribute != NULL, "cuFuncGetAttribute", what)) !=
+          TRITON_AOT_SUCCESS ||
+      (status = tta_cuda_need(cuda->cuFuncSetAttribute != NULL, "cuFuncSetAttribute", what)) !=
+          TRITON_AOT_SUCCESS)
+    return status;
   if (launch->shared > TTA_DEFAULT_SHARED_LIMIT) {
-    triton_aot_status status =
-        tta_cuda_configure_shared(cuda, device, handle, as_kernel, launch->shared, what);
+    status = tta_cuda_configure_shared(cuda, device, function, launch->shared, what);
     if (status != TRITON_AOT_SUCCESS)
       return status;
   }
   if (cluster > 8) {
-    result = tta_cuda_set_attribute(cuda, device, handle, as_kernel,
-                                    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
-    if (result != CUDA_SUCCESS) {
-      tta_format(call, sizeof call, "%s(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)",
-                 as_kernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute");
-      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
-    }
+    result = cuda->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                      1);
+    if (result != CUDA_SUCCESS)
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what,
+                           "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)");
   }
   return TRITON_AOT_SUCCESS;
-}
-
-static triton_aot_status tta_cuda_lookup_failed(const tta_cuda *cuda, CUresult result,
-                                                const char *function, const char *entry,
-                                                const char *what) {
-  char call[320];
-  tta_format(call, sizeof call, "%s(\"%s\")", function, entry);
-  return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED,
-                       result != CUDA_SUCCESS ? result : CUDA_ERROR_NOT_FOUND, what, call);
 }
 
 triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tta_device *device,
@@ -288,30 +279,14 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
   CUfunction found = NULL;
   CUresult result;
   *function = NULL;
-  if (state->library_mode) {
-    CUkernel kernel = NULL;
-    result = cuda->cuLibraryGetKernel(&kernel, (CUlibrary)handle, entry);
-    if (result != CUDA_SUCCESS || kernel == NULL)
-      return tta_cuda_lookup_failed(cuda, result, "cuLibraryGetKernel", entry, what);
-    /* The per-device attributes, set again for each context: they are idempotent. */
-    status = tta_cuda_configure(cuda, device, kernel, 1, descriptor, what);
-    if (status != TRITON_AOT_SUCCESS)
-      return status;
-    if (!state->per_context) {
-      *function = kernel;
-      return TRITON_AOT_SUCCESS;
-    }
-    /* A CUkernel launches through a per-context lookup in the driver; its CUfunction for the
-     * current context launches as fast as a module's. */
-    result = cuda->cuKernelGetFunction(&found, kernel);
-    if (result != CUDA_SUCCESS || found == NULL)
-      return tta_cuda_lookup_failed(cuda, result, "cuKernelGetFunction", entry, what);
-  } else {
-    result = cuda->cuModuleGetFunction(&found, (CUmodule)handle, entry);
-    if (result != CUDA_SUCCESS || found == NULL)
-      return tta_cuda_lookup_failed(cuda, result, "cuModuleGetFunction", entry, what);
+  result = cuda->cuModuleGetFunction(&found, (CUmodule)handle, entry);
+  if (result != CUDA_SUCCESS || found == NULL) {
+    char call[320];
+    tta_format(call, sizeof call, "cuModuleGetFunction(\"%s\")", entry);
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED,
+                         result != CUDA_SUCCESS ? result : CUDA_ERROR_NOT_FOUND, what, call);
   }
-  status = tta_cuda_configure(cuda, device, found, 0, descriptor, what);
+  status = tta_cuda_configure(cuda, device, found, descriptor, what);
   if (status == TRITON_AOT_SUCCESS)
     *function = found;
   return status;
@@ -320,29 +295,28 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
 triton_aot_status tta_cuda_unload(const tta_library_state *state, const tta_loaded_image *loaded,
                                   const char *what) {
   const tta_cuda *cuda = state->cuda;
-  const char *call = "cuLibraryUnload";
+  CUcontext previous = NULL;
   CUresult result;
-  if (state->library_mode) {
-    result = cuda->cuLibraryUnload((CUlibrary)loaded->handle);
-  } else {
-    /* cuModuleUnload works on the current context: switch to the module's and back. A context
-     * that cannot be made current was destroyed, and its modules with it: the handle is
-     * stale (a later module may even have its address), so it is not passed to the driver. */
-    CUcontext previous = NULL;
-    call = "cuModuleUnload";
-    if (cuda->cuCtxGetCurrent(&previous) != CUDA_SUCCESS)
-      previous = NULL;
-    if (previous != loaded->context && cuda->cuCtxSetCurrent(loaded->context) != CUDA_SUCCESS) {
-      tta_log("%s: its context is gone, and its module with it", what);
-      return TRITON_AOT_SUCCESS;
-    }
-    result = cuda->cuModuleUnload((CUmodule)loaded->handle);
-    if (previous != loaded->context)
-      cuda->cuCtxSetCurrent(previous);
+  triton_aot_status status;
+  tta_cuda_resolve_deferred();
+  if ((status = tta_cuda_need(cuda->cuCtxSetCurrent != NULL, "cuCtxSetCurrent", what)) !=
+          TRITON_AOT_SUCCESS ||
+      (status = tta_cuda_need(cuda->cuModuleUnload != NULL, "cuModuleUnload", what)) != TRITON_AOT_SUCCESS)
+    return status;
+  /* cuModuleUnload works on the current context: switch to the module's and back. A context
+   * that cannot be made current was destroyed, and its modules with it: the handle is stale (a
+   * later module may even have its address), so it is not passed to the driver. */
+  if (cuda->cuCtxGetCurrent(&previous) != CUDA_SUCCESS)
+    previous = NULL;
+  if (previous != loaded->context && cuda->cuCtxSetCurrent(loaded->context) != CUDA_SUCCESS) {
+    tta_log("%s: its context is gone, and its module with it", what);
+    return TRITON_AOT_SUCCESS;
   }
+  result = cuda->cuModuleUnload((CUmodule)loaded->handle);
+  if (previous != loaded->context)
+    cuda->cuCtxSetCurrent(previous);
   if (result != CUDA_SUCCESS) {
-    triton_aot_status status =
-        tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED, result, what, call);
+    status = tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED, result, what, "cuModuleUnload");
     tta_log("%s", triton_aot_last_error());
     return status;
   }

@@ -32,9 +32,7 @@ static triton_aot_status tta_open_backend(const triton_aot_library *library,
     state->cuda = tta_cuda_driver(&cuda_status);
     if (state->cuda != NULL) {
       state->backend = TRITON_AOT_BACKEND_CUDA;
-      state->library_mode = state->cuda->cuLibraryLoadData && state->cuda->cuLibraryGetKernel &&
-                            state->cuda->cuLibraryUnload && state->cuda->cuKernelSetAttribute;
-      state->per_context = !state->library_mode || state->cuda->cuKernelGetFunction != NULL;
+      state->per_context = 1;
       return TRITON_AOT_SUCCESS;
     }
     if (!has_hip)
@@ -321,7 +319,7 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
                                            tta_library_state *state, const tta_current *current,
                                            uint32_t index, const char *what, void **handle) {
   tta_device *device = current->device;
-  int per_context_image = state->backend == TRITON_AOT_BACKEND_CUDA && !state->library_mode;
+  int per_context_image = state->backend == TRITON_AOT_BACKEND_CUDA;
   CUcontext context = per_context_image ? current->context : NULL;
   uint64_t context_key = per_context_image ? current->context_key : 0;
   tta_loaded_image *loaded;

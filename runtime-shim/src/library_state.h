@@ -57,16 +57,16 @@ typedef struct tta_context_record {
 } tta_context_record;
 
 typedef struct tta_slot {
-  void *function;                 /* atomic; CUkernel (as a CUfunction) or hipFunction_t */
+  void *function;                 /* atomic; hipFunction_t (HIP: one per device) */
   tta_context_function *contexts; /* atomic head; CUDA per_context mode */
 } tta_slot;
 
 /* A loaded image (slow path only, under the library mutex). */
 typedef struct tta_loaded_image {
-  CUcontext context; /* CUDA module mode: where it was loaded; else NULL */
+  CUcontext context; /* CUDA: where it was loaded; HIP: NULL */
   uint64_t context_key;
   uint32_t image; /* index into library->images */
-  void *handle;   /* CUlibrary, CUmodule or hipModule_t */
+  void *handle;   /* CUmodule or hipModule_t */
   struct tta_loaded_image *next;
 } tta_loaded_image;
 
@@ -87,9 +87,7 @@ typedef struct tta_library_state {
   uint32_t backend;     /* TRITON_AOT_BACKEND_* */
   const tta_cuda *cuda; /* set when backend is CUDA */
   const tta_hip *hip;   /* set when backend is HIP */
-  int library_mode;     /* CUDA: cuLibraryLoadData (context-independent) is used */
-  int per_context;      /* CUDA: slots hold one CUfunction per context (modules, or a
-                           CUkernel's cuKernelGetFunction, which launches faster) */
+  int per_context;      /* CUDA: images are loaded, and slots hold functions, per context */
   pthread_mutex_t mutex;
   tta_device *devices[TTA_MAX_DEVICES]; /* atomic */
   tta_context_record *contexts;         /* atomic head; CUDA */

@@ -39,7 +39,7 @@ TEST_F(Errors, NoDeviceWhenTheDriverHasNone) {
 
 TEST_F(Errors, LoadFailedCarriesTheDriversErrorText) {
   useCudaDevices("sm_90");
-  cuda.fail("cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, 0, 1);
+  cuda.fail("cuModuleLoadDataEx", CUDA_ERROR_INVALID_IMAGE, 0, 1);
   EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 1024), TRITON_AOT_ERROR_LOAD_FAILED);
   std::string message = lastError();
   EXPECT_TRUE(contains(message, "CUDA_ERROR_INVALID_IMAGE")) << message;

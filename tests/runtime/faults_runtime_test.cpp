@@ -6,9 +6,9 @@
 // launches, preloads and launches, with an unload between phases).
 //
 // Cases the main process cannot reach run in a child process each: the HIP runtime (the runtime
-// picks it only where the CUDA driver has no device, once per process), drivers without
-// cuLibraryLoadData (module per context), and what the runtime does once per process (cuInit,
-// device 0's primary context).
+// picks it only where the CUDA driver has no device, once per process), drivers before 12.0
+// (no cuCtxGetId: contexts told apart by address), and what the runtime does once per process
+// (cuInit, device 0's primary context).
 #include "cuda_api.h"
 #include "hip_api.h"
 #include "runtime_fixture.h"
@@ -59,8 +59,8 @@ enum class Trigger {
 
 /// Where a case runs: the main process, or a child started for it.
 enum class Where {
-  Cuda,        ///< main process: CUDA 13.0 fake with cuLibraryLoadData
-  CudaModules, ///< child: TTA_FAKE_CUDA_VERSION=11080 (no cuLibraryLoadData, no cuCtxGetId)
+  Cuda,        ///< main process: CUDA 13.0 fake
+  CudaModules, ///< child: TTA_FAKE_CUDA_VERSION=11080 (no cuCtxGetId)
   CudaFresh,   ///< child: nothing opened or retained before the fault
   Hip,         ///< child: the CUDA driver has no device, the HIP runtime a gfx942
 };
@@ -110,7 +110,6 @@ Outcome run(Trigger trigger) {
 }
 
 const char *unloadEntry(const std::string &loadEntry) {
-  if (loadEntry == "cuLibraryLoadData") return "cuLibraryUnload";
   if (loadEntry == "cuModuleLoadDataEx") return "cuModuleUnload";
   return "hipModuleUnload";
 }
@@ -192,7 +191,7 @@ constexpr triton_aot_status kMemory = TRITON_AOT_ERROR_OUT_OF_MEMORY;
 
 #define E(code) code, #code
 
-// The main process: a CUDA 13.0 driver (cuLibraryLoadData, cuKernelGetFunction, cuCtxGetId).
+// The main process: a CUDA 13.0 driver (cuCtxGetId).
 const Fault kCudaFaults[] = {
     // The calling context (every launch).
     {"cuCtxGetCurrent", E(CUDA_ERROR_NOT_INITIALIZED), T::Launch, kNoDevice},
@@ -209,31 +208,27 @@ const Fault kCudaFaults[] = {
     // After the compute capability, a refused query means the default every device has.
     {"cuDeviceGetAttribute", E(CUDA_ERROR_INVALID_VALUE), T::Launch, kOk, Where::Cuda, 2},
     {"cuDeviceGetName", E(CUDA_ERROR_INVALID_DEVICE), T::Launch, kOk},
-    // Loading, lookup.
-    {"cuLibraryLoadData", E(CUDA_ERROR_INVALID_IMAGE), T::Launch, kLoad},
-    {"cuLibraryLoadData", E(CUDA_ERROR_NO_BINARY_FOR_GPU), T::Launch, kLoad},
-    {"cuLibraryLoadData", E(CUDA_ERROR_INVALID_PTX), T::Launch, kLoad},
-    {"cuLibraryLoadData", E(CUDA_ERROR_UNSUPPORTED_PTX_VERSION), T::Launch, kLoad},
-    {"cuLibraryLoadData", E(CUDA_ERROR_OUT_OF_MEMORY), T::Launch, kLoad},
-    {"cuLibraryLoadData", kCudaContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", T::Launch, kLoad},
-    {"cuLibraryLoadData", E(CUDA_ERROR_OUT_OF_MEMORY), T::Preload, kLoad},
+    // Loading, lookup: one module per context.
+    {"cuModuleLoadDataEx", E(CUDA_ERROR_INVALID_IMAGE), T::Launch, kLoad},
+    {"cuModuleLoadDataEx", E(CUDA_ERROR_NO_BINARY_FOR_GPU), T::Launch, kLoad},
+    {"cuModuleLoadDataEx", E(CUDA_ERROR_INVALID_PTX), T::Launch, kLoad},
+    {"cuModuleLoadDataEx", E(CUDA_ERROR_UNSUPPORTED_PTX_VERSION), T::Launch, kLoad},
+    {"cuModuleLoadDataEx", E(CUDA_ERROR_OUT_OF_MEMORY), T::Launch, kLoad},
+    {"cuModuleLoadDataEx", kCudaContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", T::Launch, kLoad},
+    {"cuModuleLoadDataEx", E(CUDA_ERROR_OUT_OF_MEMORY), T::Preload, kLoad},
     // The third image of a preload: the two before stay loaded until unload.
-    {"cuLibraryLoadData", E(CUDA_ERROR_INVALID_IMAGE), T::Preload, kLoad, Where::Cuda, 2},
-    {"cuLibraryGetKernel", E(CUDA_ERROR_NOT_FOUND), T::Launch, kLoad},
-    {"cuLibraryGetKernel", E(CUDA_ERROR_INVALID_HANDLE), T::Launch, kLoad},
-    {"cuLibraryGetKernel", E(CUDA_ERROR_OUT_OF_MEMORY), T::Launch, kLoad},
-    {"cuKernelGetFunction", E(CUDA_ERROR_INVALID_CONTEXT), T::Launch, kLoad},
-    {"cuKernelGetFunction", kCudaContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", T::Launch, kLoad},
-    {"cuKernelGetFunction", E(CUDA_ERROR_NO_BINARY_FOR_GPU), T::Launch, kLoad},
-    {"cuKernelGetFunction", E(CUDA_ERROR_OUT_OF_MEMORY), T::Launch, kLoad},
+    {"cuModuleLoadDataEx", E(CUDA_ERROR_INVALID_IMAGE), T::Preload, kLoad, Where::Cuda, 2},
+    {"cuModuleGetFunction", E(CUDA_ERROR_NOT_FOUND), T::Launch, kLoad},
+    {"cuModuleGetFunction", E(CUDA_ERROR_INVALID_HANDLE), T::Launch, kLoad},
+    {"cuModuleGetFunction", E(CUDA_ERROR_INVALID_CONTEXT), T::Launch, kLoad},
+    {"cuModuleGetFunction", kCudaContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", T::Launch, kLoad},
+    {"cuModuleGetFunction", E(CUDA_ERROR_NO_BINARY_FOR_GPU), T::Launch, kLoad},
+    {"cuModuleGetFunction", E(CUDA_ERROR_OUT_OF_MEMORY), T::Launch, kLoad},
     // Attributes (shared memory above 48 KiB).
-    {"cuKernelSetAttribute", E(CUDA_ERROR_INVALID_VALUE), T::BigShared, kLaunch},
-    {"cuKernelSetAttribute", E(CUDA_ERROR_INVALID_HANDLE), T::BigShared, kLaunch},
-    {"cuKernelSetAttribute", E(CUDA_ERROR_NOT_SUPPORTED), T::BigShared, kLaunch},
     {"cuFuncSetAttribute", E(CUDA_ERROR_INVALID_VALUE), T::BigShared, kLaunch},
     {"cuFuncSetAttribute", E(CUDA_ERROR_INVALID_HANDLE), T::BigShared, kLaunch},
+    {"cuFuncSetAttribute", E(CUDA_ERROR_NOT_SUPPORTED), T::BigShared, kLaunch},
     // The static shared memory read: refused means none (what Triton's kernels have).
-    {"cuKernelGetAttribute", E(CUDA_ERROR_INVALID_HANDLE), T::BigShared, kOk},
     {"cuFuncGetAttribute", E(CUDA_ERROR_INVALID_HANDLE), T::BigShared, kOk},
     // Launch.
     {"cuLaunchKernel", kCudaLaunchOutOfResources, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", T::Launch, kLaunch},
@@ -260,9 +255,9 @@ const Fault kCudaFaults[] = {
     {"cuTensorMapEncodeTiled", E(CUDA_ERROR_OUT_OF_MEMORY), T::TensorMap, kInvalid},
     {"cuTensorMapEncodeTiled", E(CUDA_ERROR_INVALID_VALUE), T::TensorMap, kInvalid, Where::Cuda, 1},
     // Unload: everything is still forgotten; the first refusal is reported.
-    {"cuLibraryUnload", E(CUDA_ERROR_INVALID_HANDLE), T::Unload, kLoad},
-    {"cuLibraryUnload", kCudaContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", T::Unload, kLoad},
-    {"cuLibraryUnload", kCudaDeinitialized, "CUDA_ERROR_DEINITIALIZED", T::Unload, kLoad},
+    {"cuModuleUnload", E(CUDA_ERROR_INVALID_HANDLE), T::Unload, kLoad},
+    {"cuModuleUnload", kCudaContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", T::Unload, kLoad},
+    {"cuModuleUnload", kCudaDeinitialized, "CUDA_ERROR_DEINITIALIZED", T::Unload, kLoad},
 };
 
 // Child processes: module per context, the driver's opening, the HIP runtime.
@@ -386,15 +381,17 @@ TEST_F(FaultsContext, ALaunchInADestroyedContextIsNoDeviceAndANewContextWorks) {
   EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_ERROR_NO_DEVICE);
   EXPECT_TRUE(contains(lastError(), "cuCtxGetId failed: CUDA_ERROR_CONTEXT_IS_DESTROYED")) << lastError();
   EXPECT_EQ(rt_kernels_preload(), TRITON_AOT_ERROR_NO_DEVICE);
-  // A new context on the same device: the library loaded once serves it.
+  // A new context on the same device loads its own module (the first went with its context).
   ASSERT_GE(cuda.createContext(0), 100);
   ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
-  EXPECT_EQ(loads().size(), 1u) << "a library is not per context";
+  EXPECT_EQ(loads().size(), 2u) << "a module per context";
   auto launched = launches();
   ASSERT_EQ(launched.size(), 2u);
   EXPECT_NE(launched[0].context, launched[1].context);
+  // Unload leaves the destroyed context's module alone: its handle is stale.
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << lastError();
   EXPECT_EQ(cuda.liveModules(), 0);
+  EXPECT_EQ(cuda.misuseCount(), 0) << cuda.firstMisuse();
 }
 
 TEST(FaultsContextModules, ModulesOfADestroyedContextAreNotUnloadedAgain) {
@@ -433,12 +430,12 @@ TEST_F(FaultsMessages, AnErrorTheDriverCannotNameIsGivenByNumber) {
   useCudaDevices("sm_90");
   selectDevice(0);
   cuda.fail("cuGetErrorName", CUDA_ERROR_INVALID_VALUE, 0, -1);
-  cuda.fail("cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, 0, 1);
+  cuda.fail("cuModuleLoadDataEx", CUDA_ERROR_INVALID_IMAGE, 0, 1);
   EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_ERROR_LOAD_FAILED);
-  EXPECT_TRUE(contains(lastError(), "cuLibraryLoadData failed: CUresult 200")) << lastError();
+  EXPECT_TRUE(contains(lastError(), "cuModuleLoadDataEx failed: CUresult 200")) << lastError();
   cuda.clearFailures(nullptr);
   cuda.fail("cuGetErrorString", CUDA_ERROR_INVALID_VALUE, 0, -1);
-  cuda.fail("cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, 0, 1);
+  cuda.fail("cuModuleLoadDataEx", CUDA_ERROR_INVALID_IMAGE, 0, 1);
   EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_ERROR_LOAD_FAILED);
   EXPECT_TRUE(contains(lastError(), "CUDA_ERROR_INVALID_IMAGE (no description)")) << lastError();
   cuda.clearFailures("");
@@ -465,7 +462,7 @@ TEST_F(FaultsUnload, UnloadWithNothingRunningReleasesEverythingEveryTime) {
     EXPECT_EQ(cuda.liveModules(), 0);
     EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << "twice";
   }
-  EXPECT_EQ(static_cast<int>(loads().size()), cuda.callCount("cuLibraryUnload"));
+  EXPECT_EQ(static_cast<int>(loads().size()), cuda.callCount("cuModuleUnload"));
 }
 
 TEST_F(FaultsUnload, ARefusedUnloadStillUnloadsTheRestAndReportsTheFirst) {
@@ -474,11 +471,11 @@ TEST_F(FaultsUnload, ARefusedUnloadStillUnloadsTheRestAndReportsTheFirst) {
     selectDevice(device);
     ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
   }
-  cuda.fail("cuLibraryUnload", CUDA_ERROR_INVALID_HANDLE, 0, 1);
+  cuda.fail("cuModuleUnload", CUDA_ERROR_INVALID_HANDLE, 0, 1);
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_ERROR_LOAD_FAILED);
   EXPECT_TRUE(contains(lastError(), "unloading library rt_kernels")) << lastError();
-  EXPECT_TRUE(contains(lastError(), "cuLibraryUnload failed: CUDA_ERROR_INVALID_HANDLE")) << lastError();
-  EXPECT_EQ(cuda.callCount("cuLibraryUnload"), 2) << "the other device's image is still unloaded";
+  EXPECT_TRUE(contains(lastError(), "cuModuleUnload failed: CUDA_ERROR_INVALID_HANDLE")) << lastError();
+  EXPECT_EQ(cuda.callCount("cuModuleUnload"), 2) << "the other device's image is still unloaded";
   EXPECT_EQ(cuda.liveModules(), 1) << "the refused one is the driver's";
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS) << "the state was forgotten";
   useCudaDevices("sm_90");

@@ -1,5 +1,5 @@
 // Loading: once per device however many threads launch first at once, explicit preload, unload
-// and reload, contexts, the module-per-context fallback of drivers without cuLibraryLoadData,
+// and reload, contexts (one module each; drivers without cuCtxGetId tell them apart by address),
 // and the TRITON_AOT_LOG lines.
 #include "runtime_fixture.h"
 
@@ -185,18 +185,24 @@ TEST_F(Lifecycle, AThreadLaunchingEveryVariantInTurnGetsEachItsOwnFunctionEveryT
   EXPECT_NE(launched[0].context, launched[8].context);
 }
 
-TEST_F(Lifecycle, ALibraryLoadServesEveryContextOfTheDevice) {
+TEST_F(Lifecycle, EachContextOfTheDeviceLoadsItsOwnModule) {
   useCudaDevices("sm_90");
   selectDevice(0);
   ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
   ASSERT_GE(cuda.createContext(0), 100);
   ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
+  ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
   auto all = loads();
-  ASSERT_EQ(all.size(), 1u);
-  EXPECT_STREQ(all[0].api, "cuLibraryLoadData");
+  ASSERT_EQ(all.size(), 2u) << "one module per context, loaded once";
+  for (const auto &load : all) EXPECT_STREQ(load.api, "cuModuleLoadDataEx");
+  EXPECT_NE(all[0].context, all[1].context);
   auto launched = launches();
-  ASSERT_EQ(launched.size(), 2u);
+  ASSERT_EQ(launched.size(), 3u);
   EXPECT_NE(launched[0].context, launched[1].context);
+  EXPECT_EQ(launched[1].image_handle, all[1].handle) << "each context launches its own module's";
+  EXPECT_EQ(launched[2].image_handle, all[1].handle);
+  // The fake refuses a function from another context; the runtime must never hand it one.
+  EXPECT_EQ(cuda.misuseCount(), 0) << cuda.firstMisuse();
 }
 
 TEST_F(Lifecycle, WithoutACurrentContextDeviceZerosPrimaryContextIsUsed) {
@@ -229,7 +235,7 @@ TEST_F(Lifecycle, TheManifestDescribesTheLibraryAtRunTime) {
   EXPECT_NE(std::string(hop_manifest()).find("tma_scale"), std::string::npos);
 }
 
-// --- Drivers without cuLibraryLoadData (before 12.0): one module per context --------------------
+// --- Drivers before 12.0 (no cuCtxGetId): still one module per context ------------------------
 
 TEST(LifecycleOldDriver, ModulesAreLoadedPerContext) {
   ChildResult child = runChild("driver_11_8", "ChildOldDriver.ModulesPerContext",
@@ -284,17 +290,16 @@ TEST(ChildOldDriver, NoLaunchKernelEx) {
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS);
 }
 
-// --- A 12.x driver whose cuGetProcAddress lacks the optional cuKernelGetFunction / cuCtxGetId:
-// CUkernels are launched as they are, on every context and device. ---------------------------
+// --- A 12.x driver whose cuGetProcAddress lacks the optional cuCtxGetId: contexts are told
+// apart by their address, and each still gets its own module and attributes. ------------------
 
-TEST(LifecycleDriverVariants, WithoutCuKernelGetFunctionKernelsLaunchAsCUkernels) {
-  ChildResult child = runChild("hide", "ChildHide.KernelsLaunchDirectly",
-                               {"TTA_FAKE_CUDA_HIDE=cuKernelGetFunction,cuCtxGetId",
-                                "TTA_FAKE_CUDA_DEVICES=sm_80,sm_90"});
+TEST(LifecycleDriverVariants, WithoutCuCtxGetIdContextsAreToldApartByAddress) {
+  ChildResult child = runChild("hide", "ChildHide.ContextsByAddress",
+                               {"TTA_FAKE_CUDA_HIDE=cuCtxGetId", "TTA_FAKE_CUDA_DEVICES=sm_80,sm_90"});
   EXPECT_TRUE(child.passedOne()) << child.describe();
 }
 
-TEST(ChildHide, KernelsLaunchDirectly) {
+TEST(ChildHide, ContextsByAddress) {
   if (!childMode("hide")) GTEST_SKIP() << "runs in the child process LifecycleDriverVariants starts";
   const FakeDriver &cuda = fakeCuda();
   cuda.setCurrentDevice(0);
@@ -306,8 +311,8 @@ TEST(ChildHide, KernelsLaunchDirectly) {
   cuda.setCurrentDevice(1);
   ASSERT_EQ(rt_kernels_big_shared(nullptr, kX, kY, kOut, 256, 256, 128, 128, 256, 256), TRITON_AOT_SUCCESS)
       << lastError();
-  EXPECT_EQ(cuda.callCount("cuKernelGetFunction"), 0);
-  EXPECT_EQ(cuda.loads().size(), 2u) << "one cuLibraryLoadData per device";
+  EXPECT_EQ(cuda.callCount("cuCtxGetId"), 0);
+  EXPECT_EQ(cuda.loads().size(), 3u) << "one module per context";
   auto launches = cuda.launches();
   ASSERT_EQ(launches.size(), 3u);
   std::set<int> contexts;
@@ -318,8 +323,8 @@ TEST(ChildHide, KernelsLaunchDirectly) {
   EXPECT_EQ(contexts.size(), 3u);
   int raised = 0;
   for (const auto &attribute : cuda.attributes())
-    if (std::string(attribute.api) == "cuKernelSetAttribute" && attribute.result == 0) raised++;
-  EXPECT_GE(raised, 2) << "the shared-memory limit raised per device on the CUkernel";
+    if (std::string(attribute.api) == "cuFuncSetAttribute" && attribute.result == 0) raised++;
+  EXPECT_EQ(raised, 3) << "the shared-memory limit raised on each context's function";
   EXPECT_EQ(cuda.misuseCount(), 0) << cuda.firstMisuse();
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS);
   EXPECT_EQ(cuda.liveModules(), 0);
