@@ -146,28 +146,27 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
 }
 
 /* The common launch (tta_found.plain), its grid within the device's limits: Triton's trailing
- * scratch pointers are NULL (the kernel needs no scratch), and no launch attribute applies. */
-static triton_aot_status tta_cuda_launch_plain(const tta_cuda *cuda,
-                                               const triton_aot_kernel *kernel,
-                                               const triton_aot_launch_info *launch,
-                                               void *function, const uint64_t grid[3],
+ * scratch pointers are NULL (the kernel needs no scratch), and no launch attribute applies. It
+ * reads only the memo entry. */
+static triton_aot_status tta_cuda_launch_plain(const triton_aot_library *library,
+                                               const tta_found *found, const uint64_t grid[3],
                                                void *stream, void **args) {
   void *no_scratch = NULL;
-  uint32_t trailing = kernel->arg_count;
+  uint32_t trailing = found->arg_count;
   CUresult result;
-  if (kernel->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH)
+  if (found->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH)
     args[trailing++] = &no_scratch;
-  if (kernel->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)
+  if (found->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)
     args[trailing++] = &no_scratch;
-  result = cuda->cuLaunchKernel((CUfunction)function, (unsigned)grid[0], (unsigned)grid[1],
-                                (unsigned)grid[2], launch->block_x, 1, 1, launch->shared,
-                                (CUstream)stream, args, NULL);
+  result = found->state->cuda->cuLaunchKernel(
+      (CUfunction)found->function, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
+      found->block_x, 1, 1, found->shared, (CUstream)stream, args, NULL);
   /* The slots pointed into this frame: leave none behind. */
-  while (trailing > kernel->arg_count)
+  while (trailing > found->arg_count)
     args[--trailing] = NULL;
   if (result != CUDA_SUCCESS)
-    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
-                         "cuLaunchKernel");
+    return tta_cuda_fail(found->state->cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result,
+                         library->kernels[found->kernel].name, "cuLaunchKernel");
   return TRITON_AOT_SUCCESS;
 }
 
@@ -338,26 +337,23 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
                                             const uint64_t grid[3], void **args,
                                             const triton_aot_tensor_arg *tensors,
                                             triton_aot_tensor_storage *storage) {
-  const triton_aot_kernel *kernel;
-  tta_found found;
+  const tta_found *found;
   triton_aot_status status;
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return TRITON_AOT_SUCCESS;
-  if (kernel_index >= library->kernel_count)
-    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "library %s has no kernel %u",
-                           library->name, kernel_index);
-  kernel = &library->kernels[kernel_index];
-  if (variant >= kernel->variant_count)
-    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "%s has no variant %u (it has %u)",
-                           kernel->name, variant, kernel->variant_count);
   status = tta_find_function(library, kernel_index, variant, &found);
   if (status != TRITON_AOT_SUCCESS)
     return status;
-  if (found.plain && grid[0] <= found.device->max_grid[0] &&
-      grid[1] <= found.device->max_grid[1] && grid[2] <= found.device->max_grid[2])
-    return tta_cuda_launch_plain(found.state->cuda, kernel, &found.descriptor->launch,
-                                 found.function, grid, stream, args);
-  return tta_launch_general(library, kernel, &found, stream, grid, args, tensors, storage);
+  if (found->plain && grid[0] <= found->max_grid[0] && grid[1] <= found->max_grid[1] &&
+      grid[2] <= found->max_grid[2])
+    return tta_cuda_launch_plain(library, found, grid, stream, args);
+  {
+    /* A copy: a user allocator the general path calls may launch on this thread, and so
+     * rewrite the memo entry. */
+    const tta_found entry = *found;
+    return tta_launch_general(library, &library->kernels[kernel_index], &entry, stream, grid,
+                              args, tensors, storage);
+  }
 }
 
 int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {

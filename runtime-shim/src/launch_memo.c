@@ -1,8 +1,10 @@
-/* Each thread remembers, for a few slots, the function and descriptor it last launched in a
- * context, so launching a slot again costs only the driver calls that name the current context
- * (CUDA: cuCtxGetCurrent + cuCtxGetId; HIP: hipGetDevice): no list walks, no image checks, few
- * dependent loads. Measured on an H100/H200, those walks cost 2-3% of a launch (docs/benchmarks.md,
- * "Launch overhead").
+/* Each thread remembers, for a few slots, what it last launched in a context: the function, and
+ * for a plain launch everything the launch reads (block, shared memory, the device's grid
+ * limits, the trailing arguments). Launching a slot again then costs the driver calls that name
+ * the current context (CUDA: cuCtxGetCurrent + cuCtxGetId) and one thread-local entry: no list
+ * walks, no image checks, no reads of the library's tables, few dependent loads. Measured on an
+ * H200 the walks cost about 2% of a launch (docs/benchmarks.md, "Launch overhead"). HIP takes
+ * the full lookup each time (hipGetDevice, then the device's records).
  *
  * An entry can never point into freed memory: it names the library state by its serial, which no
  * later state reuses (its address may be), so after an unload every entry misses; and it names
@@ -11,24 +13,14 @@
  * unload, so a hit needs no lock. */
 #include "launch_memo.h"
 
-/* Per thread, direct-mapped by (state serial, slot): two kernels launched in turn by one thread
- * keep their entries unless they share an index. */
+/* Per thread, direct-mapped by (state serial, kernel, variant): two kernels launched in turn by
+ * one thread keep their entries unless they share an index. An entry fills two cache lines. */
 #define TTA_MEMO_ENTRIES 16
 
-typedef struct tta_memo_entry {
-  uint64_t serial; /* the state's; 0: empty */
-  uint64_t context_key;
-  uint32_t slot;
-  const tta_device *device;
-  void *function;
-  const triton_aot_function *descriptor;
-  int plain;
-} tta_memo_entry;
+static _Thread_local _Alignas(128) tta_found tta_memo[TTA_MEMO_ENTRIES];
 
-static _Thread_local tta_memo_entry tta_memo[TTA_MEMO_ENTRIES];
-
-static tta_memo_entry *tta_memo_entry_for(uint64_t serial, uint32_t slot) {
-  return &tta_memo[(serial * 7u + slot) % TTA_MEMO_ENTRIES];
+static tta_found *tta_memo_entry_for(uint64_t serial, uint32_t kernel, uint32_t variant) {
+  return &tta_memo[(serial * 7u + kernel * 5u + variant) % TTA_MEMO_ENTRIES];
 }
 
 static int tta_plain_launch(const tta_library_state *state, const triton_aot_kernel *kernel,
@@ -39,53 +31,76 @@ static int tta_plain_launch(const tta_library_state *state, const triton_aot_ker
          launch->profile_scratch_size == 0 && launch->shared <= TTA_OVERSIZED_SHARED_THRESHOLD;
 }
 
-/* First launch of the slot on this thread in this context: the full lookup, then remembered. */
+/* First launch of the slot on this thread in this context: the indices checked, the full
+ * lookup, then remembered. */
 static TTA_COLD triton_aot_status tta_find_and_remember(const triton_aot_library *library,
                                                         uint32_t kernel_index, uint32_t variant,
-                                                        tta_found *found) {
+                                                        const tta_found **found) {
+  const triton_aot_kernel *kernel;
+  const triton_aot_function *descriptor = NULL;
   tta_current current;
-  tta_memo_entry *entry;
-  uint32_t slot = library->kernels[kernel_index].first_slot + variant;
-  triton_aot_status status = tta_current_device(library, &current);
+  tta_found *entry;
+  void *function = NULL;
+  triton_aot_status status;
+  int axis;
+  if (kernel_index >= library->kernel_count)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "library %s has no kernel %u",
+                           library->name, kernel_index);
+  kernel = &library->kernels[kernel_index];
+  if (variant >= kernel->variant_count)
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "%s has no variant %u (it has %u)",
+                           kernel->name, variant, kernel->variant_count);
+  status = tta_current_device(library, &current);
   if (status == TRITON_AOT_SUCCESS)
-    status = tta_slot_function(library, &current, kernel_index, variant, &found->function,
-                               &found->descriptor);
+    status = tta_slot_function(library, &current, kernel_index, variant, &function, &descriptor);
   if (status != TRITON_AOT_SUCCESS)
     return status;
-  found->state = current.state;
-  found->device = current.device;
-  found->plain = tta_plain_launch(current.state, &library->kernels[kernel_index],
-                                  &found->descriptor->launch);
-  entry = tta_memo_entry_for(current.state->serial, slot);
+  entry = tta_memo_entry_for(current.state->serial, kernel_index, variant);
   entry->serial = current.state->serial;
   entry->context_key = current.context_key;
-  entry->slot = slot;
+  entry->kernel = kernel_index;
+  entry->variant = variant;
+  entry->state = current.state;
   entry->device = current.device;
-  entry->function = found->function;
-  entry->descriptor = found->descriptor;
-  entry->plain = found->plain;
+  entry->descriptor = descriptor;
+  entry->function = function;
+  entry->plain = tta_plain_launch(current.state, kernel, &descriptor->launch);
+  for (axis = 0; axis < 3; ++axis)
+    entry->max_grid[axis] = current.device->max_grid[axis];
+  entry->block_x = descriptor->launch.block_x;
+  entry->shared = descriptor->launch.shared;
+  entry->arg_count = kernel->arg_count;
+  entry->trailing_args = kernel->trailing_args;
+  *found = entry;
   return TRITON_AOT_SUCCESS;
 }
 
+/* CUDA's context key without leaving this file: the common case (a current context, cuCtxGetId)
+ * inline; anything else (no context, an error, an old driver, HIP) is the full lookup's. */
+static inline int tta_fast_key(const tta_library_state *state, uint64_t *key) {
+  const tta_cuda *cuda = state->cuda;
+  CUcontext context = NULL;
+  unsigned long long id = 0;
+  if (state->backend != TRITON_AOT_BACKEND_CUDA || cuda->cuCtxGetId == NULL ||
+      cuda->cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == NULL ||
+      cuda->cuCtxGetId(context, &id) != CUDA_SUCCESS)
+    return 0;
+  *key = id;
+  return 1;
+}
+
 triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t kernel_index,
-                                    uint32_t variant, tta_found *found) {
+                                    uint32_t variant, const tta_found **found) {
   tta_library_state *state =
       __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
-  if (state != NULL) {
-    uint32_t slot = library->kernels[kernel_index].first_slot + variant;
-    const tta_memo_entry *entry;
-    CUcontext context;
-    uint64_t key = 0;
-    triton_aot_status status = tta_current_key(state, &context, &key);
-    if (status != TRITON_AOT_SUCCESS)
-      return status;
-    entry = tta_memo_entry_for(state->serial, slot);
-    if (entry->serial == state->serial && entry->slot == slot && entry->context_key == key) {
-      found->state = state;
-      found->device = entry->device;
-      found->function = entry->function;
-      found->descriptor = entry->descriptor;
-      found->plain = entry->plain;
+  uint64_t key = 0;
+  /* A hit needs no index check: the entry was made by a launch that passed them, for this
+   * library (serials are unique across libraries). */
+  if (state != NULL && tta_fast_key(state, &key)) {
+    const tta_found *entry = tta_memo_entry_for(state->serial, kernel_index, variant);
+    if (entry->serial == state->serial && entry->context_key == key &&
+        entry->kernel == kernel_index && entry->variant == variant) {
+      *found = entry;
       return TRITON_AOT_SUCCESS;
     }
   }

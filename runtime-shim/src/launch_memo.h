@@ -8,22 +8,29 @@
 extern "C" {
 #endif
 
-/* What a launch needs to know about where it goes. */
+/* What a launch needs to know about where it goes: a thread's memo entry. */
 typedef struct tta_found {
+  uint64_t serial;                       /* the library state's (launch_memo.c); 0: empty */
+  uint64_t context_key;                  /* see tta_current */
+  uint32_t kernel, variant;
   tta_library_state *state;
   const tta_device *device;
-  void *function;                        /* CUfunction or hipFunction_t */
   const triton_aot_function *descriptor; /* the variant's function for the chosen target */
-  /* CUDA, no cluster, no launch flags, no scratch, no tensor descriptors, no oversized shared
-   * memory: cuLaunchKernel with the grid as given (launch.c's short path). */
+  void *function;                        /* CUfunction or hipFunction_t */
+  /* A plain launch (CUDA, no cluster, no launch flags, no scratch, no tensor descriptors, no
+   * oversized shared memory) needs only these, kept here so it reads nothing else. */
   int plain;
+  uint32_t max_grid[3];
+  uint32_t block_x, shared;
+  uint32_t arg_count, trailing_args;
 } tta_found;
 
 /* The loaded function of variant `variant` of kernel `kernel_index` for the calling thread's
- * context (CUDA) or device (HIP), loading it on first use. Both indices are in range. */
+ * context (CUDA) or device (HIP), loading it on first use; INVALID_ARGUMENT for an index out of
+ * range. *found points into the thread's memo, valid until its next launch. */
 TRITON_AOT_HIDDEN triton_aot_status tta_find_function(const triton_aot_library *library,
                                                       uint32_t kernel_index, uint32_t variant,
-                                                      tta_found *found);
+                                                      const tta_found **found);
 
 /* The calling thread's device record (triton_aot_kernel_target, once per tuned launch): the
  * last one this thread found for the state and context, else the full lookup. */
