@@ -8,6 +8,8 @@ Triton-version differences live in triton_adapter.py.
 """
 
 import ast
+import atexit
+import contextlib
 import difflib
 import hashlib
 import importlib.util
@@ -18,6 +20,7 @@ import platform
 import re
 import site
 import sys
+import tempfile
 import threading
 import traceback
 import types
@@ -1149,11 +1152,12 @@ def compile_request(req, tap):
     tap.start_recording()
     try:
         if watch is not None:
-            with watch:
+            with watch, empty_working_directory():
                 compiled = triton.compile(src, target=target, options=options)
             entry.add_deps(watch.files)
         else:
-            compiled = triton.compile(src, target=target, options=options)
+            with empty_working_directory():
+                compiled = triton.compile(src, target=target, options=options)
     except (Exception, SystemExit) as exc:
         failure = exc
     captured = tap.stop_recording()
@@ -1217,6 +1221,27 @@ def _params_after_config_hook(entry, function, params, options, request, path):
                    "decorator's, hooks and all"]) from None
     return [dict(p, type=config_hooks.with_block_shape(p.get("type") or "", shapes[p["name"]]))
             if p["name"] in shapes else p for p in params]
+
+
+_EMPTY_DIR = None
+
+
+@contextlib.contextmanager
+def empty_working_directory():
+    """Compiles run in an empty directory: Triton 3.6's ptxas writes the modification time and
+    size of every source file it can open from its working directory into the cubin's line table,
+    and once sources are named relative to the project root (docs/reproducible.md) they would
+    open from the project's directory, so another checkout, or a touched file, gave other bytes."""
+    global _EMPTY_DIR
+    if _EMPTY_DIR is None:
+        _EMPTY_DIR = tempfile.mkdtemp(prefix="triton-aot-compile-")
+        atexit.register(os.rmdir, _EMPTY_DIR)
+    previous = os.getcwd()
+    os.chdir(_EMPTY_DIR)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
 
 
 def _warm_up():
