@@ -87,8 +87,19 @@ void fake_record_launch(const tta_fake_launch *record) { log_append(&launches, r
 void fake_record_attribute(const tta_fake_attribute *record) { log_append(&attributes, record, sizeof *record); }
 void fake_record_memory(const tta_fake_memory *record) { log_append(&memory, record, sizeof *record); }
 
+static int configuration_published;
+
+void fake_publish_configuration(void) {
+  __atomic_store_n(&configuration_published, 1, __ATOMIC_RELEASE);
+}
+
+void fake_see_configuration(void) {
+  (void)__atomic_load_n(&configuration_published, __ATOMIC_ACQUIRE);
+}
+
 int fake_enter(const char *name) {
   int i, error = 0;
+  fake_see_configuration();
   RECORD_LOCK();
   total_calls++;
   for (i = 0; i < call_name_count && strcmp(calls[i].name, name) != 0; ++i) {}

@@ -18,6 +18,13 @@ FAKE_HIDDEN extern pthread_mutex_t fake_mutex;
  * without fake_mutex held. */
 
 /* Counts a call of entry point `name` and returns the error injected for it, or 0. */
+/* The constructor's configuration, published: each fake's constructor calls
+ * fake_publish_configuration() last, and every entry point fake_see_configuration() first.
+ * Another thread's dlopen returns only after the constructor ran, under the loader's lock, which
+ * ThreadSanitizer cannot see; this release/acquire pair is what it can. */
+FAKE_HIDDEN void fake_publish_configuration(void);
+FAKE_HIDDEN void fake_see_configuration(void);
+
 FAKE_HIDDEN int fake_enter(const char *name);
 
 /* Appends a record. */

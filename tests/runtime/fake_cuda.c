@@ -167,6 +167,7 @@ __attribute__((constructor)) static void fake_cuda_start(void) {
   snprintf(hidden_entry_points, sizeof hidden_entry_points, ",%s,",
            getenv("TTA_FAKE_CUDA_HIDE") ? getenv("TTA_FAKE_CUDA_HIDE") : "");
   init_primary_contexts();
+  fake_publish_configuration();
 }
 
 /* The calling thread's current context (NULL: none, or one from before the last reset). */
@@ -183,6 +184,7 @@ static int context_error(const struct CUctx_st *context) {
 }
 
 static int begin(const char *name) {
+  fake_see_configuration();
   if (stub_library) return CUDA_ERROR_STUB_LIBRARY;
   return fake_enter(name);
 }

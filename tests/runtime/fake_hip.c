@@ -102,6 +102,7 @@ __attribute__((constructor)) static void fake_hip_start(void) {
   const char *list = getenv("TTA_FAKE_HIP_DEVICES");
   if (configure_devices(list ? list : "gfx942:sramecc+:xnack-") != 0)
     configure_devices("gfx942:sramecc+:xnack-");
+  fake_publish_configuration();
 }
 
 /* ---------------------------------------------------------------------------------------- */
