@@ -31,9 +31,9 @@ static int tta_plain_launch(const tta_library_state *state, const triton_aot_ker
          launch->profile_scratch_size == 0 && launch->shared <= TTA_OVERSIZED_SHARED_THRESHOLD;
 }
 
-/* First launch of the slot on this thread in this context: the indices checked, the full
- * lookup, then remembered. */
-static TTA_COLD triton_aot_status tta_find_and_remember(const triton_aot_library *library,
+/* First launch of the slot on this thread in this context (HIP, and CUDA without cuCtxGetId:
+ * every launch): the indices checked, the full lookup, then remembered. */
+static TTA_NOINLINE triton_aot_status tta_find_and_remember(const triton_aot_library *library,
                                                         uint32_t kernel_index, uint32_t variant,
                                                         const tta_found **found) {
   const triton_aot_kernel *kernel;

@@ -158,17 +158,14 @@ triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_d
   return TRITON_AOT_SUCCESS;
 }
 
-triton_aot_status tta_cuda_load(const tta_library_state *state, const tta_device *device,
-                                CUcontext context, const void *image, const char *what,
-                                void **handle) {
+triton_aot_status tta_cuda_load(const tta_library_state *state, const void *image,
+                                const char *what, void **handle) {
   const tta_cuda *cuda = state->cuda;
   char log[2048] = "", description[256];
   CUjit_option options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[2];
   CUmodule module = NULL;
   CUresult result;
-  (void)device;
-  (void)context; /* loads into the current context, which is `context` */
   values[0] = log;
   values[1] = (void *)(uintptr_t)sizeof log;
   result = cuda->cuModuleLoadDataEx(&module, image, 2, options, values);

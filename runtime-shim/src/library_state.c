@@ -32,7 +32,6 @@ static triton_aot_status tta_open_backend(const triton_aot_library *library,
     state->cuda = tta_cuda_driver(&cuda_status);
     if (state->cuda != NULL) {
       state->backend = TRITON_AOT_BACKEND_CUDA;
-      state->per_context = 1;
       return TRITON_AOT_SUCCESS;
     }
     if (!has_hip)
@@ -319,9 +318,9 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
                                            tta_library_state *state, const tta_current *current,
                                            uint32_t index, const char *what, void **handle) {
   tta_device *device = current->device;
-  int per_context_image = state->backend == TRITON_AOT_BACKEND_CUDA;
-  CUcontext context = per_context_image ? current->context : NULL;
-  uint64_t context_key = per_context_image ? current->context_key : 0;
+  int per_context = state->backend == TRITON_AOT_BACKEND_CUDA; /* CUDA: a module per context */
+  CUcontext context = per_context ? current->context : NULL;
+  uint64_t context_key = per_context ? current->context_key : 0;
   tta_loaded_image *loaded;
   const void *data = NULL;
   triton_aot_status status;
@@ -337,7 +336,7 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
   if (loaded == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
   status = state->backend == TRITON_AOT_BACKEND_CUDA
-               ? tta_cuda_load(state, device, context, data, what, &loaded->handle)
+               ? tta_cuda_load(state, data, what, &loaded->handle)
                : tta_hip_load(state->hip, data, what, &loaded->handle);
   if (status != TRITON_AOT_SUCCESS) {
     free(loaded);
@@ -355,7 +354,7 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
 static triton_aot_status tta_publish(tta_library_state *state, const tta_current *current,
                                      tta_slot *slot, void *function) {
   tta_context_function *entry;
-  if (!state->per_context) {
+  if (state->backend != TRITON_AOT_BACKEND_CUDA) {
     __atomic_store_n(&slot->function, function, __ATOMIC_RELEASE);
     return TRITON_AOT_SUCCESS;
   }

@@ -58,7 +58,7 @@ typedef struct tta_context_record {
 
 typedef struct tta_slot {
   void *function;                 /* atomic; hipFunction_t (HIP: one per device) */
-  tta_context_function *contexts; /* atomic head; CUDA per_context mode */
+  tta_context_function *contexts; /* atomic head; CUDA (one function per context) */
 } tta_slot;
 
 /* A loaded image (slow path only, under the library mutex). */
@@ -87,7 +87,6 @@ typedef struct tta_library_state {
   uint32_t backend;     /* TRITON_AOT_BACKEND_* */
   const tta_cuda *cuda; /* set when backend is CUDA */
   const tta_hip *hip;   /* set when backend is HIP */
-  int per_context;      /* CUDA: images are loaded, and slots hold functions, per context */
   pthread_mutex_t mutex;
   tta_device *devices[TTA_MAX_DEVICES]; /* atomic */
   tta_context_record *contexts;         /* atomic head; CUDA */
@@ -118,7 +117,7 @@ static inline struct tta_device *tta_context_lookup(const tta_library_state *sta
 static inline void *tta_published_function(const tta_library_state *state,
                                            const tta_current *current, tta_slot *slot) {
   const tta_context_function *entry;
-  if (!state->per_context)
+  if (state->backend != TRITON_AOT_BACKEND_CUDA)
     return __atomic_load_n(&slot->function, __ATOMIC_ACQUIRE);
   for (entry = __atomic_load_n(&slot->contexts, __ATOMIC_ACQUIRE); entry != NULL;
        entry = entry->next)
@@ -160,8 +159,8 @@ TRITON_AOT_HIDDEN triton_aot_status tta_cuda_current_context(const tta_cuda *cud
 TRITON_AOT_HIDDEN triton_aot_status tta_cuda_context_device(const tta_cuda *cuda, int *ordinal);
 TRITON_AOT_HIDDEN triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal,
                                                           tta_device *device);
+/* Loads `image` into the calling thread's current context (the one it is loaded for). */
 TRITON_AOT_HIDDEN triton_aot_status tta_cuda_load(const tta_library_state *state,
-                                                  const tta_device *device, CUcontext context,
                                                   const void *image, const char *what,
                                                   void **handle);
 TRITON_AOT_HIDDEN triton_aot_status tta_cuda_get_function(const tta_library_state *state,
