@@ -11,10 +11,6 @@ const void *kY = devicePointer(0x7f0000100000);
 const void *kX = devicePointer(0x7f0000200000);
 const void *kW = devicePointer(0x7f0000300000);
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
-
 triton_aot_status rmsNorm(uint32_t x, uint32_t y, uint32_t z) {
   return rt_kernels_rms_norm(streamHandle(0x77), x, y, z, kY, 1000, kX, 1000, kW, 1000, 1e-6f);
 }

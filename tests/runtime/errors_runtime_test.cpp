@@ -14,10 +14,6 @@ const void *kX = devicePointer(0x10000);
 const void *kY = devicePointer(0x20000);
 const void *kOut = devicePointer(0x30000);
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
-
 using Errors = RuntimeTest;
 
 TEST_F(Errors, StatusNamesAreTheEnumeratorNames) {

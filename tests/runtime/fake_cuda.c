@@ -504,6 +504,16 @@ FAKE_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
   return result;
 }
 
+/* Unloads `module` (under the lock): a driver's handle dies, and the fake's copy of the image
+ * goes with it. */
+static void release_module(fake_module *module) {
+  module->alive = 0;
+  free(module->copy);
+  module->copy = NULL;
+  module->image.data = NULL;
+  fake_live_modules--;
+}
+
 /* Under the lock: the module behind a handle, or NULL (misuse noted when it was unloaded). */
 static fake_module *live_module(const void *handle, int is_library, const char *api) {
   fake_module *module = (fake_module *)handle;
@@ -527,11 +537,7 @@ static int unload(const void *handle, int is_library, const char *api) {
   if (module == NULL) {
     result = CUDA_ERROR_INVALID_HANDLE;
   } else {
-    module->alive = 0;
-    free(module->copy);
-    module->copy = NULL;
-    module->image.data = NULL;
-    fake_live_modules--;
+    release_module(module);
   }
   FAKE_UNLOCK();
   return result;
@@ -1490,13 +1496,8 @@ FAKE_EXPORT int tta_fake_destroy_context(int id) {
     context->destroyed = 1;
     /* Its modules go with it; a CUfunction of it dies with the context (check_launch). */
     for (module = all_modules; module != NULL; module = module->next_all)
-      if (module->context == context && module->alive && module->generation == generation) {
-        module->alive = 0;
-        free(module->copy);
-        module->copy = NULL;
-        module->image.data = NULL;
-        fake_live_modules--;
-      }
+      if (module->context == context && module->alive && module->generation == generation)
+        release_module(module);
   }
   FAKE_UNLOCK();
   return context != NULL ? 0 : -1;

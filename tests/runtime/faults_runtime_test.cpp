@@ -28,10 +28,6 @@ const void *kX = devicePointer(0x10000);
 const void *kY = devicePointer(0x20000);
 const void *kOut = devicePointer(0x30000);
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
-
 // CUresult / hipError_t values cuda_api.h and hip_api.h do not name.
 enum : int {
   kCudaDeinitialized = 4,

@@ -28,6 +28,11 @@ namespace tta::test {
 inline const void *devicePointer(std::uintptr_t address) { return reinterpret_cast<const void *>(address); }
 inline void *streamHandle(std::uintptr_t value) { return reinterpret_cast<void *>(value); }
 
+/// Whether an error message contains `part`.
+inline bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
 /// Unloads every test library (each must succeed).
 void unloadAllLibraries();
 

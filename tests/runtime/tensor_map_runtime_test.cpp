@@ -10,10 +10,6 @@
 namespace tta::test {
 namespace {
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
-
 class TensorMap : public RuntimeTest {
 protected:
   void SetUp() override {
