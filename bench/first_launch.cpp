@@ -100,70 +100,89 @@ Options parseOptions(int argc, char **argv) {
   return options;
 }
 
-// The child: sets everything up untimed, then times one first launch. Prints "us <value>".
-int runChild(const Options &options) {
+// A child's device, primary context and filled buffers, all set up before the clock starts.
+struct Child {
   const CudaDriver &cu = cudaDriver();
-  if (!cu.available()) fail("child: " + cu.unavailable);
-  DeviceInfo device;
-  if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
-  const BenchImage *image = imageFor(device);
-  if (!image) fail("child: no embedded cubin for this device");
-  CUdevice cu_device = 0;
-  CUcontext context = nullptr;
-  check(cu.cuDeviceGet(&cu_device, options.device), "cuDeviceGet");
-  check(cu.cuDevicePrimaryCtxRetain(&context, cu_device), "cuDevicePrimaryCtxRetain");
-  check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-
-  const int32_t n = options.elements;
-  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  const BenchImage *image = nullptr;
+  CUdevice device = 0;
+  int32_t n = 0;
   CUdeviceptr x = 0, y = 0, out = 0;
-  check(cu.cuMemAlloc(&x, bytes), "cuMemAlloc");
-  check(cu.cuMemAlloc(&y, bytes), "cuMemAlloc");
-  check(cu.cuMemAlloc(&out, bytes), "cuMemAlloc");
-  std::vector<float> hx(static_cast<size_t>(n)), hy(static_cast<size_t>(n));
-  for (int32_t i = 0; i < n; ++i) {
-    hx[static_cast<size_t>(i)] = static_cast<float>(i);
-    hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
-  }
-  check(cu.cuMemcpyHtoD(x, hx.data(), bytes), "cuMemcpyHtoD");
-  check(cu.cuMemcpyHtoD(y, hy.data(), bytes), "cuMemcpyHtoD");
-  check(cu.cuMemsetD8(out, 0, bytes), "cuMemsetD8");
-  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  std::vector<float> hx, hy;
 
-  auto rawLaunch = [&](CUfunction function) {
-    CUdeviceptr global_scratch = 0, profile_scratch = 0;  // Triton's trailing pointers: NULL
+  // The cubin's kernel with the benchmark's arguments, Triton's trailing scratch pointers NULL.
+  void rawLaunch(CUfunction function) const {
+    CUdeviceptr global_scratch = 0, profile_scratch = 0;
     int32_t count = n;
-    void *params[] = {&x, &y, &out, &count, &global_scratch, &profile_scratch};
+    CUdeviceptr px = x, py = y, pout = out;
+    void *params[] = {&px, &py, &pout, &count, &global_scratch, &profile_scratch};
     unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
     check(cu.cuLaunchKernel(function, grid, 1, 1, image->block_x, 1, 1, image->shared, nullptr,
                             params, nullptr),
           "cuLaunchKernel");
-  };
-  const std::string &method = options.child_method;
-  // A part (resolve, facts) stops the clock when done; then the kernel is launched untimed, so
-  // every method's output is checked alike.
-  std::optional<Clock::time_point> part_done;
-  auto start = Clock::now();
-  if (method == "library") {
-    const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(x));
-    const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(y));
-    const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(out));
-    if (bench_kernels_vector_add(nullptr, px, py, pout, n) != TRITON_AOT_SUCCESS)
-      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
-  } else if (method == "module") {
+  }
+  // cuModuleLoadData + cuModuleGetFunction + launch: the reference, and the untimed launch after
+  // a part.
+  void launchThroughModule() const {
     CUmodule module = nullptr;
     CUfunction function = nullptr;
     check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
     check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
     rawLaunch(function);
+  }
+};
+
+Child prepareChild(const Options &options) {
+  Child child;
+  const CudaDriver &cu = child.cu;
+  if (!cu.available()) fail("child: " + cu.unavailable);
+  DeviceInfo device;
+  if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
+  child.image = imageFor(device);
+  if (!child.image) fail("child: no embedded cubin for this device");
+  CUcontext context = nullptr;
+  check(cu.cuDeviceGet(&child.device, options.device), "cuDeviceGet");
+  check(cu.cuDevicePrimaryCtxRetain(&context, child.device), "cuDevicePrimaryCtxRetain");
+  check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+
+  child.n = options.elements;
+  const size_t bytes = static_cast<size_t>(child.n) * sizeof(float);
+  check(cu.cuMemAlloc(&child.x, bytes), "cuMemAlloc");
+  check(cu.cuMemAlloc(&child.y, bytes), "cuMemAlloc");
+  check(cu.cuMemAlloc(&child.out, bytes), "cuMemAlloc");
+  child.hx.resize(static_cast<size_t>(child.n));
+  child.hy.resize(static_cast<size_t>(child.n));
+  for (int32_t i = 0; i < child.n; ++i) {
+    child.hx[static_cast<size_t>(i)] = static_cast<float>(i);
+    child.hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+  }
+  check(cu.cuMemcpyHtoD(child.x, child.hx.data(), bytes), "cuMemcpyHtoD");
+  check(cu.cuMemcpyHtoD(child.y, child.hy.data(), bytes), "cuMemcpyHtoD");
+  check(cu.cuMemsetD8(child.out, 0, bytes), "cuMemsetD8");
+  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  return child;
+}
+
+// A method that launches: the library's first call, or the driver's ways to the same cubin.
+// Returns false if `method` is not one.
+bool runLaunchMethod(const std::string &method, const Child &child) {
+  const CudaDriver &cu = child.cu;
+  const BenchImage &image = *child.image;
+  if (method == "library") {
+    const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(child.x));
+    const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(child.y));
+    const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(child.out));
+    if (bench_kernels_vector_add(nullptr, px, py, pout, child.n) != TRITON_AOT_SUCCESS)
+      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
+  } else if (method == "module") {
+    child.launchThroughModule();
   } else if (method == "cu_library") {
     if (!cu.cuLibraryLoadData) fail("the driver has no cuLibraryLoadData (CUDA 12.0+)");
     CUlibrary library = nullptr;
     CUkernel kernel = nullptr;
-    check(cu.cuLibraryLoadData(&library, image->begin, nullptr, nullptr, 0, nullptr, nullptr, 0),
+    check(cu.cuLibraryLoadData(&library, image.begin, nullptr, nullptr, 0, nullptr, nullptr, 0),
           "cuLibraryLoadData");
-    check(cu.cuLibraryGetKernel(&kernel, library, image->entry), "cuLibraryGetKernel");
-    rawLaunch(reinterpret_cast<CUfunction>(kernel));  // a CUkernel launches as a CUfunction
+    check(cu.cuLibraryGetKernel(&kernel, library, image.entry), "cuLibraryGetKernel");
+    child.rawLaunch(reinterpret_cast<CUfunction>(kernel));  // a CUkernel launches as a CUfunction
   } else if (method == "cu_library_function") {
     if (!cu.cuLibraryLoadData || !cu.cuKernelGetFunction)
       fail("the driver has no cuLibraryLoadData or cuKernelGetFunction (CUDA 12.0+)");
@@ -173,47 +192,63 @@ int runChild(const Options &options) {
     CUlibrary library = nullptr;
     CUkernel kernel = nullptr;
     CUfunction function = nullptr;
-    check(cu.cuLibraryLoadData(&library, image->begin, jit_options, values, 2, nullptr, nullptr, 0),
+    check(cu.cuLibraryLoadData(&library, image.begin, jit_options, values, 2, nullptr, nullptr, 0),
           "cuLibraryLoadData");
-    check(cu.cuLibraryGetKernel(&kernel, library, image->entry), "cuLibraryGetKernel");
+    check(cu.cuLibraryGetKernel(&kernel, library, image.entry), "cuLibraryGetKernel");
     check(cu.cuKernelGetFunction(&function, kernel), "cuKernelGetFunction");
-    rawLaunch(function);
-  } else if (method == "resolve") {
+    child.rawLaunch(function);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// A part of the library's first call, timed alone (it launches nothing). Returns false if
+// `method` is not one.
+bool runPart(const std::string &method, const Child &child) {
+  const CudaDriver &cu = child.cu;
+  if (method == "resolve") {
     if (tta_bench_resolve_runtime_entry_points() <= 0) fail("cannot resolve the entry points");
-    part_done = Clock::now();
   } else if (method == "resolve_dlsym") {
     if (tta_bench_dlsym_runtime_entry_points() <= 0) fail("cannot find the entry points");
-    part_done = Clock::now();
   } else if (method == "dlopen") {
     if (tta_bench_dlopen_driver() <= 0) fail("cannot open libcuda.so.1");
-    part_done = Clock::now();
   } else if (method == "init") {
     check(cu.cuInit(0), "cuInit");
-    part_done = Clock::now();
   } else if (method == "facts") {
     char name[128];
     int value = 0;
-    check(cu.cuDeviceGetName(name, sizeof name, cu_device), "cuDeviceGetName");
+    check(cu.cuDeviceGetName(name, sizeof name, child.device), "cuDeviceGetName");
     for (int attribute : kDeviceFactAttributes)
-      check(cu.cuDeviceGetAttribute(&value, attribute, cu_device), "cuDeviceGetAttribute");
-    part_done = Clock::now();
+      check(cu.cuDeviceGetAttribute(&value, attribute, child.device), "cuDeviceGetAttribute");
   } else {
+    return false;
+  }
+  return true;
+}
+
+// The child: sets everything up untimed, then times one method. A part stops the clock when
+// done and the kernel is launched untimed, so every method's output is checked alike. Prints
+// "us <value>".
+int runChild(const Options &options) {
+  const Child child = prepareChild(options);
+  const std::string &method = options.child_method;
+  std::optional<Clock::time_point> part_done;
+  auto start = Clock::now();
+  if (runPart(method, child)) {
+    part_done = Clock::now();
+    child.launchThroughModule();
+  } else if (!runLaunchMethod(method, child)) {
     fail("unknown --child method " + method);
   }
-  if (part_done) {
-    CUmodule module = nullptr;
-    CUfunction function = nullptr;
-    check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
-    check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
-    rawLaunch(function);
-  }
-  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  check(child.cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
   auto stop = part_done ? *part_done : Clock::now();
 
-  std::vector<float> result(static_cast<size_t>(n));
-  check(cu.cuMemcpyDtoH(result.data(), out, bytes), "cuMemcpyDtoH");
+  std::vector<float> result(static_cast<size_t>(child.n));
+  check(child.cu.cuMemcpyDtoH(result.data(), child.out, result.size() * sizeof(float)),
+        "cuMemcpyDtoH");
   for (size_t i = 0; i < result.size(); ++i)
-    if (result[i] != hx[i] + hy[i])
+    if (result[i] != child.hx[i] + child.hy[i])
       fail(method + " computed a wrong sum at element " + std::to_string(i));
   std::printf("us %.3f\n", std::chrono::duration<double, std::micro>(stop - start).count());
   return 0;

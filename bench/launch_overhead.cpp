@@ -1,10 +1,10 @@
 // launch_overhead: host time per launch of a generated entry point, bench_kernels_vector_add(),
 // against a raw cuLaunchKernel of the same function (the same cubin variant, loaded with
 // cuModuleLoadData, the same arguments including the two trailing NULL scratch pointers), in
-// the same run, on the same stream. Two more raw methods show where a difference comes from:
-// the same cubin launched as a CUkernel from cuLibraryLoadData (how the runtime loads it where
-// the driver can), and that plus the two driver calls the runtime makes per launch to find the
-// current device. With --upstream-lib, also upstream Triton's generated launcher for the same
+// the same run, on the same stream. More raw methods show where a difference comes from: the
+// same cubin launched as a CUkernel from cuLibraryLoadData and as that CUkernel's CUfunction
+// (how the runtime loaded before it used modules), and the reference plus the driver calls the
+// runtime makes per launch to find the current context. With --upstream-lib, also upstream Triton's generated launcher for the same
 // kernel (compile.py + link.py, built by bench/upstream_launcher.py), through its dispatcher
 // vector_add_default(). And the tuned dispatch: the same kernel in a library with two configs
 // and a tuning table (bench/launch_overhead.tuning.json) that picks, at the benchmark's size,
@@ -117,6 +117,246 @@ UpstreamDispatcher openUpstream(const std::string &path, const BenchImage &image
   return dispatcher;  // the handle stays open for the process's lifetime
 }
 
+// Each repetition: one batch per method, starting with a different method each time. Host
+// microseconds per launch into each method's figures; the GPU is idle when each batch starts.
+void timeMethods(const Options &options, CUstream stream, std::vector<Method> &methods) {
+  const CudaDriver &cu = cudaDriver();
+  const size_t count = methods.size();
+  for (int r = 0; r < options.repetitions; ++r) {
+    for (size_t k = 0; k < count; ++k) {
+      Method &method = methods[(static_cast<size_t>(r) + k) % count];
+      auto start = Clock::now();
+      for (int i = 0; i < options.launches; ++i) method.launch();
+      auto stop = Clock::now();
+      check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+      method.us.push_back(std::chrono::duration<double, std::micro>(stop - start).count() /
+                          options.launches);
+    }
+  }
+}
+
+// The medians and ratios against the raw launch (methods[1]) on stdout; every figure to
+// --csv, one row per repetition.
+void report(const Options &options, const DeviceInfo &device, const BenchImage &image,
+            const std::vector<Method> &methods) {
+  const CudaDriver &cu = cudaDriver();
+  const int32_t n = options.elements;
+  const size_t count = methods.size();
+  const Method &library = methods[0], &raw = methods[1];
+  std::vector<double> ratios;
+  for (int r = 0; r < options.repetitions; ++r) ratios.push_back(library.us[r] / raw.us[r]);
+  std::printf("device: %s (sm_%d%d, %d SMs), CUDA driver %d.%d\n", device.name.c_str(),
+              device.major, device.minor, device.multiprocessors, cu.driver_version / 1000,
+              cu.driver_version % 1000 / 10);
+  std::printf("kernel: %s in %s (entry %s), %d elements, %u threads x %d programs\n",
+              image.variant, image.name, image.entry, n, image.block_x,
+              (n + image.block - 1) / image.block);
+  std::printf("cubin sha256: %s\n", image.sha256);
+  std::printf("method: host time per launch, median of %d repetitions x %d launches, methods "
+              "interleaved\n", options.repetitions, options.launches);
+  for (const Method &method : methods)
+    std::printf("  %-52s %7.3f us  (min %.3f)  x raw %.3f\n", method.label, median(method.us),
+                *std::min_element(method.us.begin(), method.us.end()),
+                median(method.us) / median(raw.us));
+  std::printf("ratio library / raw cuLaunchKernel: %.3f (median of per-repetition ratios %.3f)\n",
+              median(library.us) / median(raw.us), median(ratios));
+
+  if (!options.csv.empty()) {
+    FILE *csv = std::fopen(options.csv.c_str(), "w");
+    if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
+    std::fprintf(csv, "device,image,elements,launches,repetition,first");
+    for (const Method &method : methods) std::fprintf(csv, ",%s_us_per_launch", method.csv_name);
+    std::fprintf(csv, "\n");
+    for (int r = 0; r < options.repetitions; ++r) {
+      std::fprintf(csv, "\"%s\",%s,%d,%d,%d,%s", device.name.c_str(), image.name, n,
+                   options.launches, r, methods[static_cast<size_t>(r) % count].csv_name);
+      for (const Method &method : methods) std::fprintf(csv, ",%.4f", method.us[r]);
+      std::fprintf(csv, "\n");
+    }
+    if (std::fclose(csv) != 0) fail("cannot write " + options.csv);
+    std::printf("raw figures: %s\n", options.csv.c_str());
+  }
+}
+
+// Both libraries embed the very cubin the raw methods launch (their manifests list its hash),
+// and the tuned library's table picks that cubin's config at this size.
+void checkSameCubin(const Options &options, const BenchImage &image) {
+  if (!std::strstr(bench_kernels_manifest(), image.sha256))
+    fail(std::string("the library's manifest does not list the cubin of ") + image.variant);
+  if (!std::strstr(bench_tuned_manifest(), image.sha256))
+    fail(std::string("the tuned library's manifest does not list the cubin of ") + image.variant);
+  const std::string target = std::string("cuda:") + (image.name + 3);  // "sm_90a" -> "cuda:90a"
+  if (bench_tuned_vector_add_select_config(target.c_str(), nullptr, nullptr, nullptr,
+                                           options.elements) != bench_tuned_vector_add_CONFIG_b1024)
+    fail("the tuned library does not pick b1024 (BLOCK=1024) for " +
+         std::to_string(options.elements) + " elements on " + target +
+         ": see bench/launch_overhead.tuning.json");
+}
+
+// What every method launches with: the device's primary context, the cubin as a module (and
+// as a CUkernel where the driver has cuLibraryLoadData), a stream, and filled buffers.
+struct Bench {
+  const CudaDriver &cu = cudaDriver();
+  const BenchImage *image = nullptr;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  CUlibrary library = nullptr;
+  CUkernel kernel = nullptr;
+  CUstream stream = nullptr;
+  int32_t n = 0;
+  CUdeviceptr x = 0, y = 0, out = 0;
+  std::vector<float> hx, hy;
+
+  size_t bytes() const { return static_cast<size_t>(n) * sizeof(float); }
+  const void *pointer(CUdeviceptr p) const {
+    return reinterpret_cast<const void *>(static_cast<uintptr_t>(p));
+  }
+  // The cubin's kernel with the benchmark's arguments, Triton's trailing scratch pointers NULL.
+  void rawLaunch(CUfunction f) const {
+    CUdeviceptr global_scratch = 0, profile_scratch = 0, px = x, py = y, pout = out;
+    int32_t count = n;
+    void *params[] = {&px, &py, &pout, &count, &global_scratch, &profile_scratch};
+    unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
+    CUresult r = cu.cuLaunchKernel(f, grid, 1, 1, image->block_x, 1, 1, image->shared, stream,
+                                   params, nullptr);
+    if (r != CUDA_SUCCESS) fail("cuLaunchKernel: " + cu.describe(r));
+  }
+};
+
+void prepare(const Options &options, const BenchImage &image, Bench &bench) {
+  const CudaDriver &cu = bench.cu;
+  bench.image = &image;
+  CUdevice cu_device = 0;
+  CUcontext context = nullptr;
+  check(cu.cuDeviceGet(&cu_device, options.device), "cuDeviceGet");
+  check(cu.cuDevicePrimaryCtxRetain(&context, cu_device), "cuDevicePrimaryCtxRetain");
+  check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  check(cu.cuModuleLoadData(&bench.module, image.begin), "cuModuleLoadData");
+  check(cu.cuModuleGetFunction(&bench.function, bench.module, image.entry), "cuModuleGetFunction");
+  if (cu.cuLibraryLoadData) {
+    check(cu.cuLibraryLoadData(&bench.library, image.begin, nullptr, nullptr, 0, nullptr, nullptr,
+                               0),
+          "cuLibraryLoadData");
+    check(cu.cuLibraryGetKernel(&bench.kernel, bench.library, image.entry), "cuLibraryGetKernel");
+  }
+  check(cu.cuStreamCreate(&bench.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  bench.n = options.elements;
+  check(cu.cuMemAlloc(&bench.x, bench.bytes()), "cuMemAlloc");
+  check(cu.cuMemAlloc(&bench.y, bench.bytes()), "cuMemAlloc");
+  check(cu.cuMemAlloc(&bench.out, bench.bytes()), "cuMemAlloc");
+  bench.hx.resize(static_cast<size_t>(bench.n));
+  bench.hy.resize(static_cast<size_t>(bench.n));
+  for (int32_t i = 0; i < bench.n; ++i) {
+    bench.hx[static_cast<size_t>(i)] = static_cast<float>(i);
+    bench.hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+  }
+  check(cu.cuMemcpyHtoD(bench.x, bench.hx.data(), bench.bytes()), "cuMemcpyHtoD");
+  check(cu.cuMemcpyHtoD(bench.y, bench.hy.data(), bench.bytes()), "cuMemcpyHtoD");
+  // Copies and memsets run on the legacy stream, which `stream` (non-blocking) does not wait for.
+  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+}
+
+void release(const Bench &bench) {
+  const CudaDriver &cu = bench.cu;
+  cu.cuMemFree(bench.x);
+  cu.cuMemFree(bench.y);
+  cu.cuMemFree(bench.out);
+  cu.cuStreamDestroy(bench.stream);
+  cu.cuModuleUnload(bench.module);
+  if (bench.library) cu.cuLibraryUnload(bench.library);
+}
+
+// The methods, each checking its status as a careful caller does. The first two are the
+// comparison; the others split the difference between them into the driver's part and ours.
+std::vector<Method> buildMethods(const Bench &bench, UpstreamDispatcher upstream) {
+  const CudaDriver &cu = bench.cu;
+  const void *px = bench.pointer(bench.x), *py = bench.pointer(bench.y),
+             *pout = bench.pointer(bench.out);
+  const int32_t n = bench.n;
+  CUstream stream = bench.stream;
+  std::vector<Method> methods;
+  methods.push_back({"bench_kernels_vector_add()", "library", [=] {
+    if (bench_kernels_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
+      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
+  }, {}});
+  methods.push_back({"raw cuLaunchKernel (CUfunction, cuModuleLoadData)", "raw",
+                     [&bench] { bench.rawLaunch(bench.function); }, {}});
+  methods.push_back({"bench_tuned_vector_add() (tuned dispatch)", "library_tuned", [=] {
+    if (bench_tuned_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
+      fail(std::string("bench_tuned_vector_add: ") + bench_tuned_last_error());
+  }, {}});
+  if (bench.kernel) {
+    CUfunction as_function = reinterpret_cast<CUfunction>(bench.kernel);
+    methods.push_back({"raw cuLaunchKernel (CUkernel, cuLibraryLoadData)", "raw_kernel",
+                       [&bench, as_function] { bench.rawLaunch(as_function); }, {}});
+    // The CUkernel's CUfunction for this context (what the runtime launched before it loaded
+    // modules): as fast as the module's?
+    CUfunction kernel_function = nullptr;
+    if (cu.cuKernelGetFunction) {
+      check(cu.cuKernelGetFunction(&kernel_function, bench.kernel), "cuKernelGetFunction");
+      methods.push_back({"raw cuLaunchKernel (cuKernelGetFunction's CUfunction)",
+                         "raw_kernel_function",
+                         [&bench, kernel_function] { bench.rawLaunch(kernel_function); }, {}});
+    }
+    methods.push_back({"raw CUkernel + cuCtxGetCurrent + cuCtxGetDevice", "raw_kernel_ctx",
+                       [&bench, &cu, as_function] {
+                         CUcontext current = nullptr;
+                         CUdevice current_device = 0;
+                         if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current ||
+                             cu.cuCtxGetDevice(&current_device) != CUDA_SUCCESS)
+                           fail("no current context");
+                         bench.rawLaunch(as_function);
+                       },
+                       {}});
+  }
+  // The runtime's per-launch driver calls, one at a time, on the reference's CUfunction: what
+  // finding the current context (TLS) and its id (the key of the runtime's per-context cache)
+  // cost over the bare launch.
+  methods.push_back({"raw CUfunction + cuCtxGetCurrent", "raw_ctx_current", [&bench, &cu] {
+                       CUcontext current = nullptr;
+                       if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current)
+                         fail("no current context");
+                       bench.rawLaunch(bench.function);
+                     },
+                     {}});
+  if (cu.cuCtxGetId)
+    methods.push_back({"raw CUfunction + cuCtxGetCurrent + cuCtxGetId", "raw_ctx_id",
+                       [&bench, &cu] {
+                         CUcontext current = nullptr;
+                         unsigned long long id = 0;
+                         if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current ||
+                             cu.cuCtxGetId(current, &id) != CUDA_SUCCESS)
+                           fail("no current context");
+                         bench.rawLaunch(bench.function);
+                       },
+                       {}});
+  if (upstream)
+    methods.push_back({"upstream compile.py + link.py vector_add_default()", "upstream",
+                       [&bench, &cu, upstream] {
+                         CUresult r = upstream(bench.stream, bench.x, bench.y, bench.out, bench.n);
+                         if (r != CUDA_SUCCESS)
+                           fail("upstream vector_add_default: " + cu.describe(r));
+                       },
+                       {}});
+  return methods;
+}
+
+// Warm up (the library loads its image on its first call) and check each computes x + y.
+void warmUpAndCheck(const Bench &bench, std::vector<Method> &methods) {
+  const CudaDriver &cu = bench.cu;
+  for (Method &method : methods) {
+    check(cu.cuMemsetD8(bench.out, 0, bench.bytes()), "cuMemsetD8");
+    check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+    for (int i = 0; i < 1000; ++i) method.launch();
+    check(cu.cuStreamSynchronize(bench.stream), "cuStreamSynchronize");
+    std::vector<float> result(static_cast<size_t>(bench.n));
+    check(cu.cuMemcpyDtoH(result.data(), bench.out, bench.bytes()), "cuMemcpyDtoH");
+    for (size_t i = 0; i < result.size(); ++i)
+      if (result[i] != bench.hx[i] + bench.hy[i])
+        fail(std::string(method.label) + " computed a wrong sum at element " + std::to_string(i));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -137,202 +377,15 @@ int main(int argc, char **argv) {
                 device.name.c_str(), device.major, device.minor);
     return kSkipped;
   }
-
-  // The same function: the library embeds this very cubin (its manifest lists the hash).
-  if (!std::strstr(bench_kernels_manifest(), image->sha256))
-    fail(std::string("the library's manifest does not list the cubin of ") + image->variant);
-  // The tuned library, too, and its table picks that cubin's config at this size.
-  if (!std::strstr(bench_tuned_manifest(), image->sha256))
-    fail(std::string("the tuned library's manifest does not list the cubin of ") + image->variant);
-  const std::string target = std::string("cuda:") + (image->name + 3);  // "sm_90a" -> "cuda:90a"
-  if (bench_tuned_vector_add_select_config(target.c_str(), nullptr, nullptr, nullptr,
-                                           options.elements) != bench_tuned_vector_add_CONFIG_b1024)
-    fail("the tuned library does not pick b1024 (BLOCK=1024) for " +
-         std::to_string(options.elements) + " elements on " + target +
-         ": see bench/launch_overhead.tuning.json");
-
-  // Both methods launch in the device's primary context, where the library loads too.
-  CUdevice cu_device = 0;
-  CUcontext context = nullptr;
-  check(cu.cuDeviceGet(&cu_device, options.device), "cuDeviceGet");
-  check(cu.cuDevicePrimaryCtxRetain(&context, cu_device), "cuDevicePrimaryCtxRetain");
-  check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-  CUmodule module = nullptr;
-  CUfunction function = nullptr;
-  check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
-  check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
-  // The same cubin as a context-independent CUkernel, the way the runtime loads where the
-  // driver can (cuLibraryLoadData): separates the driver's cost for that path from ours.
-  CUlibrary cu_library = nullptr;
-  CUkernel kernel = nullptr;
-  if (cu.cuLibraryLoadData) {
-    check(cu.cuLibraryLoadData(&cu_library, image->begin, nullptr, nullptr, 0, nullptr, nullptr, 0),
-          "cuLibraryLoadData");
-    check(cu.cuLibraryGetKernel(&kernel, cu_library, image->entry), "cuLibraryGetKernel");
-  }
+  checkSameCubin(options, *image);
+  Bench bench;
+  prepare(options, *image, bench);
   UpstreamDispatcher upstream = nullptr;
   if (!options.upstream_lib.empty()) upstream = openUpstream(options.upstream_lib, *image);
-  CUstream stream = nullptr;
-  check(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-
-  const int32_t n = options.elements;
-  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
-  CUdeviceptr x = 0, y = 0, out = 0;
-  check(cu.cuMemAlloc(&x, bytes), "cuMemAlloc");
-  check(cu.cuMemAlloc(&y, bytes), "cuMemAlloc");
-  check(cu.cuMemAlloc(&out, bytes), "cuMemAlloc");
-  std::vector<float> hx(static_cast<size_t>(n)), hy(static_cast<size_t>(n));
-  for (int32_t i = 0; i < n; ++i) {
-    hx[static_cast<size_t>(i)] = static_cast<float>(i);
-    hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
-  }
-  check(cu.cuMemcpyHtoD(x, hx.data(), bytes), "cuMemcpyHtoD");
-  check(cu.cuMemcpyHtoD(y, hy.data(), bytes), "cuMemcpyHtoD");
-  // Copies and memsets run on the legacy stream, which `stream` (non-blocking) does not wait for.
-  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-  const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(x));
-  const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(y));
-  const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(out));
-
-  // The methods, each checking its status as a careful caller does. The first two are the
-  // comparison; the others split the difference between them into the driver's part and ours.
-  auto rawLaunch = [&](CUfunction f) {
-    CUdeviceptr global_scratch = 0, profile_scratch = 0;  // Triton's trailing pointers: NULL
-    int32_t count = n;
-    void *params[] = {&x, &y, &out, &count, &global_scratch, &profile_scratch};
-    unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
-    CUresult r = cu.cuLaunchKernel(f, grid, 1, 1, image->block_x, 1, 1, image->shared, stream,
-                                   params, nullptr);
-    if (r != CUDA_SUCCESS) fail("cuLaunchKernel: " + cu.describe(r));
-  };
-  std::vector<Method> methods;
-  methods.push_back({"bench_kernels_vector_add()", "library", [&] {
-    if (bench_kernels_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
-      fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
-  }, {}});
-  methods.push_back({"raw cuLaunchKernel (CUfunction, cuModuleLoadData)", "raw",
-                     [&] { rawLaunch(function); }, {}});
-  methods.push_back({"bench_tuned_vector_add() (tuned dispatch)", "library_tuned", [&] {
-    if (bench_tuned_vector_add(stream, px, py, pout, n) != TRITON_AOT_SUCCESS)
-      fail(std::string("bench_tuned_vector_add: ") + bench_tuned_last_error());
-  }, {}});
-  if (kernel) {
-    CUfunction as_function = reinterpret_cast<CUfunction>(kernel);
-    methods.push_back({"raw cuLaunchKernel (CUkernel, cuLibraryLoadData)", "raw_kernel",
-                       [&, as_function] { rawLaunch(as_function); }, {}});
-    // The CUfunction the runtime launches in library mode: the CUkernel's, for this context.
-    CUfunction kernel_function = nullptr;
-    if (cu.cuKernelGetFunction) {
-      check(cu.cuKernelGetFunction(&kernel_function, kernel), "cuKernelGetFunction");
-      methods.push_back({"raw cuLaunchKernel (cuKernelGetFunction's CUfunction)",
-                         "raw_kernel_function", [&, kernel_function] { rawLaunch(kernel_function); },
-                         {}});
-    }
-    methods.push_back({"raw CUkernel + cuCtxGetCurrent + cuCtxGetDevice", "raw_kernel_ctx",
-                       [&, as_function] {
-                         CUcontext current = nullptr;
-                         CUdevice current_device = 0;
-                         if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current ||
-                             cu.cuCtxGetDevice(&current_device) != CUDA_SUCCESS)
-                           fail("no current context");
-                         rawLaunch(as_function);
-                       },
-                       {}});
-  }
-  // The runtime's per-launch driver calls, one at a time, on the reference's CUfunction: what
-  // finding the current context (TLS) and its id (the key of the runtime's per-context cache)
-  // cost over the bare launch.
-  methods.push_back({"raw CUfunction + cuCtxGetCurrent", "raw_ctx_current", [&] {
-                       CUcontext current = nullptr;
-                       if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current)
-                         fail("no current context");
-                       rawLaunch(function);
-                     },
-                     {}});
-  if (cu.cuCtxGetId)
-    methods.push_back({"raw CUfunction + cuCtxGetCurrent + cuCtxGetId", "raw_ctx_id", [&] {
-                         CUcontext current = nullptr;
-                         unsigned long long id = 0;
-                         if (cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current ||
-                             cu.cuCtxGetId(current, &id) != CUDA_SUCCESS)
-                           fail("no current context");
-                         rawLaunch(function);
-                       },
-                       {}});
-  if (upstream)
-    methods.push_back({"upstream compile.py + link.py vector_add_default()", "upstream", [&] {
-      CUresult r = upstream(stream, x, y, out, n);
-      if (r != CUDA_SUCCESS) fail("upstream vector_add_default: " + cu.describe(r));
-    }, {}});
-
-  // Warm up (the library loads its image on its first call) and check each computes x + y.
-  for (Method &method : methods) {
-    check(cu.cuMemsetD8(out, 0, bytes), "cuMemsetD8");
-    check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-    for (int i = 0; i < 1000; ++i) method.launch();
-    check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
-    std::vector<float> result(static_cast<size_t>(n));
-    check(cu.cuMemcpyDtoH(result.data(), out, bytes), "cuMemcpyDtoH");
-    for (size_t i = 0; i < result.size(); ++i)
-      if (result[i] != hx[i] + hy[i])
-        fail(std::string(method.label) + " computed a wrong sum at element " + std::to_string(i));
-  }
-
-  // Each repetition: one batch per method, starting with a different method each time.
-  // Host microseconds per launch; the GPU is idle when each batch starts.
-  const size_t count = methods.size();
-  for (int r = 0; r < options.repetitions; ++r) {
-    for (size_t k = 0; k < count; ++k) {
-      Method &method = methods[(static_cast<size_t>(r) + k) % count];
-      auto start = Clock::now();
-      for (int i = 0; i < options.launches; ++i) method.launch();
-      auto stop = Clock::now();
-      check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
-      method.us.push_back(std::chrono::duration<double, std::micro>(stop - start).count() /
-                          options.launches);
-    }
-  }
-
-  const Method &library = methods[0], &raw = methods[1];
-  std::vector<double> ratios;
-  for (int r = 0; r < options.repetitions; ++r) ratios.push_back(library.us[r] / raw.us[r]);
-  std::printf("device: %s (sm_%d%d, %d SMs), CUDA driver %d.%d\n", device.name.c_str(),
-              device.major, device.minor, device.multiprocessors, cu.driver_version / 1000,
-              cu.driver_version % 1000 / 10);
-  std::printf("kernel: %s in %s (entry %s), %d elements, %u threads x %d programs\n",
-              image->variant, image->name, image->entry, n, image->block_x,
-              (n + image->block - 1) / image->block);
-  std::printf("cubin sha256: %s\n", image->sha256);
-  std::printf("method: host time per launch, median of %d repetitions x %d launches, methods "
-              "interleaved\n", options.repetitions, options.launches);
-  for (const Method &method : methods)
-    std::printf("  %-52s %7.3f us  (min %.3f)  x raw %.3f\n", method.label, median(method.us),
-                *std::min_element(method.us.begin(), method.us.end()),
-                median(method.us) / median(raw.us));
-  std::printf("ratio library / raw cuLaunchKernel: %.3f (median of per-repetition ratios %.3f)\n",
-              median(library.us) / median(raw.us), median(ratios));
-
-  if (!options.csv.empty()) {
-    FILE *csv = std::fopen(options.csv.c_str(), "w");
-    if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
-    std::fprintf(csv, "device,image,elements,launches,repetition,first");
-    for (const Method &method : methods) std::fprintf(csv, ",%s_us_per_launch", method.csv_name);
-    std::fprintf(csv, "\n");
-    for (int r = 0; r < options.repetitions; ++r) {
-      std::fprintf(csv, "\"%s\",%s,%d,%d,%d,%s", device.name.c_str(), image->name, n,
-                   options.launches, r, methods[static_cast<size_t>(r) % count].csv_name);
-      for (const Method &method : methods) std::fprintf(csv, ",%.4f", method.us[r]);
-      std::fprintf(csv, "\n");
-    }
-    if (std::fclose(csv) != 0) fail("cannot write " + options.csv);
-    std::printf("raw figures: %s\n", options.csv.c_str());
-  }
-
-  cu.cuMemFree(x);
-  cu.cuMemFree(y);
-  cu.cuMemFree(out);
-  cu.cuStreamDestroy(stream);
-  cu.cuModuleUnload(module);
-  if (cu_library) cu.cuLibraryUnload(cu_library);
+  std::vector<Method> methods = buildMethods(bench, upstream);
+  warmUpAndCheck(bench, methods);
+  timeMethods(options, bench.stream, methods);
+  report(options, device, *image, methods);
+  release(bench);
   return 0;
 }
