@@ -60,8 +60,8 @@ constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
 // What the runtime asks of a device once (library_cuda.c tta_cuda_device_facts): compute
 // capability, opt-in shared memory, grid limits (cuda.h CU_DEVICE_ATTRIBUTE_*).
 constexpr int kDeviceFactAttributes[] = {75, 76, 97, 5, 6, 7};
-constexpr const char *kMethods[] = {"library",  "module",        "cu_library", "cu_library_function",
-                                    "resolve",  "resolve_dlsym", "dlopen",     "facts",
+constexpr const char *kMethods[] = {"library", "module",        "cu_library", "cu_library_function",
+                                    "resolve", "resolve_dlsym", "dlopen",     "facts",
                                     "init"};
 constexpr size_t kMethodCount = std::size(kMethods);
 
@@ -100,34 +100,21 @@ Options parseOptions(int argc, char **argv) {
   return options;
 }
 
-// A child's device, primary context and filled buffers, all set up before the clock starts.
+// A child's device and its primary context (current), and the filled buffers, all set up
+// before the clock starts.
 struct Child {
   const CudaDriver &cu = cudaDriver();
-  const BenchImage *image = nullptr;
   CUdevice device = 0;
-  int32_t n = 0;
-  CUdeviceptr x = 0, y = 0, out = 0;
-  std::vector<float> hx, hy;
+  VectorAddBuffers buffers;
 
-  // The cubin's kernel with the benchmark's arguments, Triton's trailing scratch pointers NULL.
-  void rawLaunch(CUfunction function) const {
-    CUdeviceptr global_scratch = 0, profile_scratch = 0;
-    int32_t count = n;
-    CUdeviceptr px = x, py = y, pout = out;
-    void *params[] = {&px, &py, &pout, &count, &global_scratch, &profile_scratch};
-    unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
-    check(cu.cuLaunchKernel(function, grid, 1, 1, image->block_x, 1, 1, image->shared, nullptr,
-                            params, nullptr),
-          "cuLaunchKernel");
-  }
   // cuModuleLoadData + cuModuleGetFunction + launch: the reference, and the untimed launch after
   // a part.
   void launchThroughModule() const {
     CUmodule module = nullptr;
     CUfunction function = nullptr;
-    check(cu.cuModuleLoadData(&module, image->begin), "cuModuleLoadData");
-    check(cu.cuModuleGetFunction(&function, module, image->entry), "cuModuleGetFunction");
-    rawLaunch(function);
+    check(cu.cuModuleLoadData(&module, buffers.image->begin), "cuModuleLoadData");
+    check(cu.cuModuleGetFunction(&function, module, buffers.image->entry), "cuModuleGetFunction");
+    buffers.rawLaunch(function, nullptr);
   }
 };
 
@@ -137,27 +124,14 @@ Child prepareChild(const Options &options) {
   if (!cu.available()) fail("child: " + cu.unavailable);
   DeviceInfo device;
   if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
-  child.image = imageFor(device);
-  if (!child.image) fail("child: no embedded cubin for this device");
+  const BenchImage *image = imageFor(device);
+  if (!image) fail("child: no embedded cubin for this device");
   CUcontext context = nullptr;
   check(cu.cuDeviceGet(&child.device, options.device), "cuDeviceGet");
   check(cu.cuDevicePrimaryCtxRetain(&context, child.device), "cuDevicePrimaryCtxRetain");
   check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-
-  child.n = options.elements;
-  const size_t bytes = static_cast<size_t>(child.n) * sizeof(float);
-  check(cu.cuMemAlloc(&child.x, bytes), "cuMemAlloc");
-  check(cu.cuMemAlloc(&child.y, bytes), "cuMemAlloc");
-  check(cu.cuMemAlloc(&child.out, bytes), "cuMemAlloc");
-  child.hx.resize(static_cast<size_t>(child.n));
-  child.hy.resize(static_cast<size_t>(child.n));
-  for (int32_t i = 0; i < child.n; ++i) {
-    child.hx[static_cast<size_t>(i)] = static_cast<float>(i);
-    child.hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
-  }
-  check(cu.cuMemcpyHtoD(child.x, child.hx.data(), bytes), "cuMemcpyHtoD");
-  check(cu.cuMemcpyHtoD(child.y, child.hy.data(), bytes), "cuMemcpyHtoD");
-  check(cu.cuMemsetD8(child.out, 0, bytes), "cuMemsetD8");
+  child.buffers.allocate(*image, options.elements);
+  check(cu.cuMemsetD8(child.buffers.out, 0, child.buffers.bytes()), "cuMemsetD8");
   check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
   return child;
 }
@@ -166,12 +140,13 @@ Child prepareChild(const Options &options) {
 // Returns false if `method` is not one.
 bool runLaunchMethod(const std::string &method, const Child &child) {
   const CudaDriver &cu = child.cu;
-  const BenchImage &image = *child.image;
+  const VectorAddBuffers &buffers = child.buffers;
+  const BenchImage &image = *buffers.image;
   if (method == "library") {
-    const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(child.x));
-    const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(child.y));
-    const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(child.out));
-    if (bench_kernels_vector_add(nullptr, px, py, pout, child.n) != TRITON_AOT_SUCCESS)
+    const void *px = reinterpret_cast<const void *>(static_cast<uintptr_t>(buffers.x));
+    const void *py = reinterpret_cast<const void *>(static_cast<uintptr_t>(buffers.y));
+    const void *pout = reinterpret_cast<const void *>(static_cast<uintptr_t>(buffers.out));
+    if (bench_kernels_vector_add(nullptr, px, py, pout, buffers.n) != TRITON_AOT_SUCCESS)
       fail(std::string("bench_kernels_vector_add: ") + bench_kernels_last_error());
   } else if (method == "module") {
     child.launchThroughModule();
@@ -182,7 +157,8 @@ bool runLaunchMethod(const std::string &method, const Child &child) {
     check(cu.cuLibraryLoadData(&library, image.begin, nullptr, nullptr, 0, nullptr, nullptr, 0),
           "cuLibraryLoadData");
     check(cu.cuLibraryGetKernel(&kernel, library, image.entry), "cuLibraryGetKernel");
-    child.rawLaunch(reinterpret_cast<CUfunction>(kernel));  // a CUkernel launches as a CUfunction
+    // A CUkernel launches as a CUfunction.
+    buffers.rawLaunch(reinterpret_cast<CUfunction>(kernel), nullptr);
   } else if (method == "cu_library_function") {
     if (!cu.cuLibraryLoadData || !cu.cuKernelGetFunction)
       fail("the driver has no cuLibraryLoadData or cuKernelGetFunction (CUDA 12.0+)");
@@ -196,7 +172,7 @@ bool runLaunchMethod(const std::string &method, const Child &child) {
           "cuLibraryLoadData");
     check(cu.cuLibraryGetKernel(&kernel, library, image.entry), "cuLibraryGetKernel");
     check(cu.cuKernelGetFunction(&function, kernel), "cuKernelGetFunction");
-    child.rawLaunch(function);
+    buffers.rawLaunch(function, nullptr);
   } else {
     return false;
   }
@@ -243,13 +219,7 @@ int runChild(const Options &options) {
   }
   check(child.cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
   auto stop = part_done ? *part_done : Clock::now();
-
-  std::vector<float> result(static_cast<size_t>(child.n));
-  check(child.cu.cuMemcpyDtoH(result.data(), child.out, result.size() * sizeof(float)),
-        "cuMemcpyDtoH");
-  for (size_t i = 0; i < result.size(); ++i)
-    if (result[i] != child.hx[i] + child.hy[i])
-      fail(method + " computed a wrong sum at element " + std::to_string(i));
+  child.buffers.checkSum(method);
   std::printf("us %.3f\n", std::chrono::duration<double, std::micro>(stop - start).count());
   return 0;
 }

@@ -4,9 +4,9 @@
 // the same run, on the same stream. More raw methods show where a difference comes from: the
 // same cubin launched as a CUkernel from cuLibraryLoadData and as that CUkernel's CUfunction
 // (how the runtime loaded before it used modules), and the reference plus the driver calls the
-// runtime makes per launch to find the current context. With --upstream-lib, also upstream Triton's generated launcher for the same
-// kernel (compile.py + link.py, built by bench/upstream_launcher.py), through its dispatcher
-// vector_add_default(). And the tuned dispatch: the same kernel in a library with two configs
+// runtime makes per launch to find the current context. With --upstream-lib, also upstream
+// Triton's generated launcher for the same kernel (compile.py + link.py, built by
+// bench/upstream_launcher.py), through its dispatcher vector_add_default(). And the tuned dispatch: the same kernel in a library with two configs
 // and a tuning table (bench/launch_overhead.tuning.json) that picks, at the benchmark's size,
 // the config whose cubin is this one, so the difference is the table lookup per launch. See
 // docs/benchmarks.md ("Launch overhead").
@@ -197,35 +197,18 @@ void checkSameCubin(const Options &options, const BenchImage &image) {
 // as a CUkernel where the driver has cuLibraryLoadData), a stream, and filled buffers.
 struct Bench {
   const CudaDriver &cu = cudaDriver();
-  const BenchImage *image = nullptr;
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   CUlibrary library = nullptr;
   CUkernel kernel = nullptr;
   CUstream stream = nullptr;
-  int32_t n = 0;
-  CUdeviceptr x = 0, y = 0, out = 0;
-  std::vector<float> hx, hy;
+  VectorAddBuffers buffers;
 
-  size_t bytes() const { return static_cast<size_t>(n) * sizeof(float); }
-  const void *pointer(CUdeviceptr p) const {
-    return reinterpret_cast<const void *>(static_cast<uintptr_t>(p));
-  }
-  // The cubin's kernel with the benchmark's arguments, Triton's trailing scratch pointers NULL.
-  void rawLaunch(CUfunction f) const {
-    CUdeviceptr global_scratch = 0, profile_scratch = 0, px = x, py = y, pout = out;
-    int32_t count = n;
-    void *params[] = {&px, &py, &pout, &count, &global_scratch, &profile_scratch};
-    unsigned grid = static_cast<unsigned>((count + image->block - 1) / image->block);
-    CUresult r = cu.cuLaunchKernel(f, grid, 1, 1, image->block_x, 1, 1, image->shared, stream,
-                                   params, nullptr);
-    if (r != CUDA_SUCCESS) fail("cuLaunchKernel: " + cu.describe(r));
-  }
+  void rawLaunch(CUfunction f) const { buffers.rawLaunch(f, stream); }
 };
 
 void prepare(const Options &options, const BenchImage &image, Bench &bench) {
   const CudaDriver &cu = bench.cu;
-  bench.image = &image;
   CUdevice cu_device = 0;
   CUcontext context = nullptr;
   check(cu.cuDeviceGet(&cu_device, options.device), "cuDeviceGet");
@@ -240,27 +223,14 @@ void prepare(const Options &options, const BenchImage &image, Bench &bench) {
     check(cu.cuLibraryGetKernel(&bench.kernel, bench.library, image.entry), "cuLibraryGetKernel");
   }
   check(cu.cuStreamCreate(&bench.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  bench.n = options.elements;
-  check(cu.cuMemAlloc(&bench.x, bench.bytes()), "cuMemAlloc");
-  check(cu.cuMemAlloc(&bench.y, bench.bytes()), "cuMemAlloc");
-  check(cu.cuMemAlloc(&bench.out, bench.bytes()), "cuMemAlloc");
-  bench.hx.resize(static_cast<size_t>(bench.n));
-  bench.hy.resize(static_cast<size_t>(bench.n));
-  for (int32_t i = 0; i < bench.n; ++i) {
-    bench.hx[static_cast<size_t>(i)] = static_cast<float>(i);
-    bench.hy[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
-  }
-  check(cu.cuMemcpyHtoD(bench.x, bench.hx.data(), bench.bytes()), "cuMemcpyHtoD");
-  check(cu.cuMemcpyHtoD(bench.y, bench.hy.data(), bench.bytes()), "cuMemcpyHtoD");
-  // Copies and memsets run on the legacy stream, which `stream` (non-blocking) does not wait for.
-  check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  // The copies run on the legacy stream, which `stream` (non-blocking) does not wait for:
+  // allocate() waits for them.
+  bench.buffers.allocate(image, options.elements);
 }
 
 void release(const Bench &bench) {
   const CudaDriver &cu = bench.cu;
-  cu.cuMemFree(bench.x);
-  cu.cuMemFree(bench.y);
-  cu.cuMemFree(bench.out);
+  bench.buffers.release();
   cu.cuStreamDestroy(bench.stream);
   cu.cuModuleUnload(bench.module);
   if (bench.library) cu.cuLibraryUnload(bench.library);
@@ -270,9 +240,12 @@ void release(const Bench &bench) {
 // comparison; the others split the difference between them into the driver's part and ours.
 std::vector<Method> buildMethods(const Bench &bench, UpstreamDispatcher upstream) {
   const CudaDriver &cu = bench.cu;
-  const void *px = bench.pointer(bench.x), *py = bench.pointer(bench.y),
-             *pout = bench.pointer(bench.out);
-  const int32_t n = bench.n;
+  const VectorAddBuffers &buffers = bench.buffers;
+  auto pointer = [](CUdeviceptr p) {
+    return reinterpret_cast<const void *>(static_cast<uintptr_t>(p));
+  };
+  const void *px = pointer(buffers.x), *py = pointer(buffers.y), *pout = pointer(buffers.out);
+  const int32_t n = buffers.n;
   CUstream stream = bench.stream;
   std::vector<Method> methods;
   methods.push_back({"bench_kernels_vector_add()", "library", [=] {
@@ -333,7 +306,8 @@ std::vector<Method> buildMethods(const Bench &bench, UpstreamDispatcher upstream
   if (upstream)
     methods.push_back({"upstream compile.py + link.py vector_add_default()", "upstream",
                        [&bench, &cu, upstream] {
-                         CUresult r = upstream(bench.stream, bench.x, bench.y, bench.out, bench.n);
+                         const VectorAddBuffers &b = bench.buffers;
+                         CUresult r = upstream(bench.stream, b.x, b.y, b.out, b.n);
                          if (r != CUDA_SUCCESS)
                            fail("upstream vector_add_default: " + cu.describe(r));
                        },
@@ -345,15 +319,11 @@ std::vector<Method> buildMethods(const Bench &bench, UpstreamDispatcher upstream
 void warmUpAndCheck(const Bench &bench, std::vector<Method> &methods) {
   const CudaDriver &cu = bench.cu;
   for (Method &method : methods) {
-    check(cu.cuMemsetD8(bench.out, 0, bench.bytes()), "cuMemsetD8");
+    check(cu.cuMemsetD8(bench.buffers.out, 0, bench.buffers.bytes()), "cuMemsetD8");
     check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
     for (int i = 0; i < 1000; ++i) method.launch();
     check(cu.cuStreamSynchronize(bench.stream), "cuStreamSynchronize");
-    std::vector<float> result(static_cast<size_t>(bench.n));
-    check(cu.cuMemcpyDtoH(result.data(), bench.out, bench.bytes()), "cuMemcpyDtoH");
-    for (size_t i = 0; i < result.size(); ++i)
-      if (result[i] != bench.hx[i] + bench.hy[i])
-        fail(std::string(method.label) + " computed a wrong sum at element " + std::to_string(i));
+    bench.buffers.checkSum(method.label);
   }
 }
 
