@@ -43,20 +43,31 @@ inline std::string shellQuote(const std::string &text) {
   return quoted + "'";
 }
 
-/// Runs \p command (a child of this program that prints "us <value>") and returns the value;
+/// What a child timing one thing printed: "us <microseconds>", optionally followed by
+/// " faults <minor page faults>" (-1 when it printed none).
+struct ChildFigures {
+  double us = 0;
+  long faults = -1;
+};
+
+/// Runs \p command (a child of this program that prints "us <value>") and returns its figures;
 /// fails naming \p what and the child's output when it does not succeed.
-inline double childMicroseconds(const std::string &command, const std::string &what) {
+inline ChildFigures childFigures(const std::string &command, const std::string &what) {
   FILE *pipe = popen(command.c_str(), "r");
   if (!pipe) fail("cannot start " + command + ": " + std::strerror(errno));
   std::string output;
   char buffer[256];
   while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
   int status = pclose(pipe);
-  double us = 0;
+  ChildFigures figures;
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(output.c_str(), "us %lf", &us) != 1)
+      std::sscanf(output.c_str(), "us %lf faults %ld", &figures.us, &figures.faults) < 1)
     fail(what + " failed (status " + std::to_string(status) + "); its output: " + output);
-  return us;
+  return figures;
+}
+
+inline double childMicroseconds(const std::string &command, const std::string &what) {
+  return childFigures(command, what).us;
 }
 
 } // namespace tta::bench

@@ -10,16 +10,21 @@
 //
 // and, to show where the library's time goes, three parts of what its first call does:
 //
-//   cu_library_function  the runtime's driver calls for the image: cuLibraryLoadData (with an
-//                        error-log buffer) + cuLibraryGetKernel + cuKernelGetFunction + launch
+//   cu_library_function  an earlier runtime's driver calls for the image: cuLibraryLoadData
+//                        (with an error-log buffer) + cuLibraryGetKernel + cuKernelGetFunction
+//                        + launch
+//   module_ex            cuModuleLoadDataEx with an error-log buffer + cuModuleGetFunction +
+//                        launch: the module path with the runtime's load options
 //   resolve              opening the driver: dlopen + cuGetProcAddress of each entry point the
 //                        runtime resolves (runtime_entry_points.c)
 //   resolve_dlsym        the same entry points through plain dlsym instead
 //   dlopen               dlopen of the (already loaded) driver alone
+//   dlopen_noload        the same dlopen with RTLD_NOLOAD
 //   facts                the device queries the runtime makes once per device
 //   init                 cuInit(0) again, in a process where the driver is initialised
 //
-// each followed by a synchronisation (the launch has run when the clock stops). The cubin is the
+// each followed by a synchronisation (the launch has run when the clock stops). Each child also
+// reports the minor page faults taken while the clock ran (first touches of code and data). The cubin is the
 // one launch_overhead embeds: the variant the library dispatches to. See docs/benchmarks.md
 // ("First launch").
 //
@@ -39,6 +44,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <vector>
 
@@ -47,6 +53,7 @@
 extern "C" int tta_bench_resolve_runtime_entry_points(void);
 extern "C" int tta_bench_dlsym_runtime_entry_points(void);
 extern "C" int tta_bench_dlopen_driver(void);
+extern "C" int tta_bench_dlopen_driver_noload(void);
 
 namespace {
 
@@ -54,15 +61,24 @@ using namespace tta::gpu;
 using namespace tta::bench;
 using Clock = std::chrono::steady_clock;
 
+// Minor page faults of this process so far: first touches of pages already in memory (the
+// driver's and this program's code and tables).
+long minorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 constexpr int kSkipped = 77;
 // cuda.h's CU_JIT_ERROR_LOG_BUFFER and _SIZE_BYTES: the options the runtime loads with.
 constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
 // What the runtime asks of a device once (library_cuda.c tta_cuda_device_facts): compute
 // capability, opt-in shared memory, grid limits (cuda.h CU_DEVICE_ATTRIBUTE_*).
 constexpr int kDeviceFactAttributes[] = {75, 76, 97, 5, 6, 7};
-constexpr const char *kMethods[] = {"library", "module",        "cu_library", "cu_library_function",
-                                    "resolve", "resolve_dlsym", "dlopen",     "facts",
-                                    "init"};
+constexpr const char *kMethods[] = {"library",   "module",        "cu_library",
+                                    "cu_library_function", "module_ex", "resolve",
+                                    "resolve_dlsym", "dlopen",   "dlopen_noload",
+                                    "facts",   "init"};
 constexpr size_t kMethodCount = std::size(kMethods);
 
 struct Options {
@@ -173,6 +189,16 @@ bool runLaunchMethod(const std::string &method, const Child &child) {
     check(cu.cuLibraryGetKernel(&kernel, library, image.entry), "cuLibraryGetKernel");
     check(cu.cuKernelGetFunction(&function, kernel), "cuKernelGetFunction");
     buffers.rawLaunch(function, nullptr);
+  } else if (method == "module_ex") {
+    char log[2048] = "";
+    int jit_options[2] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+    void *values[2] = {log, reinterpret_cast<void *>(sizeof log)};
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    check(cu.cuModuleLoadDataEx(&module, image.begin, 2, jit_options, values),
+          "cuModuleLoadDataEx");
+    check(cu.cuModuleGetFunction(&function, module, image.entry), "cuModuleGetFunction");
+    buffers.rawLaunch(function, nullptr);
   } else {
     return false;
   }
@@ -189,6 +215,8 @@ bool runPart(const std::string &method, const Child &child) {
     if (tta_bench_dlsym_runtime_entry_points() <= 0) fail("cannot find the entry points");
   } else if (method == "dlopen") {
     if (tta_bench_dlopen_driver() <= 0) fail("cannot open libcuda.so.1");
+  } else if (method == "dlopen_noload") {
+    if (tta_bench_dlopen_driver_noload() <= 0) fail("libcuda.so.1 is not loaded");
   } else if (method == "init") {
     check(cu.cuInit(0), "cuInit");
   } else if (method == "facts") {
@@ -210,26 +238,33 @@ int runChild(const Options &options) {
   const Child child = prepareChild(options);
   const std::string &method = options.child_method;
   std::optional<Clock::time_point> part_done;
+  long faults_after = 0;
+  const long faults_before = minorFaults();
   auto start = Clock::now();
   if (runPart(method, child)) {
     part_done = Clock::now();
+    faults_after = minorFaults();
     child.launchThroughModule();
   } else if (!runLaunchMethod(method, child)) {
     fail("unknown --child method " + method);
   }
   check(child.cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
   auto stop = part_done ? *part_done : Clock::now();
+  if (!part_done) faults_after = minorFaults();
   child.buffers.checkSum(method);
-  std::printf("us %.3f\n", std::chrono::duration<double, std::micro>(stop - start).count());
+  std::printf("us %.3f faults %ld\n",
+              std::chrono::duration<double, std::micro>(stop - start).count(),
+              faults_after - faults_before);
   return 0;
 }
 
-// Runs this program again as a child timing `method`; returns its figure in microseconds.
-double timeInFreshProcess(const std::string &self, const Options &options, const char *method) {
+// Runs this program again as a child timing `method`; returns its figures.
+ChildFigures timeInFreshProcess(const std::string &self, const Options &options,
+                                const char *method) {
   std::string command = shellQuote(self) + " --child " + method + " --device " +
                         std::to_string(options.device) + " --elements " +
                         std::to_string(options.elements);
-  return childMicroseconds(command, std::string("the child timing ") + method);
+  return childFigures(command, std::string("the child timing ") + method);
 }
 
 }  // namespace
@@ -262,11 +297,13 @@ int main(int argc, char **argv) {
   if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
   self[length] = '\0';
 
-  std::vector<std::vector<double>> us(kMethodCount);
+  std::vector<std::vector<double>> us(kMethodCount), faults(kMethodCount);
   for (int r = 0; r < options.runs; ++r)
     for (size_t k = 0; k < kMethodCount; ++k) {
       size_t m = (static_cast<size_t>(r) + k) % kMethodCount;
-      us[m].push_back(timeInFreshProcess(self, options, kMethods[m]));
+      ChildFigures figures = timeInFreshProcess(self, options, kMethods[m]);
+      us[m].push_back(figures.us);
+      faults[m].push_back(static_cast<double>(figures.faults));
     }
 
   std::printf("device: %s (sm_%d%d), CUDA driver %d.%d\n", device.name.c_str(), device.major,
@@ -277,8 +314,9 @@ int main(int argc, char **argv) {
               options.runs);
   const double module_median = median(us[1]);
   for (size_t m = 0; m < kMethodCount; ++m)
-    std::printf("  %-12s %9.1f us  (min %.1f)  x module %.3f\n", kMethods[m], median(us[m]),
-                *std::min_element(us[m].begin(), us[m].end()), median(us[m]) / module_median);
+    std::printf("  %-20s %9.1f us  (min %.1f)  x module %.3f  page faults %.0f\n", kMethods[m],
+                median(us[m]), *std::min_element(us[m].begin(), us[m].end()),
+                median(us[m]) / module_median, median(faults[m]));
   std::printf("ratio library / cuModuleLoadData: %.3f; library / cuLibraryLoadData: %.3f\n",
               median(us[0]) / module_median, median(us[0]) / median(us[2]));
 
@@ -287,12 +325,15 @@ int main(int argc, char **argv) {
     if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
     std::fprintf(csv, "device,image,elements,run,first");
     for (const char *method : kMethods) std::fprintf(csv, ",%s_us", method);
+    for (const char *method : kMethods) std::fprintf(csv, ",%s_faults", method);
     std::fprintf(csv, "\n");
     for (int r = 0; r < options.runs; ++r) {
       std::fprintf(csv, "\"%s\",%s,%d,%d,%s", device.name.c_str(), image->name,
                    options.elements, r, kMethods[static_cast<size_t>(r) % kMethodCount]);
       for (size_t m = 0; m < kMethodCount; ++m)
         std::fprintf(csv, ",%.3f", us[m][static_cast<size_t>(r)]);
+      for (size_t m = 0; m < kMethodCount; ++m)
+        std::fprintf(csv, ",%.0f", faults[m][static_cast<size_t>(r)]);
       std::fprintf(csv, "\n");
     }
     if (std::fclose(csv) != 0) fail("cannot write " + options.csv);

@@ -45,3 +45,8 @@ int tta_bench_dlsym_runtime_entry_points(void) {
 int tta_bench_dlopen_driver(void) {
   return dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) != NULL ? 1 : -1;
 }
+
+/* dlopen with RTLD_NOLOAD: a handle to the driver only if the process has it loaded already. */
+int tta_bench_dlopen_driver_noload(void) {
+  return dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) != NULL ? 1 : -1;
+}

@@ -78,6 +78,7 @@ CudaDriver load() {
   resolver.get(&d.cuStreamDestroy, "cuStreamDestroy", 4000, &missing);
   resolver.get(&d.cuStreamSynchronize, "cuStreamSynchronize", 2000, &missing);
   resolver.get(&d.cuModuleLoadData, "cuModuleLoadData", 2000, &missing);
+  resolver.get(&d.cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, &missing);
   resolver.get(&d.cuModuleUnload, "cuModuleUnload", 2000, &missing);
   resolver.get(&d.cuModuleGetFunction, "cuModuleGetFunction", 2000, &missing);
   resolver.get(&d.cuFuncSetAttribute, "cuFuncSetAttribute", 9000, &missing);

@@ -55,6 +55,8 @@ struct CudaDriver {
   CUresult (*cuStreamDestroy)(CUstream stream) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
   CUresult (*cuModuleLoadData)(CUmodule *module, const void *image) = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image, unsigned count,
+                                 int *options, void **values) = nullptr;
   CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module, const char *name) = nullptr;
   CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute, int value) = nullptr;
