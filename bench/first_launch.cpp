@@ -28,7 +28,10 @@
 // one launch_overhead embeds: the variant the library dispatches to. See docs/benchmarks.md
 // ("First launch").
 //
-//   first_launch [--runs N] [--device N] [--elements N] [--csv FILE]
+//   first_launch [--runs N] [--device N] [--elements N] [--methods LIST] [--csv FILE]
+//
+// --methods times only the comma-separated methods named (library, module and cu_library, the
+// ratios' terms, always among them): more runs of the ratios in the same time.
 //
 // Runs rotate which method goes first. Exit status: 0 measured, 1 error, 77 skipped (no CUDA
 // driver or GPU, or a GPU none of the embedded cubins runs on).
@@ -86,12 +89,31 @@ struct Options {
   int device = 0;
   int elements = 4096;
   std::string csv;
-  std::string child_method;  // set in a re-executed child: time this method once
+  std::vector<size_t> methods;  // indices into kMethods: those timed
+  std::string child_method;     // set in a re-executed child: time this method once
 };
+
+// "a,b,c" as indices into kMethods; library, module and cu_library must be among them.
+std::vector<size_t> parseMethods(const std::string &list, void (*usage)(const char *)) {
+  std::vector<size_t> chosen;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, end - start);
+    auto found = std::find(std::begin(kMethods), std::end(kMethods), name);
+    if (found == std::end(kMethods)) usage(("unknown method in --methods: " + name).c_str());
+    chosen.push_back(static_cast<size_t>(found - std::begin(kMethods)));
+    start = end + 1;
+  }
+  for (size_t required = 0; required < 3; ++required)
+    if (std::find(chosen.begin(), chosen.end(), required) == chosen.end())
+      usage("--methods must include library, module and cu_library (the ratios' terms)");
+  return chosen;
+}
 
 [[noreturn]] void usage(const char *message) {
   std::fprintf(stderr, "first_launch: %s\nusage: first_launch [--runs N] [--device N] "
-                       "[--elements N] [--csv FILE]\n", message);
+                       "[--elements N] [--methods LIST] [--csv FILE]\n", message);
   std::exit(1);
 }
 
@@ -106,6 +128,7 @@ Options parseOptions(int argc, char **argv) {
     else if (flag == "--device") options.device = number();
     else if (flag == "--elements") options.elements = number();
     else if (flag == "--csv") options.csv = value;
+    else if (flag == "--methods") options.methods = parseMethods(value, usage);
     else if (flag == "--child") options.child_method = value;
     else usage(("unknown option " + flag).c_str());
   }
@@ -113,6 +136,8 @@ Options parseOptions(int argc, char **argv) {
   if (options.elements <= 0 || options.elements % 16 != 0)
     usage("--elements must be a positive multiple of 16");
   if (options.runs <= 0) usage("--runs must be positive");
+  if (options.methods.empty())
+    for (size_t m = 0; m < kMethodCount; ++m) options.methods.push_back(m);
   return options;
 }
 
@@ -297,10 +322,11 @@ int main(int argc, char **argv) {
   if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
   self[length] = '\0';
 
+  const std::vector<size_t> &chosen = options.methods;
   std::vector<std::vector<double>> us(kMethodCount), faults(kMethodCount);
   for (int r = 0; r < options.runs; ++r)
-    for (size_t k = 0; k < kMethodCount; ++k) {
-      size_t m = (static_cast<size_t>(r) + k) % kMethodCount;
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      size_t m = chosen[(static_cast<size_t>(r) + k) % chosen.size()];
       ChildFigures figures = timeInFreshProcess(self, options, kMethods[m]);
       us[m].push_back(figures.us);
       faults[m].push_back(static_cast<double>(figures.faults));
@@ -313,7 +339,7 @@ int main(int argc, char **argv) {
   std::printf("method: first launch + synchronise in a fresh process, median of %d runs\n",
               options.runs);
   const double module_median = median(us[1]);
-  for (size_t m = 0; m < kMethodCount; ++m)
+  for (size_t m : chosen)
     std::printf("  %-20s %9.1f us  (min %.1f)  x module %.3f  page faults %.0f\n", kMethods[m],
                 median(us[m]), *std::min_element(us[m].begin(), us[m].end()),
                 median(us[m]) / module_median, median(faults[m]));
@@ -324,16 +350,14 @@ int main(int argc, char **argv) {
     FILE *csv = std::fopen(options.csv.c_str(), "w");
     if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
     std::fprintf(csv, "device,image,elements,run,first");
-    for (const char *method : kMethods) std::fprintf(csv, ",%s_us", method);
-    for (const char *method : kMethods) std::fprintf(csv, ",%s_faults", method);
+    for (size_t m : chosen) std::fprintf(csv, ",%s_us", kMethods[m]);
+    for (size_t m : chosen) std::fprintf(csv, ",%s_faults", kMethods[m]);
     std::fprintf(csv, "\n");
     for (int r = 0; r < options.runs; ++r) {
       std::fprintf(csv, "\"%s\",%s,%d,%d,%s", device.name.c_str(), image->name,
-                   options.elements, r, kMethods[static_cast<size_t>(r) % kMethodCount]);
-      for (size_t m = 0; m < kMethodCount; ++m)
-        std::fprintf(csv, ",%.3f", us[m][static_cast<size_t>(r)]);
-      for (size_t m = 0; m < kMethodCount; ++m)
-        std::fprintf(csv, ",%.0f", faults[m][static_cast<size_t>(r)]);
+                   options.elements, r, kMethods[chosen[static_cast<size_t>(r) % chosen.size()]]);
+      for (size_t m : chosen) std::fprintf(csv, ",%.3f", us[m][static_cast<size_t>(r)]);
+      for (size_t m : chosen) std::fprintf(csv, ",%.0f", faults[m][static_cast<size_t>(r)]);
       std::fprintf(csv, "\n");
     }
     if (std::fclose(csv) != 0) fail("cannot write " + options.csv);

@@ -265,13 +265,13 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
  * else "cuGetProcAddress" (11.3 - 11.8, the v1 signature without symbolStatus).
  *
  * Two lists, because each entry point costs a first launch about half a microsecond to find:
- * those of a first launch, resolved when the driver is opened (a missing required one fails the
- * open), and the rest, resolved the first time one is needed (tta_cuda_resolve_deferred), whose
- * users check for NULL (a missing required one fails that call, NO_DRIVER naming it). */
+ * those of a first launch in a process whose driver is initialised, resolved when the driver is
+ * opened (a missing required one fails the open), and the rest, resolved the first time one is
+ * needed (tta_cuda_resolve_deferred: cuInit when nothing initialised the driver, the device's
+ * name when a message or log line names it), whose users check for NULL (a missing required one
+ * fails that call, NO_DRIVER naming it). */
 #define TTA_CUDA_LAUNCH_ENTRY_POINTS(X)       \
-  X(cuInit, 2000, 1)                          \
   X(cuDeviceGetAttribute, 2000, 1)            \
-  X(cuDeviceGetName, 2000, 1)                 \
   X(cuCtxGetCurrent, 4000, 1)                 \
   X(cuCtxGetDevice, 2000, 1)                  \
   X(cuModuleLoadDataEx, 2010, 1)              \
@@ -280,6 +280,8 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
   X(cuCtxGetId, 12000, 0)
 
 #define TTA_CUDA_DEFERRED_ENTRY_POINTS(X)     \
+  X(cuInit, 2000, 1)                          \
+  X(cuDeviceGetName, 2000, 1)                 \
   X(cuDeviceGet, 2000, 1)                     \
   X(cuCtxSetCurrent, 4000, 1)                 \
   X(cuDevicePrimaryCtxRetain, 7000, 1)        \

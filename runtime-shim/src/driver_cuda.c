@@ -10,7 +10,7 @@
 #include "log.h"
 
 static pthread_once_t tta_cuda_once = PTHREAD_ONCE_INIT;
-static tta_cuda tta_cuda_table;
+tta_cuda tta_cuda_table;
 static const tta_cuda *tta_cuda_loaded;
 static triton_aot_status tta_cuda_load_status;
 static char tta_cuda_load_message[512];
@@ -149,13 +149,22 @@ static void tta_cuda_open(void) {
     return;
   }
   /* Already initialised (by the application, a framework or another library) when a context
-   * query answers: cuInit is then skipped, which a first launch would otherwise pay for. */
+   * query answers: cuInit (a deferred entry point) is then neither found nor called, which a
+   * first launch would otherwise pay for. */
   {
     CUcontext current = NULL;
     result = tta_cuda_table.cuCtxGetCurrent(&current);
   }
-  if (result != CUDA_SUCCESS)
+  if (result != CUDA_SUCCESS) {
+    tta_cuda_resolve_deferred();
+    if (tta_cuda_table.cuInit == NULL) {
+      tta_cuda_set_failure(TRITON_AOT_ERROR_NO_DRIVER,
+                           "the CUDA driver libcuda.so.1 is too old: it has no cuInit; install an "
+                           "NVIDIA driver for CUDA 11.3 or newer");
+      return;
+    }
     result = tta_cuda_table.cuInit(0);
+  }
   if (result != CUDA_SUCCESS) {
     tta_cuda_describe(&tta_cuda_table, result, description, sizeof description);
     if (result == CUDA_ERROR_STUB_LIBRARY)

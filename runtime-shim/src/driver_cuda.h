@@ -15,7 +15,15 @@ typedef struct tta_cuda {
   TTA_CUDA_ENTRY_POINTS(TTA_CUDA_MEMBER)
 #undef TTA_CUDA_MEMBER
   int driver_version; /* cuDriverGetVersion: 1000 * major + 10 * minor (deferred) */
+  /* Does cuCtxGetId(NULL) give the current context's id (one driver call per launch instead of
+   * cuCtxGetCurrent + cuCtxGetId)? 0 not yet known, 1 yes, -1 no. Atomic: set once, by the
+   * first thread that finds out (library_cuda.c tta_cuda_current_context). */
+  int id_of_current;
 } tta_cuda;
+
+/* The process's one table, which the launch path reads directly (launch_memo.c, launch.c): its
+ * entry points are set once tta_cuda_driver() has returned it. */
+TRITON_AOT_HIDDEN extern tta_cuda tta_cuda_table;
 
 /* The driver, or NULL with this thread's error set (NO_DRIVER: library missing, a stub, too old
  * or broken; NO_DEVICE: cuInit says there is no GPU). The outcome of the first call is kept for

@@ -8,32 +8,47 @@
 #include "scratch.h"
 #include "tensor_map.h"
 
-/* The blocks to launch: the grid times the cluster, each axis within the device's limit
- * (tta_device.max_grid, queried once per device). */
+/* The first grid axis beyond the device's limits as known so far (with the cluster), or -1. */
+static int tta_axis_beyond(const triton_aot_launch_info *launch, const tta_device *device,
+                           const uint64_t grid[3]) {
+  int axis;
+  for (axis = 0; axis < 3; ++axis) {
+    uint64_t cluster = launch->cluster[axis] ? launch->cluster[axis] : 1;
+    /* No division on this path: grid <= 2^32 and cluster < 2^32 cannot overflow 64 bits. */
+    if (grid[axis] * cluster > tta_device_max_grid(device, axis))
+      return axis;
+  }
+  return -1;
+}
+
+/* The blocks to launch: the grid times the cluster, each axis within the device's limit. The
+ * limits are asked of a CUDA driver only when a grid exceeds those every device has (see
+ * tta_device), then the grid is checked again. */
 static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
                                              const triton_aot_launch_info *launch,
                                              const tta_device *device, const uint64_t grid[3],
                                              unsigned blocks[3]) {
-  int axis;
-  for (axis = 0; axis < 3; ++axis) {
+  int axis = tta_axis_beyond(launch, device, grid);
+  if (axis >= 0 && tta_device_learn_grid_limits(device))
+    axis = tta_axis_beyond(launch, device, grid);
+  if (axis >= 0) {
     uint64_t cluster = launch->cluster[axis] ? launch->cluster[axis] : 1;
-    uint64_t limit = device->max_grid[axis];
-    /* No division on this path: grid <= 2^32 and cluster < 2^32 cannot overflow 64 bits. */
+    uint64_t limit = tta_device_max_grid(device, axis);
     if (grid[axis] > limit)
       return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
                              "%s: grid %c is %llu, above the limit of %llu blocks on device %d "
                              "(%s)",
                              kernel->name, "xyz"[axis], (unsigned long long)grid[axis],
-                             (unsigned long long)limit, device->ordinal, device->name);
-    if (grid[axis] * cluster > limit)
-      return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
-                             "%s: grid %c is %llu, times the cluster's %llu above the limit of "
-                             "%llu blocks on device %d (%s)",
-                             kernel->name, "xyz"[axis], (unsigned long long)grid[axis],
-                             (unsigned long long)cluster, (unsigned long long)limit,
-                             device->ordinal, device->name);
-    blocks[axis] = (unsigned)(grid[axis] * cluster);
+                             (unsigned long long)limit, device->ordinal, tta_device_name(device));
+    return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
+                           "%s: grid %c is %llu, times the cluster's %llu above the limit of "
+                           "%llu blocks on device %d (%s)",
+                           kernel->name, "xyz"[axis], (unsigned long long)grid[axis],
+                           (unsigned long long)cluster, (unsigned long long)limit,
+                           device->ordinal, tta_device_name(device));
   }
+  for (axis = 0; axis < 3; ++axis)
+    blocks[axis] = (unsigned)(grid[axis] * (launch->cluster[axis] ? launch->cluster[axis] : 1));
   return TRITON_AOT_SUCCESS;
 }
 
@@ -145,28 +160,49 @@ static triton_aot_status tta_cuda_launch(const tta_library_state *state,
   return TRITON_AOT_SUCCESS;
 }
 
+/* A plain launch the driver refused as an invalid value: a grid beyond the device's own limits,
+ * when the device has less than every CUDA device has (which the launch assumed), is said so;
+ * anything else is the driver's error. */
+static TTA_COLD triton_aot_status tta_plain_launch_refused(const triton_aot_library *library,
+                                                           const tta_found *found,
+                                                           const uint64_t grid[3],
+                                                           CUresult result) {
+  const triton_aot_kernel *kernel = &library->kernels[found->kernel];
+  unsigned blocks[3];
+  if (result == CUDA_ERROR_INVALID_VALUE) {
+    tta_device_learn_grid_limits(found->device);
+    if (tta_grid_dimensions(kernel, &found->descriptor->launch, found->device, grid, blocks) !=
+        TRITON_AOT_SUCCESS)
+      return TRITON_AOT_ERROR_INVALID_ARGUMENT;
+  }
+  return tta_cuda_fail(&tta_cuda_table, TRITON_AOT_ERROR_LAUNCH_FAILED, result, kernel->name,
+                       "cuLaunchKernel");
+}
+
 /* The common launch (tta_found.plain), its grid within the device's limits: Triton's trailing
  * scratch pointers are NULL (the kernel needs no scratch), and no launch attribute applies. It
- * reads only the memo entry. */
+ * reads only the memo entry's first cache line and the driver's table. */
 static triton_aot_status tta_cuda_launch_plain(const triton_aot_library *library,
                                                const tta_found *found, const uint64_t grid[3],
                                                void *stream, void **args) {
   void *no_scratch = NULL;
-  uint32_t trailing = found->arg_count;
+  void **trailing = args + found->arg_count;
   CUresult result;
+  /* At most two trailing pointers, in Triton's order: global scratch, then profile scratch. */
   if (found->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH)
-    args[trailing++] = &no_scratch;
+    *trailing++ = &no_scratch;
   if (found->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)
-    args[trailing++] = &no_scratch;
-  result = found->state->cuda->cuLaunchKernel(
-      (CUfunction)found->function, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
-      found->block_x, 1, 1, found->shared, (CUstream)stream, args, NULL);
+    *trailing++ = &no_scratch;
+  result = tta_cuda_table.cuLaunchKernel((CUfunction)found->function, (unsigned)grid[0],
+                                         (unsigned)grid[1], (unsigned)grid[2], found->block_x, 1,
+                                         1, found->shared, (CUstream)stream, args, NULL);
   /* The slots pointed into this frame: leave none behind. */
-  while (trailing > found->arg_count)
-    args[--trailing] = NULL;
+  if (trailing > args + found->arg_count)
+    args[found->arg_count] = NULL;
+  if (trailing > args + found->arg_count + 1)
+    args[found->arg_count + 1] = NULL;
   if (result != CUDA_SUCCESS)
-    return tta_cuda_fail(found->state->cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result,
-                         library->kernels[found->kernel].name, "cuLaunchKernel");
+    return tta_plain_launch_refused(library, found, grid, result);
   return TRITON_AOT_SUCCESS;
 }
 

@@ -1,10 +1,11 @@
 /* Each thread remembers, for a few slots, what it last launched in a context: the function, and
  * for a plain launch everything the launch reads (block, shared memory, the device's grid
- * limits, the trailing arguments). Launching a slot again then costs the driver calls that name
- * the current context (CUDA: cuCtxGetCurrent + cuCtxGetId) and one thread-local entry: no list
- * walks, no image checks, no reads of the library's tables, few dependent loads. Measured on an
- * H200 the walks cost about 2% of a launch (docs/benchmarks.md, "Launch overhead"). HIP takes
- * the full lookup each time (hipGetDevice, then the device's records).
+ * limits, the trailing arguments). Launching a slot again then costs the driver call that names
+ * the current context (CUDA: cuCtxGetId(NULL), or cuCtxGetCurrent + cuCtxGetId where the driver
+ * does not answer for NULL) and one cache line of thread-local memo: no list walks, no image
+ * checks, no reads of the library's tables, few dependent loads. Measured on an H200 the walks
+ * cost about 2% of a launch (docs/benchmarks.md, "Launch overhead"). HIP takes the full lookup
+ * each time (hipGetDevice, then the device's records).
  *
  * An entry can never point into freed memory: it names the library state by its serial, which no
  * later state reuses (its address may be), so after an unload every entry misses; and it names
@@ -14,10 +15,10 @@
 #include "launch_memo.h"
 
 /* Per thread, direct-mapped by (state serial, kernel, variant): two kernels launched in turn by
- * one thread keep their entries unless they share an index. An entry fills two cache lines. */
+ * one thread keep their entries unless they share an index. */
 #define TTA_MEMO_ENTRIES 16
 
-static _Thread_local _Alignas(128) tta_found tta_memo[TTA_MEMO_ENTRIES];
+static _Thread_local tta_found tta_memo[TTA_MEMO_ENTRIES];
 
 static tta_found *tta_memo_entry_for(uint64_t serial, uint32_t kernel, uint32_t variant) {
   return &tta_memo[(serial * 7u + kernel * 5u + variant) % TTA_MEMO_ENTRIES];
@@ -64,13 +65,13 @@ static TTA_NOINLINE triton_aot_status tta_find_and_remember(const triton_aot_lib
   entry->device = current.device;
   entry->descriptor = descriptor;
   entry->function = function;
-  entry->plain = tta_plain_launch(current.state, kernel, &descriptor->launch);
+  entry->plain = (uint8_t)tta_plain_launch(current.state, kernel, &descriptor->launch);
   for (axis = 0; axis < 3; ++axis)
-    entry->max_grid[axis] = current.device->max_grid[axis];
+    entry->max_grid[axis] = tta_device_max_grid(current.device, axis);
   entry->block_x = descriptor->launch.block_x;
   entry->shared = descriptor->launch.shared;
   entry->arg_count = kernel->arg_count;
-  entry->trailing_args = kernel->trailing_args;
+  entry->trailing_args = (uint16_t)kernel->trailing_args;
   *found = entry;
   return TRITON_AOT_SUCCESS;
 }
@@ -78,13 +79,18 @@ static TTA_NOINLINE triton_aot_status tta_find_and_remember(const triton_aot_lib
 /* CUDA's context key without leaving this file: the common case (a current context, cuCtxGetId)
  * inline; anything else (no context, an error, an old driver, HIP) is the full lookup's. */
 static inline int tta_fast_key(const tta_library_state *state, uint64_t *key) {
-  const tta_cuda *cuda = state->cuda;
   CUcontext context = NULL;
   unsigned long long id = 0;
-  if (state->backend != TRITON_AOT_BACKEND_CUDA || cuda->cuCtxGetId == NULL ||
-      cuda->cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == NULL ||
-      cuda->cuCtxGetId(context, &id) != CUDA_SUCCESS)
+  if (state->backend != TRITON_AOT_BACKEND_CUDA)
     return 0;
+  if (__atomic_load_n(&tta_cuda_table.id_of_current, __ATOMIC_RELAXED) > 0) {
+    if (tta_cuda_table.cuCtxGetId(NULL, &id) != CUDA_SUCCESS)
+      return 0;
+  } else if (tta_cuda_table.cuCtxGetId == NULL ||
+             tta_cuda_table.cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == NULL ||
+             tta_cuda_table.cuCtxGetId(context, &id) != CUDA_SUCCESS) {
+    return 0;
+  }
   *key = id;
   return 1;
 }
@@ -119,16 +125,11 @@ triton_aot_status tta_find_device(const triton_aot_library *library, const tta_d
       __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
   tta_current current;
   triton_aot_status status;
-  if (state != NULL) {
-    CUcontext context;
-    uint64_t key = 0;
-    status = tta_current_key(state, &context, &key);
-    if (status != TRITON_AOT_SUCCESS)
-      return status;
-    if (tta_last_device.serial == state->serial && tta_last_device.context_key == key) {
-      *device = tta_last_device.device;
-      return TRITON_AOT_SUCCESS;
-    }
+  uint64_t key = 0;
+  if (state != NULL && tta_fast_key(state, &key) && tta_last_device.serial == state->serial &&
+      tta_last_device.context_key == key) {
+    *device = tta_last_device.device;
+    return TRITON_AOT_SUCCESS;
   }
   status = tta_current_device(library, &current);
   if (status != TRITON_AOT_SUCCESS)

@@ -8,21 +8,23 @@
 extern "C" {
 #endif
 
-/* What a launch needs to know about where it goes: a thread's memo entry. */
+/* What a launch needs to know about where it goes: a thread's memo entry. The key and all a plain
+ * launch reads share the first cache line; the rest is for the general path. */
 typedef struct tta_found {
-  uint64_t serial;                       /* the library state's (launch_memo.c); 0: empty */
+  _Alignas(64) uint64_t serial;          /* the library state's (launch_memo.c); 0: empty */
   uint64_t context_key;                  /* see tta_current */
   uint32_t kernel, variant;
+  void *function;                        /* CUfunction or hipFunction_t */
+  /* A plain launch (CUDA, no cluster, no launch flags, no scratch, no tensor descriptors, no
+   * oversized shared memory) needs only these. */
+  uint32_t max_grid[3];
+  uint32_t block_x, shared;
+  uint32_t arg_count;
+  uint16_t trailing_args;
+  uint8_t plain;
   tta_library_state *state;
   const tta_device *device;
   const triton_aot_function *descriptor; /* the variant's function for the chosen target */
-  void *function;                        /* CUfunction or hipFunction_t */
-  /* A plain launch (CUDA, no cluster, no launch flags, no scratch, no tensor descriptors, no
-   * oversized shared memory) needs only these, kept here so it reads nothing else. */
-  int plain;
-  uint32_t max_grid[3];
-  uint32_t block_x, shared;
-  uint32_t arg_count, trailing_args;
 } tta_found;
 
 /* The loaded function of variant `variant` of kernel `kernel_index` for the calling thread's

@@ -64,6 +64,18 @@ static triton_aot_status tta_cuda_make_primary_current(const tta_cuda *cuda, CUc
   return TRITON_AOT_SUCCESS;
 }
 
+/* With `id` the calling thread's current context's: does cuCtxGetId(NULL) answer the same (as
+ * the driver documents)? Then a launch asks the driver once for its context's id
+ * (launch_memo.c). A failed query decides nothing; the next first launch asks again. */
+static void tta_cuda_learn_id_of_current(const tta_cuda *cuda, unsigned long long id) {
+  unsigned long long current = 0;
+  int *answer = (int *)&((tta_cuda *)cuda)->id_of_current;
+  if (__atomic_load_n(answer, __ATOMIC_RELAXED) != 0 ||
+      cuda->cuCtxGetId(NULL, &current) != CUDA_SUCCESS)
+    return;
+  __atomic_store_n(answer, current == id ? 1 : -1, __ATOMIC_RELAXED);
+}
+
 triton_aot_status tta_cuda_current_context(const tta_cuda *cuda, CUcontext *context,
                                            uint64_t *key) {
   CUresult result = cuda->cuCtxGetCurrent(context);
@@ -80,6 +92,7 @@ triton_aot_status tta_cuda_current_context(const tta_cuda *cuda, CUcontext *cont
     if (result != CUDA_SUCCESS)
       return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, NULL, "cuCtxGetId");
     *key = id;
+    tta_cuda_learn_id_of_current(cuda, id);
   } else {
     *key = (uint64_t)(uintptr_t)*context;
   }
@@ -99,46 +112,62 @@ triton_aot_status tta_cuda_context_device(const tta_cuda *cuda, int *ordinal) {
 /* The opt-in maximum of a block's shared memory, and on CC 10.7 (Rubin) the larger maximum of
  * an oversized block, which Triton 3.9 reads there instead. Both are kept: a block up to the
  * opt-in maximum still raises MAX_DYNAMIC_SHARED_SIZE_BYTES, which the driver refuses above it.
- * A driver that does not know an attribute (or answers less) leaves 48 KiB / no oversized. */
-static void tta_cuda_shared_limits(const tta_cuda *cuda, int ordinal, int major, int minor,
-                                   tta_device *device) {
+ * A driver that does not know an attribute (or answers less) leaves 48 KiB / no oversized.
+ * Asked the first time a function needs more than 48 KiB (under the library mutex); a refused
+ * opt-in query leaves 48 KiB for now and is asked again next time. Returns that query's result. */
+static CUresult tta_cuda_learn_shared_limits(const tta_cuda *cuda, tta_device *device) {
   int optin = 0, oversized = 0;
-  if (cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                 ordinal) != CUDA_SUCCESS ||
-      optin < (int)TTA_DEFAULT_SHARED_LIMIT)
+  uint32_t major = device->arch.capability / 10, minor = device->arch.capability % 10;
+  CUresult asked;
+  if (device->shared_known)
+    return CUDA_SUCCESS;
+  asked = cuda->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                     device->ordinal);
+  if (asked != CUDA_SUCCESS || optin < (int)TTA_DEFAULT_SHARED_LIMIT)
     optin = (int)TTA_DEFAULT_SHARED_LIMIT;
   /* Elsewhere the attribute may not exist, or mean nothing: Triton asks only CC 10.7. */
   if (major != 10 || minor != 7 ||
       cuda->cuDeviceGetAttribute(&oversized,
                                  CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK,
-                                 ordinal) != CUDA_SUCCESS ||
+                                 device->ordinal) != CUDA_SUCCESS ||
       oversized < optin)
     oversized = 0;
   device->shared_limit = (uint32_t)optin;
   device->oversized_limit = (uint32_t)oversized;
+  device->shared_known = asked == CUDA_SUCCESS;
+  return asked;
 }
 
-/* The device's grid limits; a query the driver refuses leaves the limit every CUDA device has. */
-static void tta_cuda_grid_limits(const tta_cuda *cuda, int ordinal, tta_device *device) {
+int tta_cuda_grid_limits(int ordinal, uint32_t limits[3]) {
   static const CUdevice_attribute attributes[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
                                                    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
                                                    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
-  int axis;
+  int axis, answered = 1;
   for (axis = 0; axis < 3; ++axis) {
     int value = 0;
-    if (cuda->cuDeviceGetAttribute(&value, attributes[axis], ordinal) != CUDA_SUCCESS || value <= 0)
+    if (tta_cuda_table.cuDeviceGetAttribute(&value, attributes[axis], ordinal) != CUDA_SUCCESS ||
+        value <= 0) {
       value = (int)(axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ);
-    device->max_grid[axis] = (uint32_t)value;
+      answered = 0;
+    }
+    limits[axis] = (uint32_t)value;
   }
+  return answered;
 }
 
+int tta_cuda_device_name(int ordinal, char *name, size_t size) {
+  tta_cuda_resolve_deferred();
+  if (tta_cuda_table.cuDeviceGetName == NULL ||
+      tta_cuda_table.cuDeviceGetName(name, (int)size, ordinal) != CUDA_SUCCESS)
+    return 0;
+  name[size - 1] = '\0';
+  return 1;
+}
+
+/* A first launch's facts: the compute capability only (see tta_device). */
 triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_device *device) {
-  int major = 0, minor = 0;
-  CUresult result = cuda->cuDeviceGetName(device->name, (int)sizeof device->name, ordinal);
-  if (result != CUDA_SUCCESS)
-    tta_format(device->name, sizeof device->name, "unnamed GPU");
-  device->name[sizeof device->name - 1] = '\0';
-  result =
+  int major = 0, minor = 0, axis;
+  CUresult result =
       cuda->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ordinal);
   if (result == CUDA_SUCCESS)
     result =
@@ -149,8 +178,8 @@ triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_d
     return tta_cuda_fail(cuda, TRITON_AOT_ERROR_NO_DEVICE, result, context,
                          "cuDeviceGetAttribute(COMPUTE_CAPABILITY)");
   }
-  tta_cuda_shared_limits(cuda, ordinal, major, minor, device);
-  tta_cuda_grid_limits(cuda, ordinal, device);
+  for (axis = 0; axis < 3; ++axis)
+    device->max_grid[axis] = axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ;
   device->arch.backend = TRITON_AOT_BACKEND_CUDA;
   device->arch.capability = (uint32_t)(major * 10 + minor);
   device->arch.xnack = device->arch.sramecc = -1;
@@ -159,7 +188,7 @@ triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_d
 }
 
 triton_aot_status tta_cuda_load(const tta_library_state *state, const void *image,
-                                const char *what, void **handle) {
+                                tta_slot_what *what, void **handle) {
   const tta_cuda *cuda = state->cuda;
   char log[2048] = "", description[256];
   CUjit_option options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -175,7 +204,7 @@ triton_aot_status tta_cuda_load(const tta_library_state *state, const void *imag
   log[sizeof log - 1] = '\0';
   tta_cuda_describe(cuda, result, description, sizeof description);
   return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: cuModuleLoadDataEx failed: %s%s%s%s",
-                         what, description,
+                         tta_what(what), description,
                          result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION
                              ? "; the PTX is newer than this driver: update the NVIDIA driver"
                              : "",
@@ -194,13 +223,13 @@ static uint32_t tta_dynamic_room(uint32_t maximum, uint32_t static_shared) {
  * - beyond it, within the oversized maximum (Rubin): SHARED_MEMORY_MODE = ALLOW_OVERSIZED, as
  *   Triton 3.9 sets it; launches above 228 KiB add the launch attribute (launch.c);
  * - else it fails here, naming the figures, before anything reaches the driver. */
-static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const tta_device *device,
+static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, tta_device *device,
                                                    CUfunction function, uint32_t shared,
-                                                   const char *what) {
+                                                   tta_slot_what *what) {
   char call[96];
   int static_shared = 0, static_known = 1;
   uint32_t legacy, legacy_serves, oversized;
-  CUresult result;
+  CUresult result, asked = tta_cuda_learn_shared_limits(cuda, device);
   if (cuda->cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) !=
           CUDA_SUCCESS ||
       static_shared < 0) {
@@ -225,22 +254,31 @@ static triton_aot_status tta_cuda_configure_shared(const tta_cuda *cuda, const t
                                       CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY);
     tta_format(call, sizeof call, "cuFuncSetAttribute(SHARED_MEMORY_MODE, ALLOW_OVERSIZED)");
   } else {
+    char why[320] = "";
+    if (asked != CUDA_SUCCESS) {
+      char description[256];
+      tta_cuda_describe(cuda, asked, description, sizeof description);
+      tta_format(why, sizeof why,
+                 " (its opt-in maximum is unknown: "
+                 "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) failed: %s)",
+                 description);
+    }
     return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
-                           "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
-                           what, shared, device->ordinal, device->name,
-                           oversized > legacy_serves ? oversized : legacy_serves);
+                           "%s needs %u bytes of shared memory; device %d (%s) allows at most %u%s",
+                           tta_what(what), shared, device->ordinal, tta_device_name(device),
+                           oversized > legacy_serves ? oversized : legacy_serves, why);
   }
   if (result != CUDA_SUCCESS)
-    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what, call);
+    return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, tta_what(what), call);
   return TRITON_AOT_SUCCESS;
 }
 
 /* Shared memory above 48 KiB (above); clusters above the portable size 8 need the non-portable
  * attribute. */
-static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_device *device,
+static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, tta_device *device,
                                             CUfunction function,
                                             const triton_aot_function *descriptor,
-                                            const char *what) {
+                                            tta_slot_what *what) {
   const triton_aot_launch_info *launch = &descriptor->launch;
   uint64_t cluster = (uint64_t)launch->cluster[0] * launch->cluster[1] * launch->cluster[2];
   triton_aot_status status = TRITON_AOT_SUCCESS;
@@ -248,11 +286,10 @@ static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_devi
   if (launch->shared <= TTA_DEFAULT_SHARED_LIMIT && cluster <= 8)
     return TRITON_AOT_SUCCESS;
   tta_cuda_resolve_deferred();
-  if ((status = tta_cuda_need(cuda->cuFuncGetAttribute != NULL, "cuFuncGetAttribute", what)) !=
-          TRITON_AOT_SUCCESS ||
-      (status = tta_cuda_need(cuda->cuFuncSetAttribute != NULL, "cuFuncSetAttribute", what)) !=
-          TRITON_AOT_SUCCESS)
-    return status;
+  if (cuda->cuFuncGetAttribute == NULL)
+    return tta_cuda_need(0, "cuFuncGetAttribute", tta_what(what));
+  if (cuda->cuFuncSetAttribute == NULL)
+    return tta_cuda_need(0, "cuFuncSetAttribute", tta_what(what));
   if (launch->shared > TTA_DEFAULT_SHARED_LIMIT) {
     status = tta_cuda_configure_shared(cuda, device, function, launch->shared, what);
     if (status != TRITON_AOT_SUCCESS)
@@ -262,15 +299,15 @@ static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, const tta_devi
     result = cuda->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
                                       1);
     if (result != CUDA_SUCCESS)
-      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, what,
+      return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LAUNCH_FAILED, result, tta_what(what),
                            "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)");
   }
   return TRITON_AOT_SUCCESS;
 }
 
-triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tta_device *device,
+triton_aot_status tta_cuda_get_function(const tta_library_state *state, tta_device *device,
                                         void *handle, const triton_aot_function *descriptor,
-                                        const char *entry, const char *what, void **function) {
+                                        const char *entry, tta_slot_what *what, void **function) {
   const tta_cuda *cuda = state->cuda;
   triton_aot_status status;
   CUfunction found = NULL;
@@ -281,7 +318,8 @@ triton_aot_status tta_cuda_get_function(const tta_library_state *state, const tt
     char call[320];
     tta_format(call, sizeof call, "cuModuleGetFunction(\"%s\")", entry);
     return tta_cuda_fail(cuda, TRITON_AOT_ERROR_LOAD_FAILED,
-                         result != CUDA_SUCCESS ? result : CUDA_ERROR_NOT_FOUND, what, call);
+                         result != CUDA_SUCCESS ? result : CUDA_ERROR_NOT_FOUND, tta_what(what),
+                         call);
   }
   status = tta_cuda_configure(cuda, device, found, descriptor, what);
   if (status == TRITON_AOT_SUCCESS)

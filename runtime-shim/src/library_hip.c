@@ -39,6 +39,9 @@ triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal, tta_devi
   }
   memcpy(device->name, properties + TTA_HIP_PROP_NAME, sizeof device->name - 1);
   device->name[sizeof device->name - 1] = '\0';
+  device->name_state = TTA_FACT_KNOWN; /* HIP knows everything at once (see tta_device) */
+  device->grid_known = 1;
+  device->shared_known = 1;
   memcpy(target_id, properties + TTA_HIP_PROP_GCN_ARCH_NAME, sizeof target_id - 1);
   target_id[sizeof target_id - 1] = '\0';
   shared = tta_read_size(properties, TTA_HIP_PROP_SHARED_MEM_PER_BLOCK);
@@ -66,19 +69,20 @@ triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal, tta_devi
   return TRITON_AOT_SUCCESS;
 }
 
-triton_aot_status tta_hip_load(const tta_hip *hip, const void *image, const char *what,
+triton_aot_status tta_hip_load(const tta_hip *hip, const void *image, tta_slot_what *what,
                                void **handle) {
   hipModule_t module = NULL;
   hipError_t result = hip->hipModuleLoadData(&module, image);
   *handle = module;
   if (result != hipSuccess)
-    return tta_hip_fail(hip, TRITON_AOT_ERROR_LOAD_FAILED, result, what, "hipModuleLoadData");
+    return tta_hip_fail(hip, TRITON_AOT_ERROR_LOAD_FAILED, result, tta_what(what),
+                        "hipModuleLoadData");
   return TRITON_AOT_SUCCESS;
 }
 
 triton_aot_status tta_hip_get_function(const tta_hip *hip, const tta_device *device, void *handle,
                                        const triton_aot_function *descriptor, const char *entry,
-                                       const char *what, void **function) {
+                                       tta_slot_what *what, void **function) {
   hipFunction_t found = NULL;
   hipError_t result;
   *function = NULL;
@@ -86,14 +90,14 @@ triton_aot_status tta_hip_get_function(const tta_hip *hip, const tta_device *dev
   if (descriptor->launch.shared > device->shared_limit)
     return triton_aot_fail(TRITON_AOT_ERROR_LAUNCH_FAILED,
                            "%s needs %u bytes of shared memory; device %d (%s) allows at most %u",
-                           what, descriptor->launch.shared, device->ordinal, device->name,
-                           device->shared_limit);
+                           tta_what(what), descriptor->launch.shared, device->ordinal,
+                           device->name, device->shared_limit);
   result = hip->hipModuleGetFunction(&found, (hipModule_t)handle, entry);
   if (result != hipSuccess || found == NULL) {
     char call[320];
     tta_format(call, sizeof call, "hipModuleGetFunction(\"%s\")", entry);
     return tta_hip_fail(hip, TRITON_AOT_ERROR_LOAD_FAILED,
-                        result != hipSuccess ? result : hipErrorNotFound, what, call);
+                        result != hipSuccess ? result : hipErrorNotFound, tta_what(what), call);
   }
   *function = found;
   return TRITON_AOT_SUCCESS;

@@ -3,6 +3,7 @@
  * creates or loads runs under the library's mutex, checked again once the mutex is held. */
 #include "library_state.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,11 +83,7 @@ static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *lib
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "cannot create a mutex (library %s)",
                            library->name);
   }
-  state->raw_images =
-      (void **)calloc(library->image_count ? library->image_count : 1, sizeof(void *));
-  status = state->raw_images ? tta_open_backend(library, state)
-                             : triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY,
-                                               "out of host memory (library %s)", library->name);
+  status = tta_open_backend(library, state);
   if (status != TRITON_AOT_SUCCESS) {
     tta_state_free(state, library->image_count);
     return status;
@@ -142,6 +139,17 @@ void tta_describe_slot(const triton_aot_library *library, const triton_aot_kerne
              tta_chosen_target(library, kernel, choice)->name, tta_kind_name(choice->kind));
 }
 
+const char *tta_what(tta_slot_what *what) {
+  char slot_name[256];
+  if (what->text[0] != '\0')
+    return what->text;
+  tta_describe_slot(what->library, what->kernel, what->variant, what->choice, slot_name,
+                    sizeof slot_name);
+  tta_format(what->text, sizeof what->text, "%s on device %d (%s, %s)", slot_name,
+             what->device->ordinal, tta_device_name(what->device), what->device->arch.arch);
+  return what->text;
+}
+
 static inline triton_aot_status tta_state(const triton_aot_library *library,
                                           tta_library_state **out) {
   *out = __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
@@ -149,30 +157,30 @@ static inline triton_aot_status tta_state(const triton_aot_library *library,
 }
 
 static void tta_device_free(tta_device *device) {
-  if (device == NULL)
-    return;
-  free(device->choices);
-  free(device->slots);
-  free(device);
+  free(device); /* its slots and choices with it (tta_device_build) */
 }
 
-/* Builds the record of device `ordinal`: facts, and the image choice of every kernel. */
+static size_t tta_round_up(size_t size, size_t alignment) {
+  return (size + alignment - 1) / alignment * alignment;
+}
+
+/* Builds the record of device `ordinal`: facts, and the image choice of every kernel. The record,
+ * its slots and its choices are one allocation. */
 static triton_aot_status tta_device_build(const triton_aot_library *library,
                                           tta_library_state *state, int ordinal, tta_device **out) {
   triton_aot_status status;
   uint32_t k;
-  tta_device *device = (tta_device *)calloc(1, sizeof *device);
-  if (device != NULL) {
-    device->choices = (tta_image_choice *)calloc(library->kernel_count ? library->kernel_count : 1,
-                                                 sizeof(tta_image_choice));
-    device->slots =
-        (tta_slot *)calloc(library->slot_count ? library->slot_count : 1, sizeof(tta_slot));
-  }
-  if (device == NULL || device->choices == NULL || device->slots == NULL) {
-    tta_device_free(device);
+  size_t slots_at = tta_round_up(sizeof(tta_device), _Alignof(tta_slot));
+  size_t choices_at = tta_round_up(slots_at + (size_t)library->slot_count * sizeof(tta_slot),
+                                   _Alignof(tta_image_choice));
+  size_t size = choices_at + (size_t)library->kernel_count * sizeof(tta_image_choice);
+  unsigned char *block = (unsigned char *)calloc(1, size);
+  tta_device *device = (tta_device *)(void *)block;
+  if (device == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory (library %s)",
                            library->name);
-  }
+  device->slots = (tta_slot *)(void *)(block + slots_at);
+  device->choices = (tta_image_choice *)(void *)(block + choices_at);
   device->ordinal = ordinal;
   status = state->backend == TRITON_AOT_BACKEND_CUDA
                ? tta_cuda_device_facts(state->cuda, ordinal, device)
@@ -184,19 +192,59 @@ static triton_aot_status tta_device_build(const triton_aot_library *library,
   for (k = 0; k < library->kernel_count; ++k) {
     const triton_aot_kernel *kernel = &library->kernels[k];
     tta_image_choice *choice = &device->choices[k];
-    if (tta_choose_image(library, kernel, &device->arch, choice))
-      tta_log("%s: device %d (%s, %s): %s: %s %s (%s)", library->name, ordinal, device->name,
-              device->arch.arch, kernel->name, tta_chosen_target(library, kernel, choice)->name,
-              tta_kind_name(choice->kind), tta_reason_text(choice->reason));
-    else if (tta_log_enabled()) {
+    int chosen = tta_choose_image(library, kernel, &device->arch, choice);
+    if (!tta_log_enabled())
+      continue; /* the log names the device, which costs a driver query */
+    if (chosen) {
+      tta_log("%s: device %d (%s, %s): %s: %s %s (%s)", library->name, ordinal,
+              tta_device_name(device), device->arch.arch, kernel->name,
+              tta_chosen_target(library, kernel, choice)->name, tta_kind_name(choice->kind),
+              tta_reason_text(choice->reason));
+    } else {
       char message[TTA_ERROR_MESSAGE_SIZE];
-      tta_format_no_image(message, sizeof message, library, kernel, ordinal, device->name,
-                          &device->arch);
+      tta_format_no_image(message, sizeof message, library, kernel, ordinal,
+                          tta_device_name(device), &device->arch);
       tta_log("%s: %s", library->name, message);
     }
   }
   *out = device;
   return TRITON_AOT_SUCCESS;
+}
+
+const char *tta_device_name(const tta_device *device) {
+  /* The record is never const underneath: only its name is written here, once. */
+  tta_device *writable = (tta_device *)device;
+  int expected = TTA_FACT_UNKNOWN, state;
+  if (__atomic_load_n(&device->name_state, __ATOMIC_ACQUIRE) == TTA_FACT_KNOWN)
+    return device->name;
+  if (__atomic_compare_exchange_n(&writable->name_state, &expected, TTA_FACT_ASKING, 0,
+                                  __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+    if (!tta_cuda_device_name(device->ordinal, writable->name, sizeof writable->name)) {
+      __atomic_store_n(&writable->name_state, TTA_FACT_UNKNOWN, __ATOMIC_RELEASE);
+      return "unnamed GPU";
+    }
+    __atomic_store_n(&writable->name_state, TTA_FACT_KNOWN, __ATOMIC_RELEASE);
+    return device->name;
+  }
+  /* Another thread is asking the driver: one call, without a lock to wait on. */
+  while ((state = __atomic_load_n(&device->name_state, __ATOMIC_ACQUIRE)) == TTA_FACT_ASKING)
+    sched_yield();
+  return state == TTA_FACT_KNOWN ? device->name : "unnamed GPU";
+}
+
+int tta_device_learn_grid_limits(const tta_device *device) {
+  tta_device *writable = (tta_device *)device;
+  uint32_t limits[3];
+  int axis, answered;
+  if (__atomic_load_n(&device->grid_known, __ATOMIC_ACQUIRE))
+    return 0;
+  /* Threads that get here together ask alike and store alike. A refused query leaves that
+   * axis's default, asked again next time. */
+  answered = tta_cuda_grid_limits(device->ordinal, limits);
+  for (axis = 0; axis < 3; ++axis)
+    __atomic_store_n(&writable->max_grid[axis], limits[axis], __ATOMIC_RELAXED);
+  __atomic_store_n(&writable->grid_known, answered, __ATOMIC_RELEASE);
+  return 1;
 }
 
 /* The record of device `ordinal`, built on first use. */
@@ -251,8 +299,10 @@ static TTA_COLD triton_aot_status tta_context_device(const triton_aot_library *l
   return status;
 }
 
-triton_aot_status tta_current_key(const tta_library_state *state, CUcontext *context,
-                                  uint64_t *key) {
+/* The calling thread's context (CUDA; device 0's primary context is made current when none
+ * is) and its key, or its device ordinal as the key (HIP): see tta_current. */
+static triton_aot_status tta_current_key(const tta_library_state *state, CUcontext *context,
+                                         uint64_t *key) {
   triton_aot_status status;
   int ordinal = 0;
   *context = NULL;
@@ -291,7 +341,7 @@ triton_aot_status tta_current_device(const triton_aot_library *library, tta_curr
 
 /* The bytes the driver gets for image `index`: embedded, or decompressed once and kept. */
 static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_library_state *state,
-                                       uint32_t index, const char *what, const void **data) {
+                                       uint32_t index, tta_slot_what *what, const void **data) {
   const triton_aot_image *image = &library->images[index];
   triton_aot_status status;
   if (image->compression == TRITON_AOT_COMPRESSION_NONE) {
@@ -299,12 +349,20 @@ static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_li
     return TRITON_AOT_SUCCESS;
   }
   if (image->compression != TRITON_AOT_COMPRESSION_ZSTD)
-    return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: unknown compression %u", what,
-                           image->compression);
+    return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED, "%s: unknown compression %u",
+                           tta_what(what), image->compression);
+  if (state->raw_images == NULL) /* made on the first decompression: most libraries never do */
+    state->raw_images = (void **)calloc(library->image_count, sizeof(void *));
+  if (state->raw_images == NULL)
+    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory",
+                           tta_what(what));
   if (state->raw_images[index] == NULL) {
     if (image->raw_size > SIZE_MAX || image->size > SIZE_MAX)
-      return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: image too large", what);
-    status = tta_zstd_decompress(library->blob + image->offset, (size_t)image->size, (size_t)image->raw_size, what,
+      return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: image too large",
+                             tta_what(what));
+    /* Decompressing is no first launch's fast path: the name is formatted up front here. */
+    status = tta_zstd_decompress(library->blob + image->offset, (size_t)image->size,
+                                 (size_t)image->raw_size, tta_what(what),
                                  &state->raw_images[index]);
     if (status != TRITON_AOT_SUCCESS)
       return status;
@@ -316,7 +374,7 @@ static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_li
 /* The handle of image `index` loaded on the device (and context), loading it if needed. */
 static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
                                            tta_library_state *state, const tta_current *current,
-                                           uint32_t index, const char *what, void **handle) {
+                                           uint32_t index, tta_slot_what *what, void **handle) {
   tta_device *device = current->device;
   int per_context = state->backend == TRITON_AOT_BACKEND_CUDA; /* CUDA: a module per context */
   CUcontext context = per_context ? current->context : NULL;
@@ -334,7 +392,8 @@ static triton_aot_status tta_loaded_handle(const triton_aot_library *library,
     return status;
   loaded = (tta_loaded_image *)calloc(1, sizeof *loaded);
   if (loaded == NULL)
-    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory",
+                           tta_what(what));
   status = state->backend == TRITON_AOT_BACKEND_CUDA
                ? tta_cuda_load(state, data, what, &loaded->handle)
                : tta_hip_load(state->hip, data, what, &loaded->handle);
@@ -378,22 +437,25 @@ static TTA_COLD triton_aot_status tta_slot_load(const triton_aot_library *librar
   const triton_aot_kernel *kernel = &library->kernels[kernel_index];
   const tta_image_choice *choice = &device->choices[kernel_index];
   uint32_t image = choice->kind == TRITON_AOT_IMAGE_PTX ? descriptor->ptx : descriptor->binary;
-  char slot_name[256], what[512];
+  tta_slot_what what;
   const char *entry = library->strings + descriptor->entry;
   triton_aot_status status = TRITON_AOT_SUCCESS;
   void *handle = NULL;
+  what.library = library;
+  what.kernel = kernel;
+  what.variant = variant;
+  what.choice = choice;
+  what.device = device;
+  what.text[0] = '\0';
   pthread_mutex_lock(&state->mutex);
   *function = tta_published_function(state, current, slot);
   if (*function == NULL) {
-    tta_describe_slot(library, kernel, variant, choice, slot_name, sizeof slot_name);
-    tta_format(what, sizeof what, "%s on device %d (%s, %s)", slot_name, device->ordinal,
-               device->name, device->arch.arch);
-    status = tta_loaded_handle(library, state, current, image, what, &handle);
+    status = tta_loaded_handle(library, state, current, image, &what, &handle);
     if (status == TRITON_AOT_SUCCESS)
       status = state->backend == TRITON_AOT_BACKEND_CUDA
-                   ? tta_cuda_get_function(state, device, handle, descriptor, entry, what,
+                   ? tta_cuda_get_function(state, device, handle, descriptor, entry, &what,
                                             function)
-                   : tta_hip_get_function(state->hip, device, handle, descriptor, entry, what,
+                   : tta_hip_get_function(state->hip, device, handle, descriptor, entry, &what,
                                            function);
     if (status == TRITON_AOT_SUCCESS)
       status = tta_publish(state, current, slot, *function);
@@ -411,7 +473,7 @@ static TTA_COLD triton_aot_status tta_fail_no_image(const triton_aot_library *li
                                                     const triton_aot_kernel *kernel) {
   char message[TTA_ERROR_MESSAGE_SIZE];
   tta_format_no_image(message, sizeof message, library, kernel, current->device->ordinal,
-                      current->device->name, &current->device->arch);
+                      tta_device_name(current->device), &current->device->arch);
   return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "%s", message);
 }
 
@@ -436,7 +498,7 @@ triton_aot_status tta_slot_function(const triton_aot_library *library, const tta
   if (tta_function_refused(*descriptor))
     return triton_aot_fail(TRITON_AOT_ERROR_NO_IMAGE, "%s: %s (device %d, %s, %s)", kernel->name,
                            library->strings + (*descriptor)->entry, current->device->ordinal,
-                           current->device->name, current->device->arch.arch);
+                           tta_device_name(current->device), current->device->arch.arch);
   *function = tta_published_function(current->state, current, slot);
   if (*function != NULL)
     return TRITON_AOT_SUCCESS;
@@ -461,7 +523,7 @@ triton_aot_status tta_library_unload(const triton_aot_library *library) {
       char what[256];
       next_loaded = loaded->next;
       tta_format(what, sizeof what, "unloading library %s: image %u on device %d (%s)",
-                 library->name, loaded->image, device->ordinal, device->name);
+                 library->name, loaded->image, device->ordinal, tta_device_name(device));
       unloaded = state->backend == TRITON_AOT_BACKEND_CUDA
                      ? tta_cuda_unload(state, loaded, what)
                      : tta_hip_unload(state->hip, loaded, what);

@@ -1,5 +1,6 @@
-/* TRITON_AOT_LOG: when the variable is set (to anything but "" or "0"), the runtime writes one
- * stderr line per load decision and per load failure, prefixed "triton-aot: ". Silent otherwise. */
+/* TRITON_AOT_LOG: when the variable is set (to anything but "" or "0") as the library is loaded,
+ * the runtime writes one stderr line per load decision and per load failure, prefixed
+ * "triton-aot: ". Silent otherwise. */
 #ifndef TRITON_AOT_LOG_H
 #define TRITON_AOT_LOG_H
 
@@ -9,7 +10,7 @@
 extern "C" {
 #endif
 
-/* Read once per process. */
+/* Read once, when the library is loaded. */
 TRITON_AOT_HIDDEN int tta_log_enabled(void);
 
 /* Writes one line (the newline is added) when logging is enabled. */

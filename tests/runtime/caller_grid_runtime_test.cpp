@@ -1,6 +1,9 @@
 // A kernel compiled without a grid (rms_norm, one program per row in Liger-Kernel's style): the
 // caller's grid reaches the driver as given; a zero dimension launches nothing and succeeds; a
-// dimension above the device's limit, queried from the device, is refused before the driver.
+// dimension above the limits every CUDA device has is refused before the driver, naming the
+// device's own limit (asked of the driver then), and one the driver refuses below them (a device
+// with less) is reported the same way. A first launch asks the driver for nothing but the
+// compute capability: the name and the limits wait until a message or a grid needs them.
 #include "cuda_api.h"
 #include "runtime_fixture.h"
 
@@ -75,7 +78,7 @@ TEST_F(CallerGrid, ADimensionAboveTheDevicesLimitIsInvalidArgumentNamingItAndThe
   EXPECT_EQ(onlyLaunch().grid[1], 65535u);
 }
 
-TEST_F(CallerGrid, TheLimitIsTheDevicesOwnQueriedOnce) {
+TEST_F(CallerGrid, TheLimitIsTheDevicesOwnAskedOnceAGridNeedsIt) {
   useCudaDevices("sm_80");
   ASSERT_EQ(cuda.setDeviceAttribute(0, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 1000), 0);
   const int queries = cuda.callCount("cuDeviceGetAttribute");
@@ -89,6 +92,34 @@ TEST_F(CallerGrid, TheLimitIsTheDevicesOwnQueriedOnce) {
   // A computed grid is checked against the same limit.
   EXPECT_EQ(rt_kernels_vector_add(nullptr, kX, kW, kY, 1001 * 1024), TRITON_AOT_ERROR_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(lastError(), "rt_kernels_vector_add: grid x is 1001")) << lastError();
+}
+
+TEST_F(CallerGrid, AFirstLaunchAsksOnlyTheComputeCapability) {
+  useCudaDevices("sm_80");
+  const int attributes = cuda.callCount("cuDeviceGetAttribute");
+  const int names = cuda.callCount("cuDeviceGetName");
+  ASSERT_EQ(rmsNorm(4096, 1, 1), TRITON_AOT_SUCCESS) << lastError();
+  EXPECT_EQ(cuda.callCount("cuDeviceGetAttribute") - attributes, 2) << "major and minor only";
+  EXPECT_EQ(cuda.callCount("cuDeviceGetName"), names) << "no message, no name";
+  // A message names the device: asked then, and once.
+  EXPECT_EQ(rmsNorm(16, 65536, 1), TRITON_AOT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(lastError(), "on device 0 (Fake GPU sm_80)")) << lastError();
+  EXPECT_EQ(rmsNorm(16, 65536, 1), TRITON_AOT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(cuda.callCount("cuDeviceGetName"), names + 1);
+  EXPECT_EQ(cuda.callCount("cuDeviceGetAttribute") - attributes, 5) << "and the grid limits once";
+}
+
+TEST_F(CallerGrid, ADeviceTheDriverWillNotNameIsAnUnnamedGpuUntilItAnswers) {
+  useCudaDevices("sm_80");
+  cuda.fail("cuDeviceGetName", CUDA_ERROR_INVALID_DEVICE, 0, -1);
+  EXPECT_EQ(rmsNorm(16, 65536, 1), TRITON_AOT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(lastError(), "grid y is 65536, above the limit of 65535 blocks on device 0 "
+                                    "(unnamed GPU)"))
+      << lastError();
+  cuda.clearFailures("cuDeviceGetName");
+  EXPECT_EQ(rmsNorm(16, 65536, 1), TRITON_AOT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(lastError(), "on device 0 (Fake GPU sm_80)")) << lastError();
+  ASSERT_EQ(rmsNorm(16, 1, 1), TRITON_AOT_SUCCESS) << lastError();
 }
 
 // --- HIP: its own limits (the fake HIP runtime reports 65536 blocks on y and z) --------------

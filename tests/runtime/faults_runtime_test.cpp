@@ -201,9 +201,9 @@ const Fault kCudaFaults[] = {
     {"cuCtxGetDevice", kCudaContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", T::Launch, kNoDevice},
     {"cuDeviceGetAttribute", E(CUDA_ERROR_INVALID_DEVICE), T::Launch, kNoDevice},
     {"cuDeviceGetAttribute", E(CUDA_ERROR_INVALID_VALUE), T::Launch, kNoDevice},
-    // After the compute capability, a refused query means the default every device has.
-    {"cuDeviceGetAttribute", E(CUDA_ERROR_INVALID_VALUE), T::Launch, kOk, Where::Cuda, 2},
-    {"cuDeviceGetName", E(CUDA_ERROR_INVALID_DEVICE), T::Launch, kOk},
+    // After the compute capability: the opt-in shared memory, asked for a block above 48 KiB;
+    // refused, the block cannot have more (asked again next time).
+    {"cuDeviceGetAttribute", E(CUDA_ERROR_INVALID_VALUE), T::BigShared, kLaunch, Where::Cuda, 2},
     // Loading, lookup: one module per context.
     {"cuModuleLoadDataEx", E(CUDA_ERROR_INVALID_IMAGE), T::Launch, kLoad},
     {"cuModuleLoadDataEx", E(CUDA_ERROR_NO_BINARY_FOR_GPU), T::Launch, kLoad},
