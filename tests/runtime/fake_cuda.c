@@ -82,6 +82,7 @@ static int initialized;            /* cuInit succeeded (process lifetime, like a
 static int driver_version = 13000; /* CUDA 13.0: PTX ISA 9.0, what the newest Triton writes fits */
 static int stub_library;           /* TTA_FAKE_CUDA_STUB: behave like the toolkit's stub */
 static char hidden_entry_points[512]; /* TTA_FAKE_CUDA_HIDE: ",name,name," not served */
+static int null_context_id = 1; /* TTA_FAKE_CUDA_NULL_CONTEXT_ID=0: cuCtxGetId(NULL) refused */
 static int next_id = 1;
 static fake_module *all_modules;   /* never freed: handles stay valid (and reachable for LSan) */
 static struct CUctx_st *extra_contexts[64];
@@ -164,6 +165,8 @@ __attribute__((constructor)) static void fake_cuda_start(void) {
   if (configure_devices(list ? list : "sm_90") != 0) configure_devices("sm_90");
   if (version != NULL) driver_version = atoi(version);
   stub_library = stub != NULL && stub[0] == '1';
+  null_context_id = !(getenv("TTA_FAKE_CUDA_NULL_CONTEXT_ID") != NULL &&
+                      getenv("TTA_FAKE_CUDA_NULL_CONTEXT_ID")[0] == '0');
   snprintf(hidden_entry_points, sizeof hidden_entry_points, ",%s,",
            getenv("TTA_FAKE_CUDA_HIDE") ? getenv("TTA_FAKE_CUDA_HIDE") : "");
   init_primary_contexts();
@@ -821,12 +824,14 @@ FAKE_EXPORT CUresult cuKernelGetFunction(CUfunction *out, CUkernel handle) {
   return result;
 }
 
-/* Unique for the life of the process: a context of a later reset gets a new id. */
+/* Unique for the life of the process: a context of a later reset gets a new id. NULL names the
+ * current context, as the driver documents (unless TTA_FAKE_CUDA_NULL_CONTEXT_ID=0). */
 FAKE_EXPORT CUresult cuCtxGetId(CUcontext handle, unsigned long long *id) {
   struct CUctx_st *context;
   int result = CUDA_SUCCESS;
   ENTER("cuCtxGetId");
   if (id == NULL) return CUDA_ERROR_INVALID_VALUE;
+  if (handle == NULL && !null_context_id) return CUDA_ERROR_INVALID_CONTEXT;
   FAKE_LOCK();
   context = handle != NULL ? handle : current_context();
   if (context == NULL || context->magic != MAGIC_CONTEXT || context->generation != generation)

@@ -134,7 +134,8 @@ static inline uint64_t tta_fake_hash(const void *data, size_t size) {
  * TTA_FAKE_CUDA_DEVICES / TTA_FAKE_HIP_DEVICES, else "sm_90" / "gfx942:sramecc+:xnack-".
  * TTA_FAKE_CUDA_STUB=1 makes the CUDA fake answer CUDA_ERROR_STUB_LIBRARY everywhere, like
  * the CUDA toolkit's stub libcuda.so; TTA_FAKE_CUDA_HIDE="cuKernelGetFunction,cuCtxGetId" makes
- * cuGetProcAddress deny having the entry points listed. */
+ * cuGetProcAddress deny having the entry points listed; TTA_FAKE_CUDA_NULL_CONTEXT_ID=0 makes
+ * cuCtxGetId(NULL) refuse (CUDA_ERROR_INVALID_CONTEXT) instead of naming the current context. */
 typedef int (*tta_fake_reset_fn)(const char *devices);
 
 /* CUDA: the version cuDriverGetVersion reports and cuGetProcAddress honours (an entry point

@@ -290,6 +290,49 @@ TEST(ChildOldDriver, NoLaunchKernelEx) {
   EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS);
 }
 
+// --- What a launch asks the driver: once the slot is loaded, one cuCtxGetId(NULL) names the
+// context; a driver that does not answer for NULL costs cuCtxGetCurrent + cuCtxGetId. ---------
+
+int launchesCallingOnlyCtxGetId(const FakeDriver &cuda, int launches) {
+  const int current = cuda.callCount("cuCtxGetCurrent"), ids = cuda.callCount("cuCtxGetId");
+  for (int i = 0; i < launches; ++i)
+    if (rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096) != TRITON_AOT_SUCCESS) return -1;
+  EXPECT_EQ(cuda.callCount("cuCtxGetId") - ids, launches) << "one id per launch";
+  return cuda.callCount("cuCtxGetCurrent") - current;
+}
+
+TEST_F(Lifecycle, ALaunchAsksTheDriverOnceForItsContext) {
+  useCudaDevices("sm_80,sm_90");
+  cuda.setCurrentDevice(0);
+  ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
+  EXPECT_EQ(launchesCallingOnlyCtxGetId(cuda, 10), 0) << "no cuCtxGetCurrent per launch";
+  // Another context (device 1) misses the memo, loads its own module, then launches alike.
+  cuda.setCurrentDevice(1);
+  ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
+  EXPECT_EQ(launchesCallingOnlyCtxGetId(cuda, 10), 0);
+  std::set<int> contexts;
+  for (const auto &launch : cuda.launches()) contexts.insert(launch.context);
+  EXPECT_EQ(contexts.size(), 2u);
+  EXPECT_EQ(cuda.loads().size(), 2u);
+}
+
+TEST(LifecycleDriverVariants, ADriverThatDoesNotNameTheContextForNullCostsTwoCalls) {
+  ChildResult child = runChild("null_id", "ChildNullId.TwoCallsPerLaunch",
+                               {"TTA_FAKE_CUDA_NULL_CONTEXT_ID=0", "TTA_FAKE_CUDA_DEVICES=sm_80"});
+  EXPECT_TRUE(child.passedOne()) << child.describe();
+}
+
+TEST(ChildNullId, TwoCallsPerLaunch) {
+  if (!childMode("null_id")) GTEST_SKIP() << "runs in the child process LifecycleDriverVariants starts";
+  const FakeDriver &cuda = fakeCuda();
+  cuda.setCurrentDevice(0);
+  ASSERT_EQ(rt_kernels_vector_add(nullptr, kX, kY, kOut, 4096), TRITON_AOT_SUCCESS) << lastError();
+  EXPECT_EQ(launchesCallingOnlyCtxGetId(cuda, 10), 10) << "cuCtxGetCurrent + cuCtxGetId each";
+  EXPECT_EQ(cuda.launches().size(), 11u);
+  EXPECT_EQ(cuda.misuseCount(), 0) << cuda.firstMisuse();
+  EXPECT_EQ(rt_kernels_unload(), TRITON_AOT_SUCCESS);
+}
+
 // --- A 12.x driver whose cuGetProcAddress lacks the optional cuCtxGetId: contexts are told
 // apart by their address, and each still gets its own module and attributes. ------------------
 
