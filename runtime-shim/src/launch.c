@@ -179,28 +179,26 @@ static TTA_COLD triton_aot_status tta_plain_launch_refused(const triton_aot_libr
                        "cuLaunchKernel");
 }
 
+/* What a plain launch's trailing scratch arguments point at: a null pointer that outlives every
+ * launch, so no slot is left pointing into a frame that is gone. Never written. */
+static void *tta_no_scratch;
+
 /* The common launch (tta_found.plain), its grid within the device's limits: Triton's trailing
  * scratch pointers are NULL (the kernel needs no scratch), and no launch attribute applies. It
  * reads only the memo entry's first cache line and the driver's table. */
-static triton_aot_status tta_cuda_launch_plain(const triton_aot_library *library,
-                                               const tta_found *found, const uint64_t grid[3],
-                                               void *stream, void **args) {
-  void *no_scratch = NULL;
-  void **trailing = args + found->arg_count;
+static inline __attribute__((always_inline)) triton_aot_status
+tta_cuda_launch_plain(const triton_aot_library *library, const tta_found *found,
+                      const uint64_t grid[3], void *stream, void **args) {
+  uint32_t trailing = found->arg_count;
   CUresult result;
   /* At most two trailing pointers, in Triton's order: global scratch, then profile scratch. */
   if (found->trailing_args & TRITON_AOT_ARG_GLOBAL_SCRATCH)
-    *trailing++ = &no_scratch;
+    args[trailing++] = &tta_no_scratch;
   if (found->trailing_args & TRITON_AOT_ARG_PROFILE_SCRATCH)
-    *trailing++ = &no_scratch;
+    args[trailing] = &tta_no_scratch;
   result = tta_cuda_table.cuLaunchKernel((CUfunction)found->function, (unsigned)grid[0],
                                          (unsigned)grid[1], (unsigned)grid[2], found->block_x, 1,
                                          1, found->shared, (CUstream)stream, args, NULL);
-  /* The slots pointed into this frame: leave none behind. */
-  if (trailing > args + found->arg_count)
-    args[found->arg_count] = NULL;
-  if (trailing > args + found->arg_count + 1)
-    args[found->arg_count + 1] = NULL;
   if (result != CUDA_SUCCESS)
     return tta_plain_launch_refused(library, found, grid, result);
   return TRITON_AOT_SUCCESS;
@@ -368,21 +366,20 @@ tta_launch_general(const triton_aot_library *library, const triton_aot_kernel *k
   return status;
 }
 
-triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
-                                            uint32_t kernel_index, uint32_t variant, void *stream,
-                                            const uint64_t grid[3], void **args,
-                                            const triton_aot_tensor_arg *tensors,
-                                            triton_aot_tensor_storage *storage) {
-  const tta_found *found;
-  triton_aot_status status;
-  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
-    return TRITON_AOT_SUCCESS;
-  status = tta_find_function(library, kernel_index, variant, &found);
-  if (status != TRITON_AOT_SUCCESS)
-    return status;
-  if (found->plain && grid[0] <= found->max_grid[0] && grid[1] <= found->max_grid[1] &&
-      grid[2] <= found->max_grid[2])
-    return tta_cuda_launch_plain(library, found, grid, stream, args);
+/* A launch whose memo entry missed (first launch of the slot on this thread in this context, or
+ * HIP), or that is not plain. */
+static TTA_NOINLINE triton_aot_status
+tta_launch_slow(const triton_aot_library *library, uint32_t kernel_index, uint32_t variant,
+                const tta_found *found, void *stream, const uint64_t grid[3], void **args,
+                const triton_aot_tensor_arg *tensors, triton_aot_tensor_storage *storage) {
+  if (found == NULL) {
+    triton_aot_status status = tta_find_function(library, kernel_index, variant, &found);
+    if (status != TRITON_AOT_SUCCESS)
+      return status;
+    if (found->plain && grid[0] <= found->max_grid[0] && grid[1] <= found->max_grid[1] &&
+        grid[2] <= found->max_grid[2])
+      return tta_cuda_launch_plain(library, found, grid, stream, args);
+  }
   {
     /* A copy: a user allocator the general path calls may launch on this thread, and so
      * rewrite the memo entry. */
@@ -390,6 +387,22 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
     return tta_launch_general(library, &library->kernels[kernel_index], &entry, stream, grid,
                               args, tensors, storage);
   }
+}
+
+triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
+                                            uint32_t kernel_index, uint32_t variant, void *stream,
+                                            const uint64_t grid[3], void **args,
+                                            const triton_aot_tensor_arg *tensors,
+                                            triton_aot_tensor_storage *storage) {
+  const tta_found *found;
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return TRITON_AOT_SUCCESS;
+  found = tta_memo_hit(library, kernel_index, variant);
+  if (found != NULL && found->plain && grid[0] <= found->max_grid[0] &&
+      grid[1] <= found->max_grid[1] && grid[2] <= found->max_grid[2])
+    return tta_cuda_launch_plain(library, found, grid, stream, args);
+  return tta_launch_slow(library, kernel_index, variant, found, stream, grid, args, tensors,
+                         storage);
 }
 
 int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {

@@ -14,15 +14,7 @@
  * unload, so a hit needs no lock. */
 #include "launch_memo.h"
 
-/* Per thread, direct-mapped by (state serial, kernel, variant): two kernels launched in turn by
- * one thread keep their entries unless they share an index. */
-#define TTA_MEMO_ENTRIES 16
-
-static _Thread_local tta_found tta_memo[TTA_MEMO_ENTRIES];
-
-static tta_found *tta_memo_entry_for(uint64_t serial, uint32_t kernel, uint32_t variant) {
-  return &tta_memo[(serial * 7u + kernel * 5u + variant) % TTA_MEMO_ENTRIES];
-}
+_Thread_local tta_found tta_memo[TTA_MEMO_ENTRIES];
 
 static int tta_plain_launch(const tta_library_state *state, const triton_aot_kernel *kernel,
                             const triton_aot_launch_info *launch) {
@@ -34,9 +26,8 @@ static int tta_plain_launch(const tta_library_state *state, const triton_aot_ker
 
 /* First launch of the slot on this thread in this context (HIP, and CUDA without cuCtxGetId:
  * every launch): the indices checked, the full lookup, then remembered. */
-static TTA_NOINLINE triton_aot_status tta_find_and_remember(const triton_aot_library *library,
-                                                        uint32_t kernel_index, uint32_t variant,
-                                                        const tta_found **found) {
+triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t kernel_index,
+                                    uint32_t variant, const tta_found **found) {
   const triton_aot_kernel *kernel;
   const triton_aot_function *descriptor = NULL;
   tta_current current;
@@ -74,43 +65,6 @@ static TTA_NOINLINE triton_aot_status tta_find_and_remember(const triton_aot_lib
   entry->trailing_args = (uint16_t)kernel->trailing_args;
   *found = entry;
   return TRITON_AOT_SUCCESS;
-}
-
-/* CUDA's context key without leaving this file: the common case (a current context, cuCtxGetId)
- * inline; anything else (no context, an error, an old driver, HIP) is the full lookup's. */
-static inline int tta_fast_key(const tta_library_state *state, uint64_t *key) {
-  CUcontext context = NULL;
-  unsigned long long id = 0;
-  if (state->backend != TRITON_AOT_BACKEND_CUDA)
-    return 0;
-  if (__atomic_load_n(&tta_cuda_table.id_of_current, __ATOMIC_RELAXED) > 0) {
-    if (tta_cuda_table.cuCtxGetId(NULL, &id) != CUDA_SUCCESS)
-      return 0;
-  } else if (tta_cuda_table.cuCtxGetId == NULL ||
-             tta_cuda_table.cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == NULL ||
-             tta_cuda_table.cuCtxGetId(context, &id) != CUDA_SUCCESS) {
-    return 0;
-  }
-  *key = id;
-  return 1;
-}
-
-triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t kernel_index,
-                                    uint32_t variant, const tta_found **found) {
-  tta_library_state *state =
-      __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
-  uint64_t key = 0;
-  /* A hit needs no index check: the entry was made by a launch that passed them, for this
-   * library (serials are unique across libraries). */
-  if (state != NULL && tta_fast_key(state, &key)) {
-    const tta_found *entry = tta_memo_entry_for(state->serial, kernel_index, variant);
-    if (entry->serial == state->serial && entry->context_key == key &&
-        entry->kernel == kernel_index && entry->variant == variant) {
-      *found = entry;
-      return TRITON_AOT_SUCCESS;
-    }
-  }
-  return tta_find_and_remember(library, kernel_index, variant, found);
 }
 
 /* The device of the last context this thread asked about (tta_find_device). */

@@ -27,9 +27,57 @@ typedef struct tta_found {
   const triton_aot_function *descriptor; /* the variant's function for the chosen target */
 } tta_found;
 
+/* Per thread, direct-mapped by (state serial, kernel, variant): two kernels launched in turn by
+ * one thread keep their entries unless they share an index. */
+#define TTA_MEMO_ENTRIES 16
+TRITON_AOT_HIDDEN extern _Thread_local tta_found tta_memo[TTA_MEMO_ENTRIES];
+
+static inline tta_found *tta_memo_entry_for(uint64_t serial, uint32_t kernel, uint32_t variant) {
+  return &tta_memo[(serial * 7u + kernel * 5u + variant) % TTA_MEMO_ENTRIES];
+}
+
+/* CUDA's context key with one driver call where it can be had so (cuCtxGetId(NULL)), else two;
+ * 0 for anything else (no context, an error, an old driver, HIP): the full lookup's. */
+static inline int tta_fast_key(const tta_library_state *state, uint64_t *key) {
+  CUcontext context = NULL;
+  unsigned long long id = 0;
+  if (state->backend != TRITON_AOT_BACKEND_CUDA)
+    return 0;
+  if (__atomic_load_n(&tta_cuda_table.id_of_current, __ATOMIC_RELAXED) > 0) {
+    if (tta_cuda_table.cuCtxGetId(NULL, &id) != CUDA_SUCCESS)
+      return 0;
+  } else if (tta_cuda_table.cuCtxGetId == NULL ||
+             tta_cuda_table.cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == NULL ||
+             tta_cuda_table.cuCtxGetId(context, &id) != CUDA_SUCCESS) {
+    return 0;
+  }
+  *key = id;
+  return 1;
+}
+
+/* The calling thread's entry for variant `variant` of kernel `kernel_index` in its current
+ * context, or NULL (tta_find_function then). A hit needs no index check: the entry was made by
+ * a launch that passed them, for this library (serials are unique across libraries). Inline, so
+ * a launch that hits calls nothing but the driver. */
+static inline const tta_found *tta_memo_hit(const triton_aot_library *library,
+                                            uint32_t kernel_index, uint32_t variant) {
+  const tta_library_state *state =
+      __atomic_load_n((tta_library_state *const *)library->state, __ATOMIC_ACQUIRE);
+  const tta_found *entry;
+  uint64_t key = 0;
+  if (state == NULL || !tta_fast_key(state, &key))
+    return NULL;
+  entry = tta_memo_entry_for(state->serial, kernel_index, variant);
+  if (entry->serial == state->serial && entry->context_key == key &&
+      entry->kernel == kernel_index && entry->variant == variant)
+    return entry;
+  return NULL;
+}
+
 /* The loaded function of variant `variant` of kernel `kernel_index` for the calling thread's
- * context (CUDA) or device (HIP), loading it on first use; INVALID_ARGUMENT for an index out of
- * range. *found points into the thread's memo, valid until its next launch. */
+ * context (CUDA) or device (HIP), loading it on first use, remembered in the thread's memo (a
+ * launch whose tta_memo_hit missed); INVALID_ARGUMENT for an index out of range. *found points
+ * into the memo, valid until the thread's next launch. */
 TRITON_AOT_HIDDEN triton_aot_status tta_find_function(const triton_aot_library *library,
                                                       uint32_t kernel_index, uint32_t variant,
                                                       const tta_found **found);
