@@ -11,14 +11,15 @@ extern "C" {
 #endif
 
 typedef struct tta_cuda {
+  /* Does cuCtxGetId(NULL) give the current context's id (one driver call per launch instead of
+   * cuCtxGetCurrent + cuCtxGetId)? 0 not yet known, 1 yes, -1 no. Atomic: set once, by the
+   * first thread that finds out (library_cuda.c tta_cuda_current_context). First, so that it
+   * shares a cache line with the launch's entry points (the first list). */
+  int id_of_current __attribute__((aligned(64)));
 #define TTA_CUDA_MEMBER(name, version, required) PFN_##name name;
   TTA_CUDA_ENTRY_POINTS(TTA_CUDA_MEMBER)
 #undef TTA_CUDA_MEMBER
   int driver_version; /* cuDriverGetVersion: 1000 * major + 10 * minor (deferred) */
-  /* Does cuCtxGetId(NULL) give the current context's id (one driver call per launch instead of
-   * cuCtxGetCurrent + cuCtxGetId)? 0 not yet known, 1 yes, -1 no. Atomic: set once, by the
-   * first thread that finds out (library_cuda.c tta_cuda_current_context). */
-  int id_of_current;
 } tta_cuda;
 
 /* The process's one table, which the launch path reads directly (launch_memo.c, launch.c): its

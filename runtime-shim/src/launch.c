@@ -179,6 +179,14 @@ static TTA_COLD triton_aot_status tta_plain_launch_refused(const triton_aot_libr
                        "cuLaunchKernel");
 }
 
+/* Is `grid` within the limits every CUDA device has? A plain launch checks only that: a device with
+ * more takes the general path beyond them (which asks its limits), and one with less refuses the
+ * launch, which tta_plain_launch_refused() then explains. */
+static inline int tta_grid_every_device_takes(const uint64_t grid[3]) {
+  return grid[0] <= TTA_DEFAULT_MAX_GRID_X && grid[1] <= TTA_DEFAULT_MAX_GRID_YZ &&
+         grid[2] <= TTA_DEFAULT_MAX_GRID_YZ;
+}
+
 /* What a plain launch's trailing scratch arguments point at: a null pointer that outlives every
  * launch, so no slot is left pointing into a frame that is gone. Never written. */
 static void *tta_no_scratch;
@@ -294,12 +302,6 @@ static triton_aot_status tta_fill_tensors(const triton_aot_library *library,
 #pragma GCC diagnostic ignored "-Wdangling-pointer"
 #endif
 
-triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel_index,
-                                    uint32_t variant, void *stream, const uint64_t grid[3],
-                                    void **args) {
-  return triton_aot_launch_tensors(library, kernel_index, variant, stream, grid, args, NULL, NULL);
-}
-
 /* Every launch but the plain one: cluster, flags, scratch memory, tensor descriptors, HIP, or a
  * grid beyond the device's limits (which fails here, saying so). */
 static TTA_NOINLINE triton_aot_status
@@ -376,8 +378,7 @@ tta_launch_slow(const triton_aot_library *library, uint32_t kernel_index, uint32
     triton_aot_status status = tta_find_function(library, kernel_index, variant, &found);
     if (status != TRITON_AOT_SUCCESS)
       return status;
-    if (found->plain && grid[0] <= found->max_grid[0] && grid[1] <= found->max_grid[1] &&
-        grid[2] <= found->max_grid[2])
+    if (found->plain && tta_grid_every_device_takes(grid))
       return tta_cuda_launch_plain(library, found, grid, stream, args);
   }
   {
@@ -389,20 +390,34 @@ tta_launch_slow(const triton_aot_library *library, uint32_t kernel_index, uint32
   }
 }
 
+/* Both entry points: a plain launch whose memo entry hits calls nothing but the driver (its
+ * context's id, then the launch); anything else goes out of line. */
+static inline __attribute__((always_inline)) triton_aot_status
+tta_launch(const triton_aot_library *library, uint32_t kernel_index, uint32_t variant,
+           void *stream, const uint64_t grid[3], void **args, const triton_aot_tensor_arg *tensors,
+           triton_aot_tensor_storage *storage) {
+  const tta_found *found;
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return TRITON_AOT_SUCCESS;
+  found = tta_memo_hit(library, kernel_index, variant);
+  if (found != NULL && found->plain && tta_grid_every_device_takes(grid))
+    return tta_cuda_launch_plain(library, found, grid, stream, args);
+  return tta_launch_slow(library, kernel_index, variant, found, stream, grid, args, tensors,
+                         storage);
+}
+
+triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel_index,
+                                    uint32_t variant, void *stream, const uint64_t grid[3],
+                                    void **args) {
+  return tta_launch(library, kernel_index, variant, stream, grid, args, NULL, NULL);
+}
+
 triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
                                             uint32_t kernel_index, uint32_t variant, void *stream,
                                             const uint64_t grid[3], void **args,
                                             const triton_aot_tensor_arg *tensors,
                                             triton_aot_tensor_storage *storage) {
-  const tta_found *found;
-  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
-    return TRITON_AOT_SUCCESS;
-  found = tta_memo_hit(library, kernel_index, variant);
-  if (found != NULL && found->plain && grid[0] <= found->max_grid[0] &&
-      grid[1] <= found->max_grid[1] && grid[2] <= found->max_grid[2])
-    return tta_cuda_launch_plain(library, found, grid, stream, args);
-  return tta_launch_slow(library, kernel_index, variant, found, stream, grid, args, tensors,
-                         storage);
+  return tta_launch(library, kernel_index, variant, stream, grid, args, tensors, storage);
 }
 
 int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {

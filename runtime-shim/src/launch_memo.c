@@ -1,20 +1,24 @@
-/* Each thread remembers, for a few slots, what it last launched in a context: the function, and
- * for a plain launch everything the launch reads (block, shared memory, the device's grid
- * limits, the trailing arguments). Launching a slot again then costs the driver call that names
- * the current context (CUDA: cuCtxGetId(NULL), or cuCtxGetCurrent + cuCtxGetId where the driver
- * does not answer for NULL) and one cache line of thread-local memo: no list walks, no image
- * checks, no reads of the library's tables, few dependent loads. Measured on an H200 the walks
- * cost about 2% of a launch (docs/benchmarks.md, "Launch overhead"). HIP takes the full lookup
- * each time (hipGetDevice, then the device's records).
+/* Each CUDA thread remembers, for a few slots, what it last launched in a context: the function,
+ * and for a plain launch everything the launch reads (block, shared memory, the trailing
+ * arguments). Launching a slot again then costs the driver call that names the current context
+ * (cuCtxGetId(NULL), or cuCtxGetCurrent + cuCtxGetId where the driver does not answer for NULL)
+ * and one cache line of thread-local memo: no list walks, no image checks, no reads of the
+ * library's tables or state. Measured on an H200 the walks cost about 2% of a launch
+ * (docs/benchmarks.md, "Launch overhead"). HIP takes the full lookup each time (hipGetDevice,
+ * then the device's records).
  *
- * An entry can never point into freed memory: it names the library state by its serial, which no
- * later state reuses (its address may be), so after an unload every entry misses; and it names
- * the context by its key, which a later context never reuses (cuCtxGetId), so a function loaded
- * in a destroyed context is never found for a new one. Loaded functions are immutable until
- * unload, so a hit needs no lock. */
+ * An entry can never point into freed memory: it was made after the last unload of any library
+ * of this runtime copy (tta_unloads), so after an unload every entry misses; and it names the
+ * context by its key, which a later context never reuses (cuCtxGetId), so a function loaded in a
+ * destroyed context is never found for a new one. Loaded functions are immutable until unload,
+ * so a hit needs no lock. */
 #include "launch_memo.h"
 
 _Thread_local tta_found tta_memo[TTA_MEMO_ENTRIES];
+uint64_t tta_unloads;
+
+/* HIP's result of a launch's lookup: never in the memo, whose keys are CUDA's contexts. */
+static _Thread_local tta_found tta_hip_found;
 
 static int tta_plain_launch(const tta_library_state *state, const triton_aot_kernel *kernel,
                             const triton_aot_launch_info *launch) {
@@ -34,7 +38,6 @@ triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t 
   tta_found *entry;
   void *function = NULL;
   triton_aot_status status;
-  int axis;
   if (kernel_index >= library->kernel_count)
     return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, "library %s has no kernel %u",
                            library->name, kernel_index);
@@ -47,8 +50,11 @@ triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t 
     status = tta_slot_function(library, &current, kernel_index, variant, &function, &descriptor);
   if (status != TRITON_AOT_SUCCESS)
     return status;
-  entry = tta_memo_entry_for(current.state->serial, kernel_index, variant);
-  entry->serial = current.state->serial;
+  entry = current.state->backend == TRITON_AOT_BACKEND_CUDA
+              ? tta_memo_entry_for(library, kernel_index, variant)
+              : &tta_hip_found;
+  entry->library = library;
+  entry->unloads = __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE);
   entry->context_key = current.context_key;
   entry->kernel = kernel_index;
   entry->variant = variant;
@@ -57,8 +63,6 @@ triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t 
   entry->descriptor = descriptor;
   entry->function = function;
   entry->plain = (uint8_t)tta_plain_launch(current.state, kernel, &descriptor->launch);
-  for (axis = 0; axis < 3; ++axis)
-    entry->max_grid[axis] = tta_device_max_grid(current.device, axis);
   entry->block_x = descriptor->launch.block_x;
   entry->shared = descriptor->launch.shared;
   entry->arg_count = kernel->arg_count;
@@ -69,18 +73,18 @@ triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t 
 
 /* The device of the last context this thread asked about (tta_find_device). */
 static _Thread_local struct {
-  uint64_t serial; /* 0: none */
+  const triton_aot_library *library; /* NULL: none */
+  uint64_t unloads;
   uint64_t context_key;
   const tta_device *device;
 } tta_last_device;
 
 triton_aot_status tta_find_device(const triton_aot_library *library, const tta_device **device) {
-  tta_library_state *state =
-      __atomic_load_n((tta_library_state **)library->state, __ATOMIC_ACQUIRE);
   tta_current current;
   triton_aot_status status;
   uint64_t key = 0;
-  if (state != NULL && tta_fast_key(state, &key) && tta_last_device.serial == state->serial &&
+  if (tta_fast_key(&key) && tta_last_device.library == library &&
+      tta_last_device.unloads == __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE) &&
       tta_last_device.context_key == key) {
     *device = tta_last_device.device;
     return TRITON_AOT_SUCCESS;
@@ -88,9 +92,12 @@ triton_aot_status tta_find_device(const triton_aot_library *library, const tta_d
   status = tta_current_device(library, &current);
   if (status != TRITON_AOT_SUCCESS)
     return status;
-  tta_last_device.serial = current.state->serial;
-  tta_last_device.context_key = current.context_key;
-  tta_last_device.device = current.device;
+  if (current.state->backend == TRITON_AOT_BACKEND_CUDA) {
+    tta_last_device.library = library;
+    tta_last_device.unloads = __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE);
+    tta_last_device.context_key = current.context_key;
+    tta_last_device.device = current.device;
+  }
   *device = current.device;
   return TRITON_AOT_SUCCESS;
 }

@@ -8,16 +8,16 @@
 extern "C" {
 #endif
 
-/* What a launch needs to know about where it goes: a thread's memo entry. The key and all a plain
- * launch reads share the first cache line; the rest is for the general path. */
+/* What a launch needs to know about where it goes: a thread's memo entry (CUDA). The key and all
+ * a plain launch reads share the first cache line; the rest is for the general path. */
 typedef struct tta_found {
-  _Alignas(64) uint64_t serial;          /* the library state's (launch_memo.c); 0: empty */
+  _Alignas(64) const triton_aot_library *library; /* NULL: empty */
+  uint64_t unloads;                      /* tta_unloads when the entry was made */
   uint64_t context_key;                  /* see tta_current */
   uint32_t kernel, variant;
   void *function;                        /* CUfunction or hipFunction_t */
   /* A plain launch (CUDA, no cluster, no launch flags, no scratch, no tensor descriptors, no
-   * oversized shared memory) needs only these. */
-  uint32_t max_grid[3];
+   * oversized shared memory, a grid within the limits every CUDA device has) needs only these. */
   uint32_t block_x, shared;
   uint32_t arg_count;
   uint16_t trailing_args;
@@ -27,22 +27,25 @@ typedef struct tta_found {
   const triton_aot_function *descriptor; /* the variant's function for the chosen target */
 } tta_found;
 
-/* Per thread, direct-mapped by (state serial, kernel, variant): two kernels launched in turn by
- * one thread keep their entries unless they share an index. */
+/* Unloads so far of any library of this runtime copy: an entry made before one misses, so no
+ * entry is ever used after the state it points into is freed. */
+TRITON_AOT_HIDDEN extern uint64_t tta_unloads;
+
+/* Per thread, direct-mapped by (library, kernel, variant): two kernels launched in turn by one
+ * thread keep their entries unless they share an index. */
 #define TTA_MEMO_ENTRIES 16
 TRITON_AOT_HIDDEN extern _Thread_local tta_found tta_memo[TTA_MEMO_ENTRIES];
 
-static inline tta_found *tta_memo_entry_for(uint64_t serial, uint32_t kernel, uint32_t variant) {
-  return &tta_memo[(serial * 7u + kernel * 5u + variant) % TTA_MEMO_ENTRIES];
+static inline tta_found *tta_memo_entry_for(const triton_aot_library *library, uint32_t kernel,
+                                            uint32_t variant) {
+  return &tta_memo[((uintptr_t)library / 64u * 7u + kernel * 5u + variant) % TTA_MEMO_ENTRIES];
 }
 
 /* CUDA's context key with one driver call where it can be had so (cuCtxGetId(NULL)), else two;
- * 0 for anything else (no context, an error, an old driver, HIP): the full lookup's. */
-static inline int tta_fast_key(const tta_library_state *state, uint64_t *key) {
+ * 0 for anything else (no context, an error, an old driver, no CUDA): the full lookup's. */
+static inline __attribute__((always_inline)) int tta_fast_key(uint64_t *key) {
   CUcontext context = NULL;
   unsigned long long id = 0;
-  if (state->backend != TRITON_AOT_BACKEND_CUDA)
-    return 0;
   if (__atomic_load_n(&tta_cuda_table.id_of_current, __ATOMIC_RELAXED) > 0) {
     if (tta_cuda_table.cuCtxGetId(NULL, &id) != CUDA_SUCCESS)
       return 0;
@@ -56,20 +59,20 @@ static inline int tta_fast_key(const tta_library_state *state, uint64_t *key) {
 }
 
 /* The calling thread's entry for variant `variant` of kernel `kernel_index` in its current
- * context, or NULL (tta_find_function then). A hit needs no index check: the entry was made by
- * a launch that passed them, for this library (serials are unique across libraries). Inline, so
- * a launch that hits calls nothing but the driver. */
-static inline const tta_found *tta_memo_hit(const triton_aot_library *library,
+ * context, or NULL (tta_find_function then). A hit reads no library state and needs no index
+ * check: the entry was made by a launch that passed them, and no unload has happened since.
+ * Inline, so a launch that hits calls nothing but the driver. */
+static inline __attribute__((always_inline)) const tta_found *
+tta_memo_hit(const triton_aot_library *library,
                                             uint32_t kernel_index, uint32_t variant) {
-  const tta_library_state *state =
-      __atomic_load_n((tta_library_state *const *)library->state, __ATOMIC_ACQUIRE);
   const tta_found *entry;
   uint64_t key = 0;
-  if (state == NULL || !tta_fast_key(state, &key))
+  if (!tta_fast_key(&key))
     return NULL;
-  entry = tta_memo_entry_for(state->serial, kernel_index, variant);
-  if (entry->serial == state->serial && entry->context_key == key &&
-      entry->kernel == kernel_index && entry->variant == variant)
+  entry = tta_memo_entry_for(library, kernel_index, variant);
+  if (entry->library == library &&
+      entry->unloads == __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE) &&
+      entry->context_key == key && entry->kernel == kernel_index && entry->variant == variant)
     return entry;
   return NULL;
 }

@@ -2,6 +2,7 @@
  * per-slot functions published with release stores and read with acquire loads; everything that
  * creates or loads runs under the library's mutex, checked again once the mutex is held. */
 #include "library_state.h"
+#include "launch_memo.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -66,8 +67,6 @@ static void tta_state_free(tta_library_state *state, uint32_t image_count) {
   free(state);
 }
 
-/* The serial of the last state created, in any library of this runtime copy. */
-static uint64_t tta_state_serials;
 
 /* First use of the library (in this process, or since unload). */
 static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *library,
@@ -88,8 +87,6 @@ static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *lib
     tta_state_free(state, library->image_count);
     return status;
   }
-  /* Never 0 (an empty memo entry), never reused: launch_memo.c tells states apart by it. */
-  state->serial = __atomic_add_fetch(&tta_state_serials, 1, __ATOMIC_RELAXED);
   /* Many threads may get here at once: one state wins, the others free theirs. */
   if (!__atomic_compare_exchange_n((tta_library_state **)library->state, &expected, state, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -514,6 +511,8 @@ triton_aot_status tta_library_unload(const triton_aot_library *library) {
   uint32_t s;
   if (state == NULL)
     return TRITON_AOT_SUCCESS;
+  /* Every thread's memo entries (launch_memo.h) miss from now on. */
+  __atomic_add_fetch(&tta_unloads, 1, __ATOMIC_RELEASE);
   for (ordinal = 0; ordinal < TTA_MAX_DEVICES; ++ordinal) {
     tta_device *device = state->devices[ordinal];
     tta_loaded_image *loaded, *next_loaded;

@@ -98,8 +98,6 @@ typedef struct tta_device {
 
 typedef struct tta_library_state {
   uint32_t backend;     /* TRITON_AOT_BACKEND_* */
-  uint64_t serial;      /* unique per state created (launch_memo.c); beside backend, which a
-                           launch reads too */
   const tta_cuda *cuda; /* set when backend is CUDA */
   const tta_hip *hip;   /* set when backend is HIP */
   pthread_mutex_t mutex;
