@@ -186,6 +186,7 @@ static void tta_cuda_open(void) {
   }
   /* The library stays open for the life of the process (handles outlive any unload). */
   tta_cuda_loaded = &tta_cuda_table;
+  __atomic_store_n(&tta_cuda_table.ready, 1, __ATOMIC_RELEASE);
   if (!tta_log_enabled())
     return;
   tta_cuda_resolve_deferred(); /* the driver's version and cuLaunchKernelEx, for the line below */

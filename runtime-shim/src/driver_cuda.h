@@ -12,10 +12,14 @@ extern "C" {
 
 typedef struct tta_cuda {
   /* Does cuCtxGetId(NULL) give the current context's id (one driver call per launch instead of
-   * cuCtxGetCurrent + cuCtxGetId)? 0 not yet known, 1 yes, -1 no. Atomic: set once, by the
-   * first thread that finds out (library_cuda.c tta_cuda_current_context). First, so that it
-   * shares a cache line with the launch's entry points (the first list). */
+   * cuCtxGetCurrent + cuCtxGetId)? 0 not yet known, 1 yes, -1 no. Atomic (release / acquire):
+   * set once the driver is open, by the first thread that finds out (library_cuda.c
+   * tta_cuda_current_context). First, so that it shares a cache line with the launch's entry
+   * points (the first list). */
   int id_of_current __attribute__((aligned(64)));
+  /* Set (release) once the launch's entry points are all resolved and the driver is usable: a
+   * launch reads the table only after an acquire load of this or of id_of_current. */
+  int ready;
 #define TTA_CUDA_MEMBER(name, version, required) PFN_##name name;
   TTA_CUDA_ENTRY_POINTS(TTA_CUDA_MEMBER)
 #undef TTA_CUDA_MEMBER

@@ -42,14 +42,17 @@ static inline tta_found *tta_memo_entry_for(const triton_aot_library *library, u
 }
 
 /* CUDA's context key with one driver call where it can be had so (cuCtxGetId(NULL)), else two;
- * 0 for anything else (no context, an error, an old driver, no CUDA): the full lookup's. */
+ * 0 for anything else (no context, an error, an old driver, no CUDA driver open yet): the full
+ * lookup's. The table is read only after an acquire load that says it is complete: another
+ * thread may be opening the driver. */
 static inline __attribute__((always_inline)) int tta_fast_key(uint64_t *key) {
   CUcontext context = NULL;
   unsigned long long id = 0;
-  if (__atomic_load_n(&tta_cuda_table.id_of_current, __ATOMIC_RELAXED) > 0) {
+  if (__atomic_load_n(&tta_cuda_table.id_of_current, __ATOMIC_ACQUIRE) > 0) {
     if (tta_cuda_table.cuCtxGetId(NULL, &id) != CUDA_SUCCESS)
       return 0;
-  } else if (tta_cuda_table.cuCtxGetId == NULL ||
+  } else if (!__atomic_load_n(&tta_cuda_table.ready, __ATOMIC_ACQUIRE) ||
+             tta_cuda_table.cuCtxGetId == NULL ||
              tta_cuda_table.cuCtxGetCurrent(&context) != CUDA_SUCCESS || context == NULL ||
              tta_cuda_table.cuCtxGetId(context, &id) != CUDA_SUCCESS) {
     return 0;

@@ -73,7 +73,7 @@ static void tta_cuda_learn_id_of_current(const tta_cuda *cuda, unsigned long lon
   if (__atomic_load_n(answer, __ATOMIC_RELAXED) != 0 ||
       cuda->cuCtxGetId(NULL, &current) != CUDA_SUCCESS)
     return;
-  __atomic_store_n(answer, current == id ? 1 : -1, __ATOMIC_RELAXED);
+  __atomic_store_n(answer, current == id ? 1 : -1, __ATOMIC_RELEASE);
 }
 
 triton_aot_status tta_cuda_current_context(const tta_cuda *cuda, CUcontext *context,
