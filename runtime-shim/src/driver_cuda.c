@@ -9,7 +9,11 @@
 #include "error.h"
 #include "log.h"
 
-static pthread_once_t tta_cuda_once = PTHREAD_ONCE_INIT;
+/* The driver is opened once, under a mutex rather than pthread_once: a first launch locks
+ * mutexes anyway, and each other libc function it calls costs a lazily bound library about a
+ * microsecond to bind on that first call. */
+static pthread_mutex_t tta_cuda_open_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int tta_cuda_opened; /* atomic: tta_cuda_open() has run */
 tta_cuda tta_cuda_table;
 static const tta_cuda *tta_cuda_loaded;
 static triton_aot_status tta_cuda_load_status;
@@ -197,7 +201,14 @@ static void tta_cuda_open(void) {
 }
 
 const tta_cuda *tta_cuda_driver(triton_aot_status *status) {
-  pthread_once(&tta_cuda_once, tta_cuda_open);
+  if (!__atomic_load_n(&tta_cuda_opened, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&tta_cuda_open_mutex);
+    if (!tta_cuda_opened) {
+      tta_cuda_open();
+      __atomic_store_n(&tta_cuda_opened, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&tta_cuda_open_mutex);
+  }
   if (tta_cuda_loaded == NULL) {
     *status = triton_aot_fail(tta_cuda_load_status, "%s", tta_cuda_load_message);
     return NULL;

@@ -77,10 +77,10 @@ static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *lib
   if (state == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory (library %s)",
                            library->name);
-  if (pthread_mutex_init(&state->mutex, NULL) != 0) {
-    free(state);
-    return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "cannot create a mutex (library %s)",
-                           library->name);
+  {
+    /* A default mutex needs no pthread_mutex_init (see driver_cuda.c on binding libc calls). */
+    const pthread_mutex_t initial = PTHREAD_MUTEX_INITIALIZER;
+    state->mutex = initial;
   }
   status = tta_open_backend(library, state);
   if (status != TRITON_AOT_SUCCESS) {
@@ -282,7 +282,7 @@ static TTA_COLD triton_aot_status tta_context_device(const triton_aot_library *l
     return status;
   pthread_mutex_lock(&state->mutex);
   if (tta_context_lookup(state, context) == NULL) {
-    record = (tta_context_record *)malloc(sizeof *record);
+    record = (tta_context_record *)calloc(1, sizeof *record);
     if (record == NULL) {
       status = triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
     } else {
@@ -414,7 +414,7 @@ static triton_aot_status tta_publish(tta_library_state *state, const tta_current
     __atomic_store_n(&slot->function, function, __ATOMIC_RELEASE);
     return TRITON_AOT_SUCCESS;
   }
-  entry = (tta_context_function *)malloc(sizeof *entry);
+  entry = (tta_context_function *)calloc(1, sizeof *entry);
   if (entry == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory");
   entry->context = current->context_key;
