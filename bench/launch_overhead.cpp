@@ -12,11 +12,14 @@
 // docs/benchmarks.md ("Launch overhead").
 //
 //   launch_overhead [--device N] [--elements N] [--repetitions N] [--launches N] [--csv FILE]
-//                   [--upstream-lib libupstream_vector_add.so]
+//                   [--processes N] [--upstream-lib libupstream_vector_add.so]
 //
 // Each repetition times one batch of launches per method, back to back, rotating which goes
 // first, so drift (clocks, other load) affects all alike; the stream is synchronised between
-// batches, never inside one. Exit status: 0 measured, 1 error, 77 skipped (no CUDA driver or
+// batches, never inside one. --processes N spreads the repetitions over N processes (this one
+// and N - 1 it starts, one after another) and pools them: where code and data land in memory
+// differs from process to process and moves a method by about 1% either way, which one process
+// alone cannot tell from the method's cost. Exit status: 0 measured, 1 error, 77 skipped (no CUDA driver or
 // GPU, or a GPU none of the embedded cubins runs on).
 #include <bench_kernels.h>
 #include <bench_tuned.h>
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "cuda_bench_support.h"
 
@@ -49,6 +53,7 @@ struct Options {
   int elements = 4096;
   int repetitions = 30;
   int launches = 500;
+  int processes = 1;
   std::string csv;
   std::string upstream_lib;
 };
@@ -57,7 +62,7 @@ struct Options {
   std::fprintf(stderr,
                "launch_overhead: %s\nusage: launch_overhead [--device N] [--elements N] "
                "[--repetitions N] [--launches N] [--csv FILE]\n"
-               "                       [--upstream-lib PATH.so]\n",
+               "                       [--processes N] [--upstream-lib PATH.so]\n",
                message);
   std::exit(1);
 }
@@ -74,6 +79,7 @@ Options parseOptions(int argc, char **argv) {
     else if (flag == "--repetitions") options.repetitions = number();
     else if (flag == "--launches") options.launches = number();
     else if (flag == "--csv") options.csv = value;
+    else if (flag == "--processes") options.processes = number();
     else if (flag == "--upstream-lib") options.upstream_lib = value;
     else usage(("unknown option " + flag).c_str());
   }
@@ -82,6 +88,8 @@ Options parseOptions(int argc, char **argv) {
     usage("--elements must be a positive multiple of 16");
   if (options.repetitions <= 0 || options.launches <= 0)
     usage("--repetitions and --launches must be positive");
+  if (options.processes <= 0 || options.processes > options.repetitions)
+    usage("--processes must be between 1 and --repetitions");
   return options;
 }
 
@@ -117,12 +125,56 @@ UpstreamDispatcher openUpstream(const std::string &path, const BenchImage &image
   return dispatcher;  // the handle stays open for the process's lifetime
 }
 
+// Repetitions each process times: --repetitions spread over --processes.
+size_t perProcess(const Options &options) {
+  return static_cast<size_t>(options.repetitions / options.processes);
+}
+
+// --processes N: the other N - 1 processes, one after another, each timing its share into a
+// CSV of its own; their rows are appended to `methods` (the same program: the same methods in
+// the same order), after this one's.
+void runOtherProcesses(const Options &options, std::vector<Method> &methods) {
+  char self[4096];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
+  self[length] = '\0';
+  for (int p = 1; p < options.processes; ++p) {
+    std::string rows = (options.csv.empty() ? std::string("launch_overhead") : options.csv) +
+                       ".process" + std::to_string(p);
+    std::string command = shellQuote(self) + " --device " + std::to_string(options.device) +
+                          " --elements " + std::to_string(options.elements) +
+                          " --launches " + std::to_string(options.launches) +
+                          " --repetitions " + std::to_string(perProcess(options)) + " --csv " +
+                          shellQuote(rows);
+    if (!options.upstream_lib.empty())
+      command += " --upstream-lib " + shellQuote(options.upstream_lib);
+    if (std::system((command + " > /dev/null").c_str()) != 0)
+      fail("the process timing share " + std::to_string(p) + " failed: " + command);
+    FILE *csv = std::fopen(rows.c_str(), "r");
+    if (!csv) fail("cannot read " + rows);
+    char line[4096];
+    bool header = true;
+    while (std::fgets(line, sizeof line, csv)) {
+      if (header) { header = false; continue; }
+      // The last methods.size() fields are the figures, in the order of `methods`.
+      std::vector<double> fields;
+      for (char *field = std::strtok(line, ","); field; field = std::strtok(nullptr, ","))
+        fields.push_back(std::strtod(field, nullptr));
+      if (fields.size() < methods.size()) fail("malformed row in " + rows);
+      for (size_t m = 0; m < methods.size(); ++m)
+        methods[m].us.push_back(fields[fields.size() - methods.size() + m]);
+    }
+    std::fclose(csv);
+    std::remove(rows.c_str());
+  }
+}
+
 // Each repetition: one batch per method, starting with a different method each time. Host
 // microseconds per launch into each method's figures; the GPU is idle when each batch starts.
 void timeMethods(const Options &options, CUstream stream, std::vector<Method> &methods) {
   const CudaDriver &cu = cudaDriver();
   const size_t count = methods.size();
-  for (int r = 0; r < options.repetitions; ++r) {
+  for (size_t r = 0; r < perProcess(options); ++r) {
     for (size_t k = 0; k < count; ++k) {
       Method &method = methods[(static_cast<size_t>(r) + k) % count];
       auto start = Clock::now();
@@ -143,8 +195,9 @@ void report(const Options &options, const DeviceInfo &device, const BenchImage &
   const int32_t n = options.elements;
   const size_t count = methods.size();
   const Method &library = methods[0], &raw = methods[1];
+  const size_t repetitions = library.us.size();  // pooled over the processes
   std::vector<double> ratios;
-  for (int r = 0; r < options.repetitions; ++r) ratios.push_back(library.us[r] / raw.us[r]);
+  for (size_t r = 0; r < repetitions; ++r) ratios.push_back(library.us[r] / raw.us[r]);
   std::printf("device: %s (sm_%d%d, %d SMs), CUDA driver %d.%d\n", device.name.c_str(),
               device.major, device.minor, device.multiprocessors, cu.driver_version / 1000,
               cu.driver_version % 1000 / 10);
@@ -152,8 +205,9 @@ void report(const Options &options, const DeviceInfo &device, const BenchImage &
               image.variant, image.name, image.entry, n, image.block_x,
               (n + image.block - 1) / image.block);
   std::printf("cubin sha256: %s\n", image.sha256);
-  std::printf("method: host time per launch, median of %d repetitions x %d launches, methods "
-              "interleaved\n", options.repetitions, options.launches);
+  std::printf("method: host time per launch, median of %zu repetitions x %d launches in %d "
+              "process(es), methods interleaved\n", repetitions, options.launches,
+              options.processes);
   for (const Method &method : methods)
     std::printf("  %-52s %7.3f us  (min %.3f)  x raw %.3f\n", method.label, median(method.us),
                 *std::min_element(method.us.begin(), method.us.end()),
@@ -167,9 +221,10 @@ void report(const Options &options, const DeviceInfo &device, const BenchImage &
     std::fprintf(csv, "device,image,elements,launches,repetition,first");
     for (const Method &method : methods) std::fprintf(csv, ",%s_us_per_launch", method.csv_name);
     std::fprintf(csv, "\n");
-    for (int r = 0; r < options.repetitions; ++r) {
-      std::fprintf(csv, "\"%s\",%s,%d,%d,%d,%s", device.name.c_str(), image.name, n,
-                   options.launches, r, methods[static_cast<size_t>(r) % count].csv_name);
+    for (size_t r = 0; r < repetitions; ++r) {
+      // Each process rotates from its first repetition; its rows follow the previous one's.
+      std::fprintf(csv, "\"%s\",%s,%d,%d,%zu,%s", device.name.c_str(), image.name, n,
+                   options.launches, r, methods[r % perProcess(options) % count].csv_name);
       for (const Method &method : methods) std::fprintf(csv, ",%.4f", method.us[r]);
       std::fprintf(csv, "\n");
     }
@@ -355,6 +410,7 @@ int main(int argc, char **argv) {
   std::vector<Method> methods = buildMethods(bench, upstream);
   warmUpAndCheck(bench, methods);
   timeMethods(options, bench.stream, methods);
+  runOtherProcesses(options, methods);
   report(options, device, *image, methods);
   release(bench);
   return 0;
