@@ -271,13 +271,13 @@ typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **pStr);
  * name when a message or log line names it), whose users check for NULL (a missing required one
  * fails that call, NO_DRIVER naming it). */
 #define TTA_CUDA_LAUNCH_ENTRY_POINTS(X)       \
-  X(cuDeviceGetAttribute, 2000, 1)            \
+  X(cuCtxGetId, 12000, 0)                     \
+  X(cuLaunchKernel, 4000, 1)                  \
   X(cuCtxGetCurrent, 4000, 1)                 \
+  X(cuDeviceGetAttribute, 2000, 1)            \
   X(cuCtxGetDevice, 2000, 1)                  \
   X(cuModuleLoadDataEx, 2010, 1)              \
-  X(cuModuleGetFunction, 2000, 1)             \
-  X(cuLaunchKernel, 4000, 1)                  \
-  X(cuCtxGetId, 12000, 0)
+  X(cuModuleGetFunction, 2000, 1)
 
 #define TTA_CUDA_DEFERRED_ENTRY_POINTS(X)     \
   X(cuInit, 2000, 1)                          \

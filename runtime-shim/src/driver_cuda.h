@@ -20,6 +20,10 @@ typedef struct tta_cuda {
   /* Set (release) once the launch's entry points are all resolved and the driver is usable: a
    * launch reads the table only after an acquire load of this or of id_of_current. */
   int ready;
+  /* Unloads so far of any library of this runtime copy (launch_memo.h: an entry made before one
+   * misses). Not the driver's, but kept in the line every launch reads anyway: the flags, this,
+   * cuCtxGetId and cuLaunchKernel (the first two of the launch's entry points). */
+  uint64_t memo_unloads;
 #define TTA_CUDA_MEMBER(name, version, required) PFN_##name name;
   TTA_CUDA_ENTRY_POINTS(TTA_CUDA_MEMBER)
 #undef TTA_CUDA_MEMBER

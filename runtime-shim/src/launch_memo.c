@@ -8,14 +8,13 @@
  * then the device's records).
  *
  * An entry can never point into freed memory: it was made after the last unload of any library
- * of this runtime copy (tta_unloads), so after an unload every entry misses; and it names the
+ * of this runtime copy (tta_cuda_table.memo_unloads), so after an unload every entry misses; and it names the
  * context by its key, which a later context never reuses (cuCtxGetId), so a function loaded in a
  * destroyed context is never found for a new one. Loaded functions are immutable until unload,
  * so a hit needs no lock. */
 #include "launch_memo.h"
 
 _Thread_local tta_found tta_memo[TTA_MEMO_ENTRIES];
-uint64_t tta_unloads;
 
 /* HIP's result of a launch's lookup: never in the memo, whose keys are CUDA's contexts. */
 static _Thread_local tta_found tta_hip_found;
@@ -54,7 +53,7 @@ triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t 
               ? tta_memo_entry_for(library, kernel_index, variant)
               : &tta_hip_found;
   entry->library = library;
-  entry->unloads = __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE);
+  entry->unloads = __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE);
   entry->context_key = current.context_key;
   entry->kernel = kernel_index;
   entry->variant = variant;
@@ -84,7 +83,7 @@ triton_aot_status tta_find_device(const triton_aot_library *library, const tta_d
   triton_aot_status status;
   uint64_t key = 0;
   if (tta_fast_key(&key) && tta_last_device.library == library &&
-      tta_last_device.unloads == __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE) &&
+      tta_last_device.unloads == __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE) &&
       tta_last_device.context_key == key) {
     *device = tta_last_device.device;
     return TRITON_AOT_SUCCESS;
@@ -94,7 +93,7 @@ triton_aot_status tta_find_device(const triton_aot_library *library, const tta_d
     return status;
   if (current.state->backend == TRITON_AOT_BACKEND_CUDA) {
     tta_last_device.library = library;
-    tta_last_device.unloads = __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE);
+    tta_last_device.unloads = __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE);
     tta_last_device.context_key = current.context_key;
     tta_last_device.device = current.device;
   }

@@ -12,7 +12,7 @@ extern "C" {
  * a plain launch reads share the first cache line; the rest is for the general path. */
 typedef struct tta_found {
   _Alignas(64) const triton_aot_library *library; /* NULL: empty */
-  uint64_t unloads;                      /* tta_unloads when the entry was made */
+  uint64_t unloads;                      /* tta_cuda_table.memo_unloads when the entry was made */
   uint64_t context_key;                  /* see tta_current */
   uint32_t kernel, variant;
   void *function;                        /* CUfunction or hipFunction_t */
@@ -27,9 +27,9 @@ typedef struct tta_found {
   const triton_aot_function *descriptor; /* the variant's function for the chosen target */
 } tta_found;
 
-/* Unloads so far of any library of this runtime copy: an entry made before one misses, so no
- * entry is ever used after the state it points into is freed. */
-TRITON_AOT_HIDDEN extern uint64_t tta_unloads;
+/* Unloads so far of any library of this runtime copy are counted in tta_cuda_table.memo_unloads:
+ * an entry made before one misses, so no entry is ever used after the state it points into is
+ * freed. */
 
 /* Per thread, direct-mapped by (library, kernel, variant): two kernels launched in turn by one
  * thread keep their entries unless they share an index. */
@@ -74,7 +74,7 @@ tta_memo_hit(const triton_aot_library *library,
     return NULL;
   entry = tta_memo_entry_for(library, kernel_index, variant);
   if (entry->library == library &&
-      entry->unloads == __atomic_load_n(&tta_unloads, __ATOMIC_ACQUIRE) &&
+      entry->unloads == __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE) &&
       entry->context_key == key && entry->kernel == kernel_index && entry->variant == variant)
     return entry;
   return NULL;

@@ -2,7 +2,6 @@
  * per-slot functions published with release stores and read with acquire loads; everything that
  * creates or loads runs under the library's mutex, checked again once the mutex is held. */
 #include "library_state.h"
-#include "launch_memo.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -512,7 +511,7 @@ triton_aot_status tta_library_unload(const triton_aot_library *library) {
   if (state == NULL)
     return TRITON_AOT_SUCCESS;
   /* Every thread's memo entries (launch_memo.h) miss from now on. */
-  __atomic_add_fetch(&tta_unloads, 1, __ATOMIC_RELEASE);
+  __atomic_add_fetch(&tta_cuda_table.memo_unloads, 1, __ATOMIC_RELEASE);
   for (ordinal = 0; ordinal < TTA_MAX_DEVICES; ++ordinal) {
     tta_device *device = state->devices[ordinal];
     tta_loaded_image *loaded, *next_loaded;
