@@ -5,6 +5,7 @@
 
 #include <errno.h>     // program_invocation_short_name
 #include <sys/wait.h>
+#include <unistd.h>    // readlink
 
 #include <algorithm>
 #include <cstdio>
@@ -34,6 +35,14 @@ inline int parseCount(const std::string &flag, const char *value, void (*usage)(
   long parsed = std::strtol(value, &end, 10);
   if (*end || parsed < 0 || parsed > (1l << 30)) usage(("bad number for " + flag).c_str());
   return static_cast<int>(parsed);
+}
+
+/// This program's path, to run it again as a child.
+inline std::string selfPath() {
+  char self[4096];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
+  return std::string(self, static_cast<size_t>(length));
 }
 
 /// \p text as one word for /bin/sh.

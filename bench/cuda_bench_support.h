@@ -8,6 +8,7 @@
 #include "launch_overhead_images.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,27 @@ inline const BenchImage *imageFor(const gpu::DeviceInfo &device) {
       best = &image;
   }
   return best;
+}
+
+/// The cubin to time on device \p ordinal, its facts in \p device; nullptr after printing
+/// "<program>: skipped: <why>" when there is no driver or GPU, or no embedded cubin runs on the
+/// device (the caller exits 77). A device the driver does not have fails.
+inline const BenchImage *deviceImageOrSkip(int ordinal, gpu::DeviceInfo *device) {
+  const gpu::CudaDriver &cu = gpu::cudaDriver();
+  if (!cu.available()) {
+    std::printf("%s: skipped: %s\n", program_invocation_short_name, cu.unavailable.c_str());
+    return nullptr;
+  }
+  if (ordinal >= cu.device_count)
+    fail("no device " + std::to_string(ordinal) + " (the driver reports " +
+         std::to_string(cu.device_count) + ")");
+  if (std::string error = gpu::queryDevice(ordinal, device); !error.empty()) fail(error);
+  const BenchImage *image = imageFor(*device);
+  if (!image)
+    std::printf("%s: skipped: no embedded cubin runs on %s (sm_%d%d)\n",
+                program_invocation_short_name, device->name.c_str(), device->major,
+                device->minor);
+  return image;
 }
 
 inline void check(gpu::CUresult result, const char *what) {

@@ -36,13 +36,6 @@ struct Library {
   std::vector<double> us;  // one figure per run
 };
 
-std::string selfPath() {
-  char self[4096];
-  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
-  return std::string(self, static_cast<size_t>(length));
-}
-
 // The child: one open and one lookup, timed; prints "us <value>".
 int openOnce(const char *path, const char *symbol) {
   auto start = Clock::now();

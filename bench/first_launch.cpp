@@ -300,27 +300,12 @@ int main(int argc, char **argv) {
 
   // The parent only checks that a child can run here; it loads nothing on the GPU.
   const CudaDriver &cu = cudaDriver();
-  if (!cu.available()) {
-    std::printf("first_launch: skipped: %s\n", cu.unavailable.c_str());
-    return kSkipped;
-  }
-  if (options.device >= cu.device_count)
-    fail("no device " + std::to_string(options.device) + " (the driver reports " +
-         std::to_string(cu.device_count) + ")");
   DeviceInfo device;
-  if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
-  const BenchImage *image = imageFor(device);
-  if (!image) {
-    std::printf("first_launch: skipped: no embedded cubin runs on %s (sm_%d%d)\n",
-                device.name.c_str(), device.major, device.minor);
-    return kSkipped;
-  }
+  const BenchImage *image = deviceImageOrSkip(options.device, &device);
+  if (!image) return kSkipped;
   if (!std::strstr(bench_kernels_manifest(), image->sha256))
     fail(std::string("the library's manifest does not list the cubin of ") + image->variant);
-  char self[4096];
-  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
-  self[length] = '\0';
+  const std::string self = selfPath();
 
   const std::vector<size_t> &chosen = options.methods;
   std::vector<std::vector<double>> us(kMethodCount), faults(kMethodCount);

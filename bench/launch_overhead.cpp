@@ -36,7 +36,6 @@
 #include <vector>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include "cuda_bench_support.h"
 
@@ -134,10 +133,7 @@ size_t perProcess(const Options &options) {
 // CSV of its own; their rows are appended to `methods` (the same program: the same methods in
 // the same order), after this one's.
 void runOtherProcesses(const Options &options, std::vector<Method> &methods) {
-  char self[4096];
-  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length <= 0) fail(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
-  self[length] = '\0';
+  const std::string self = selfPath();
   for (int p = 1; p < options.processes; ++p) {
     std::string rows = (options.csv.empty() ? std::string("launch_overhead") : options.csv) +
                        ".process" + std::to_string(p);
@@ -386,22 +382,9 @@ void warmUpAndCheck(const Bench &bench, std::vector<Method> &methods) {
 
 int main(int argc, char **argv) {
   const Options options = parseOptions(argc, argv);
-  const CudaDriver &cu = cudaDriver();
-  if (!cu.available()) {
-    std::printf("launch_overhead: skipped: %s\n", cu.unavailable.c_str());
-    return kSkipped;
-  }
-  if (options.device >= cu.device_count)
-    fail("no device " + std::to_string(options.device) + " (the driver reports " +
-         std::to_string(cu.device_count) + ")");
   DeviceInfo device;
-  if (std::string error = queryDevice(options.device, &device); !error.empty()) fail(error);
-  const BenchImage *image = imageFor(device);
-  if (!image) {
-    std::printf("launch_overhead: skipped: no embedded cubin runs on %s (sm_%d%d)\n",
-                device.name.c_str(), device.major, device.minor);
-    return kSkipped;
-  }
+  const BenchImage *image = deviceImageOrSkip(options.device, &device);
+  if (!image) return kSkipped;
   checkSameCubin(options, *image);
   Bench bench;
   prepare(options, *image, bench);
