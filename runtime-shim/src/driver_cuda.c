@@ -15,7 +15,6 @@
 static pthread_mutex_t tta_cuda_open_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int tta_cuda_opened; /* atomic: tta_cuda_open() has run */
 tta_cuda tta_cuda_table;
-static const tta_cuda *tta_cuda_loaded;
 static triton_aot_status tta_cuda_load_status;
 static char tta_cuda_load_message[512];
 
@@ -189,7 +188,6 @@ static void tta_cuda_open(void) {
     return;
   }
   /* The library stays open for the life of the process (handles outlive any unload). */
-  tta_cuda_loaded = &tta_cuda_table;
   __atomic_store_n(&tta_cuda_table.ready, 1, __ATOMIC_RELEASE);
   if (!tta_log_enabled())
     return;
@@ -209,10 +207,10 @@ const tta_cuda *tta_cuda_driver(triton_aot_status *status) {
     }
     pthread_mutex_unlock(&tta_cuda_open_mutex);
   }
-  if (tta_cuda_loaded == NULL) {
+  if (!__atomic_load_n(&tta_cuda_table.ready, __ATOMIC_ACQUIRE)) {
     *status = triton_aot_fail(tta_cuda_load_status, "%s", tta_cuda_load_message);
     return NULL;
   }
   *status = TRITON_AOT_SUCCESS;
-  return tta_cuda_loaded;
+  return &tta_cuda_table;
 }

@@ -17,8 +17,9 @@ typedef struct tta_cuda {
    * tta_cuda_current_context). First, so that it shares a cache line with the launch's entry
    * points (the first list). */
   int id_of_current __attribute__((aligned(64)));
-  /* Set (release) once the launch's entry points are all resolved and the driver is usable: a
-   * launch reads the table only after an acquire load of this or of id_of_current. */
+  /* Set (release) once the driver is open and usable, never cleared: tta_cuda_driver() answers
+   * from it, and a launch reads the table only after an acquire load of this or of
+   * id_of_current. */
   int ready;
   /* Unloads so far of any library of this runtime copy (launch_memo.h: an entry made before one
    * misses). Not the driver's, but kept in the line every launch reads anyway: the flags, this,

@@ -8,12 +8,17 @@
 #include "scratch.h"
 #include "tensor_map.h"
 
+/* The cluster's extent along `axis` (0 in the descriptor: no cluster, 1). */
+static uint32_t tta_cluster(const triton_aot_launch_info *launch, int axis) {
+  return launch->cluster[axis] ? launch->cluster[axis] : 1;
+}
+
 /* The first grid axis beyond the device's limits as known so far (with the cluster), or -1. */
 static int tta_axis_beyond(const triton_aot_launch_info *launch, const tta_device *device,
                            const uint64_t grid[3]) {
   int axis;
   for (axis = 0; axis < 3; ++axis) {
-    uint64_t cluster = launch->cluster[axis] ? launch->cluster[axis] : 1;
+    uint64_t cluster = tta_cluster(launch, axis);
     /* No division on this path: grid <= 2^32 and cluster < 2^32 cannot overflow 64 bits. */
     if (grid[axis] * cluster > tta_device_max_grid(device, axis))
       return axis;
@@ -32,7 +37,7 @@ static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
   if (axis >= 0 && tta_device_learn_grid_limits(device))
     axis = tta_axis_beyond(launch, device, grid);
   if (axis >= 0) {
-    uint64_t cluster = launch->cluster[axis] ? launch->cluster[axis] : 1;
+    uint64_t cluster = tta_cluster(launch, axis);
     uint64_t limit = tta_device_max_grid(device, axis);
     if (grid[axis] > limit)
       return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT,
@@ -48,7 +53,7 @@ static triton_aot_status tta_grid_dimensions(const triton_aot_kernel *kernel,
                            device->ordinal, tta_device_name(device));
   }
   for (axis = 0; axis < 3; ++axis)
-    blocks[axis] = (unsigned)(grid[axis] * (launch->cluster[axis] ? launch->cluster[axis] : 1));
+    blocks[axis] = (unsigned)(grid[axis] * tta_cluster(launch, axis));
   return TRITON_AOT_SUCCESS;
 }
 
@@ -91,9 +96,9 @@ static unsigned tta_cuda_launch_attributes(const triton_aot_launch_info *launch,
   CUlaunchAttribute *attribute;
   if (launch->cluster[0] > 1 || launch->cluster[1] > 1 || launch->cluster[2] > 1) {
     attribute = tta_next_attribute(attributes, &count, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
-    attribute->value.clusterDim.x = launch->cluster[0] ? launch->cluster[0] : 1;
-    attribute->value.clusterDim.y = launch->cluster[1] ? launch->cluster[1] : 1;
-    attribute->value.clusterDim.z = launch->cluster[2] ? launch->cluster[2] : 1;
+    attribute->value.clusterDim.x = tta_cluster(launch, 0);
+    attribute->value.clusterDim.y = tta_cluster(launch, 1);
+    attribute->value.clusterDim.z = tta_cluster(launch, 2);
     attribute = tta_next_attribute(attributes, &count,
                                    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE);
     attribute->value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
