@@ -13,14 +13,17 @@
 //
 //   launch_overhead [--device N] [--elements N] [--repetitions N] [--launches N] [--csv FILE]
 //                   [--processes N] [--upstream-lib libupstream_vector_add.so]
+//                   [--seed N]
 //
-// Each repetition times one batch of launches per method, back to back, rotating which goes
-// first, so drift (clocks, other load) affects all alike; the stream is synchronised between
-// batches, never inside one. --processes N spreads the repetitions over N processes (this one
-// and N - 1 it starts, one after another) and pools them: where code and data land in memory
-// differs from process to process and moves a method by about 1% either way, which one process
-// alone cannot tell from the method's cost. Exit status: 0 measured, 1 error, 77 skipped (no CUDA driver or
-// GPU, or a GPU none of the embedded cubins runs on).
+// Each repetition times one batch of launches per method, back to back, in an order shuffled
+// anew for each repetition (from --seed; process p of --processes uses seed + p), so drift
+// (clocks, other load) and whatever one batch leaves for the next affect all alike; the stream
+// is synchronised between batches, never inside one. --processes N spreads the repetitions over
+// N processes (this one and N - 1 it starts, one after another) and pools them: where code, stack
+// and data land in memory differs from process to process and moves a method by 2-4% either way
+// against another (docs/benchmarks.md), which one process alone cannot tell from the method's
+// cost; pooled over enough processes, that placement averages out. Exit status: 0 measured,
+// 1 error, 77 skipped (no CUDA driver or GPU, or a GPU none of the embedded cubins runs on).
 #include <bench_kernels.h>
 #include <bench_tuned.h>
 
@@ -32,6 +35,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -53,6 +58,7 @@ struct Options {
   int repetitions = 30;
   int launches = 500;
   int processes = 1;
+  int seed = 1;
   std::string csv;
   std::string upstream_lib;
 };
@@ -61,7 +67,7 @@ struct Options {
   std::fprintf(stderr,
                "launch_overhead: %s\nusage: launch_overhead [--device N] [--elements N] "
                "[--repetitions N] [--launches N] [--csv FILE]\n"
-               "                       [--processes N] [--upstream-lib PATH.so]\n",
+               "                       [--processes N] [--upstream-lib PATH.so] [--seed N]\n",
                message);
   std::exit(1);
 }
@@ -80,6 +86,7 @@ Options parseOptions(int argc, char **argv) {
     else if (flag == "--csv") options.csv = value;
     else if (flag == "--processes") options.processes = number();
     else if (flag == "--upstream-lib") options.upstream_lib = value;
+    else if (flag == "--seed") options.seed = number();
     else usage(("unknown option " + flag).c_str());
   }
   // The library then dispatches to the hinted variant, which is the cubin embedded here.
@@ -129,10 +136,18 @@ size_t perProcess(const Options &options) {
   return static_cast<size_t>(options.repetitions / options.processes);
 }
 
+// Per pooled repetition, beside each method's figure: the process that timed it and the method
+// that went first.
+struct Repetitions {
+  std::vector<int> process;
+  std::vector<size_t> first;  // an index into the methods
+};
+
 // --processes N: the other N - 1 processes, one after another, each timing its share into a
-// CSV of its own; their rows are appended to `methods` (the same program: the same methods in
-// the same order), after this one's.
-void runOtherProcesses(const Options &options, std::vector<Method> &methods) {
+// CSV of its own; their rows are appended to `methods` and `repetitions` (the same program:
+// the same methods in the same order), after this one's.
+void runOtherProcesses(const Options &options, std::vector<Method> &methods,
+                       Repetitions &repetitions) {
   const std::string self = selfPath();
   for (int p = 1; p < options.processes; ++p) {
     std::string rows = (options.csv.empty() ? std::string("launch_overhead") : options.csv) +
@@ -140,7 +155,8 @@ void runOtherProcesses(const Options &options, std::vector<Method> &methods) {
     std::string command = shellQuote(self) + " --device " + std::to_string(options.device) +
                           " --elements " + std::to_string(options.elements) +
                           " --launches " + std::to_string(options.launches) +
-                          " --repetitions " + std::to_string(perProcess(options)) + " --csv " +
+                          " --repetitions " + std::to_string(perProcess(options)) +
+                          " --seed " + std::to_string(options.seed + p) + " --csv " +
                           shellQuote(rows);
     if (!options.upstream_lib.empty())
       command += " --upstream-lib " + shellQuote(options.upstream_lib);
@@ -152,27 +168,39 @@ void runOtherProcesses(const Options &options, std::vector<Method> &methods) {
     bool header = true;
     while (std::fgets(line, sizeof line, csv)) {
       if (header) { header = false; continue; }
-      // The last methods.size() fields are the figures, in the order of `methods`.
-      std::vector<double> fields;
-      for (char *field = std::strtok(line, ","); field; field = std::strtok(nullptr, ","))
-        fields.push_back(std::strtod(field, nullptr));
-      if (fields.size() < methods.size()) fail("malformed row in " + rows);
+      // Fields: device, image, elements, launches, repetition, process, first, then the
+      // figures in the order of `methods`.
+      std::vector<std::string> fields;
+      for (char *field = std::strtok(line, ",\n"); field; field = std::strtok(nullptr, ",\n"))
+        fields.push_back(field);
+      if (fields.size() != 7 + methods.size()) fail("malformed row in " + rows);
+      size_t first = 0;
+      while (first < methods.size() && fields[6] != methods[first].csv_name) ++first;
+      if (first == methods.size()) fail("unknown first method in " + rows + ": " + fields[6]);
+      repetitions.process.push_back(p);
+      repetitions.first.push_back(first);
       for (size_t m = 0; m < methods.size(); ++m)
-        methods[m].us.push_back(fields[fields.size() - methods.size() + m]);
+        methods[m].us.push_back(std::strtod(fields[7 + m].c_str(), nullptr));
     }
     std::fclose(csv);
     std::remove(rows.c_str());
   }
 }
 
-// Each repetition: one batch per method, starting with a different method each time. Host
+// Each repetition: one batch per method, in an order shuffled for this repetition. Host
 // microseconds per launch into each method's figures; the GPU is idle when each batch starts.
-void timeMethods(const Options &options, CUstream stream, std::vector<Method> &methods) {
+void timeMethods(const Options &options, CUstream stream, std::vector<Method> &methods,
+                 Repetitions &repetitions) {
   const CudaDriver &cu = cudaDriver();
-  const size_t count = methods.size();
+  std::mt19937 random(static_cast<unsigned>(options.seed));
+  std::vector<size_t> order(methods.size());
+  std::iota(order.begin(), order.end(), size_t{0});
   for (size_t r = 0; r < perProcess(options); ++r) {
-    for (size_t k = 0; k < count; ++k) {
-      Method &method = methods[(static_cast<size_t>(r) + k) % count];
+    std::shuffle(order.begin(), order.end(), random);
+    repetitions.process.push_back(0);
+    repetitions.first.push_back(order[0]);
+    for (size_t m : order) {
+      Method &method = methods[m];
       auto start = Clock::now();
       for (int i = 0; i < options.launches; ++i) method.launch();
       auto stop = Clock::now();
@@ -183,17 +211,35 @@ void timeMethods(const Options &options, CUstream stream, std::vector<Method> &m
   }
 }
 
+// Median of `method`'s figures from process `process`.
+double processMedian(const Method &method, const Repetitions &repetitions, int process) {
+  std::vector<double> figures;
+  for (size_t r = 0; r < method.us.size(); ++r)
+    if (repetitions.process[r] == process) figures.push_back(method.us[r]);
+  return median(figures);
+}
+
+// Each process's ratio of `method`'s median to `raw`'s.
+std::vector<double> processRatios(const Method &method, const Method &raw,
+                                  const Repetitions &repetitions, int processes) {
+  std::vector<double> ratios;
+  for (int p = 0; p < processes; ++p)
+    ratios.push_back(processMedian(method, repetitions, p) / processMedian(raw, repetitions, p));
+  return ratios;
+}
+
 // The medians and ratios against the raw launch (methods[1]) on stdout; every figure to
 // --csv, one row per repetition.
 void report(const Options &options, const DeviceInfo &device, const BenchImage &image,
-            const std::vector<Method> &methods) {
+            const std::vector<Method> &methods, const Repetitions &repetitions) {
   const CudaDriver &cu = cudaDriver();
   const int32_t n = options.elements;
-  const size_t count = methods.size();
   const Method &library = methods[0], &raw = methods[1];
-  const size_t repetitions = library.us.size();  // pooled over the processes
+  const size_t count = library.us.size();  // pooled over the processes
   std::vector<double> ratios;
-  for (size_t r = 0; r < repetitions; ++r) ratios.push_back(library.us[r] / raw.us[r]);
+  for (size_t r = 0; r < count; ++r) ratios.push_back(library.us[r] / raw.us[r]);
+  const std::vector<double> process_ratios =
+      processRatios(library, raw, repetitions, options.processes);
   std::printf("device: %s (sm_%d%d, %d SMs), CUDA driver %d.%d\n", device.name.c_str(),
               device.major, device.minor, device.multiprocessors, cu.driver_version / 1000,
               cu.driver_version % 1000 / 10);
@@ -202,25 +248,36 @@ void report(const Options &options, const DeviceInfo &device, const BenchImage &
               (n + image.block - 1) / image.block);
   std::printf("cubin sha256: %s\n", image.sha256);
   std::printf("method: host time per launch, median of %zu repetitions x %d launches in %d "
-              "process(es), methods interleaved\n", repetitions, options.launches,
+              "process(es), methods in a shuffled order\n", count, options.launches,
               options.processes);
+  std::printf("  (x raw: the median over processes of each one's ratio of medians)\n");
   for (const Method &method : methods)
     std::printf("  %-52s %7.3f us  (min %.3f)  x raw %.3f\n", method.label, median(method.us),
                 *std::min_element(method.us.begin(), method.us.end()),
-                median(method.us) / median(raw.us));
-  std::printf("ratio library / raw cuLaunchKernel: %.3f (median of per-repetition ratios %.3f)\n",
+                median(processRatios(method, raw, repetitions, options.processes)));
+  // The headline: each process compares the methods under its own placement of code and data;
+  // the median over processes is the typical ratio, which no single lucky or unlucky placement
+  // of the raw launch moves (docs/benchmarks.md). With one process, its ratio of medians.
+  std::printf("ratio library / raw cuLaunchKernel: %.3f (median over %d process(es) of each "
+              "one's ratio of medians)\n",
+              median(process_ratios), options.processes);
+  if (options.processes > 1)
+    std::printf("  per process: %.3f to %.3f\n",
+                *std::min_element(process_ratios.begin(), process_ratios.end()),
+                *std::max_element(process_ratios.begin(), process_ratios.end()));
+  std::printf("  pooled: ratio of medians %.3f, median of per-repetition ratios %.3f\n",
               median(library.us) / median(raw.us), median(ratios));
 
   if (!options.csv.empty()) {
     FILE *csv = std::fopen(options.csv.c_str(), "w");
     if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
-    std::fprintf(csv, "device,image,elements,launches,repetition,first");
+    std::fprintf(csv, "device,image,elements,launches,repetition,process,first");
     for (const Method &method : methods) std::fprintf(csv, ",%s_us_per_launch", method.csv_name);
     std::fprintf(csv, "\n");
-    for (size_t r = 0; r < repetitions; ++r) {
-      // Each process rotates from its first repetition; its rows follow the previous one's.
-      std::fprintf(csv, "\"%s\",%s,%d,%d,%zu,%s", device.name.c_str(), image.name, n,
-                   options.launches, r, methods[r % perProcess(options) % count].csv_name);
+    for (size_t r = 0; r < count; ++r) {
+      std::fprintf(csv, "\"%s\",%s,%d,%d,%zu,%d,%s", device.name.c_str(), image.name, n,
+                   options.launches, r, repetitions.process[r],
+                   methods[repetitions.first[r]].csv_name);
       for (const Method &method : methods) std::fprintf(csv, ",%.4f", method.us[r]);
       std::fprintf(csv, "\n");
     }
@@ -392,9 +449,10 @@ int main(int argc, char **argv) {
   if (!options.upstream_lib.empty()) upstream = openUpstream(options.upstream_lib, *image);
   std::vector<Method> methods = buildMethods(bench, upstream);
   warmUpAndCheck(bench, methods);
-  timeMethods(options, bench.stream, methods);
-  runOtherProcesses(options, methods);
-  report(options, device, *image, methods);
+  Repetitions repetitions;
+  timeMethods(options, bench.stream, methods, repetitions);
+  runOtherProcesses(options, methods, repetitions);
+  report(options, device, *image, methods, repetitions);
   release(bench);
   return 0;
 }
