@@ -127,6 +127,11 @@ public:
   void write(std::ostream &out) {
     const bool split = kp_.entries.size() > 1;
     std::vector<std::string> params = apiParameters(kernel_, kp_, true);
+    // A tuned kernel's entry has asked the runtime for the device's target, and with it the
+    // context: its launch takes that place instead of asking again (NULL: ask).
+    const bool tuned = static_cast<bool>(kernel_.tuning);
+    if (tuned)
+      params.insert(params.begin() + 2, "const triton_aot_place *tta_place");
     out << wrapCall("static triton_aot_status " + kp_.statics + "_dispatch", params, " {\n");
     for (std::size_t e : kp_.entries)
       writeArgs(out, plan_.entries[e], split);
@@ -168,15 +173,20 @@ public:
         << wrappedStringLiteral(outOfRange, 27, 27, kp_.config.size() + 4) << ", " << kp_.config
         << ");\n"
         << "  }\n";
-    (bases.empty() ? used_.launch : used_.launchTensors) = true;
-    const std::string tail = bases.empty() ? ");\n}\n\n" : ", tta_tensors, tta_storage);\n}\n\n";
-    const std::string call = bases.empty() ? "  return tta_launch(" : "  return tta_launch_tensors(";
-    if (split)
-      out << call << kp_.entry << ", " << kp_.variant << ", " << kp_.stream << ", " << kp_.grid
-          << ", " << kp_.args << tail;
+    if (tuned)
+      (bases.empty() ? used_.launchAt : used_.launchTensorsAt) = true;
     else
-      out << call << kp_.entries.front() << ", " << kp_.variant << ", " << kp_.stream << ", "
-          << kp_.grid << ", " << plan_.entries[kp_.entries.front()].argsName << tail;
+      (bases.empty() ? used_.launch : used_.launchTensors) = true;
+    const std::string tail = bases.empty() ? ");\n}\n\n" : ", tta_tensors, tta_storage);\n}\n\n";
+    const std::string call = std::string("  return tta_launch") + (bases.empty() ? "" : "_tensors") +
+                             (tuned ? "_at(" : "(");
+    const std::string place = tuned ? "tta_place, " : "";
+    if (split)
+      out << call << kp_.entry << ", " << kp_.variant << ", " << place << kp_.stream << ", "
+          << kp_.grid << ", " << kp_.args << tail;
+    else
+      out << call << kp_.entries.front() << ", " << kp_.variant << ", " << place << kp_.stream
+          << ", " << kp_.grid << ", " << plan_.entries[kp_.entries.front()].argsName << tail;
   }
 
 private:

@@ -33,6 +33,8 @@ struct DispatcherNeeds {
   bool invalid = false; ///< tta_invalid()
   bool launch = false;  ///< tta_launch()
   bool launchTensors = false;  ///< tta_launch_tensors()
+  bool launchAt = false;       ///< tta_launch_at(): a tuned kernel's, with the target query's place
+  bool launchTensorsAt = false; ///< tta_launch_tensors_at()
 };
 
 

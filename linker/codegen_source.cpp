@@ -335,7 +335,7 @@ void writeHelpers(std::ostream &out, const DispatcherNeeds &used) {
     out << "static triton_aot_status tta_invalid(const char *message) {\n"
            "  return triton_aot_fail(TRITON_AOT_ERROR_INVALID_ARGUMENT, \"%s\", message);\n"
            "}\n\n";
-  if (used.launch || used.launchTensors)
+  if (used.launch || used.launchTensors || used.launchAt || used.launchTensorsAt)
     out << "/* A negative grid dimension: the caller's mistake, said so (off the launch path). */\n"
            "static triton_aot_status tta_negative_grid(uint32_t kernel, const int64_t grid[3]) {\n"
            "  const int axis = grid[0] < 0 ? 0 : grid[1] < 0 ? 1 : 2;\n"
@@ -369,6 +369,32 @@ void writeHelpers(std::ostream &out, const DispatcherNeeds &used) {
            "  return triton_aot_launch(&tta_library, kernel, variant, stream,\n"
            "                           (const uint64_t *)grid, args);\n"
            "}\n\n";
+  if (used.launchAt)
+    out << "/* tta_launch for a tuned kernel: `place` is where its target query found the\n"
+           " * thread's context (NULL: the runtime asks). */\n"
+           "static triton_aot_status tta_launch_at(uint32_t kernel, uint32_t variant,\n"
+           "                                       const triton_aot_place *place, void *stream,\n"
+           "                                       const int64_t grid[3], void **args) {\n"
+           "  triton_aot_status status;\n"
+           "  if (!tta_grid(kernel, grid, &status))\n"
+           "    return status;\n"
+           "  return triton_aot_launch_at(&tta_library, kernel, variant, place, stream,\n"
+           "                              (const uint64_t *)grid, args);\n"
+           "}\n\n";
+  if (used.launchTensorsAt)
+    out << "/* tta_launch_tensors for a tuned kernel, with its target query's place. */\n"
+           "static triton_aot_status tta_launch_tensors_at(uint32_t kernel, uint32_t variant,\n"
+           "                                               const triton_aot_place *place,\n"
+           "                                               void *stream, const int64_t grid[3],\n"
+           "                                               void **args,\n"
+           "                                               const triton_aot_tensor_arg *tensors,\n"
+           "                                               triton_aot_tensor_storage *storage) {\n"
+           "  triton_aot_status status;\n"
+           "  if (!tta_grid(kernel, grid, &status))\n"
+           "    return status;\n"
+           "  return triton_aot_launch_tensors_at(&tta_library, kernel, variant, place, stream,\n"
+           "                                      (const uint64_t *)grid, args, tensors, storage);\n"
+           "}\n\n";
   if (used.launchTensors)
     out << "/* tta_launch for a kernel with host tensor descriptors: the runtime encodes each\n"
            " * into `storage` for the function it chooses, and fills their argument slots. */\n"
@@ -389,6 +415,8 @@ void writeHelpers(std::ostream &out, const DispatcherNeeds &used) {
 /// that know the parameters only at run time (triton-aot-tune, from the manifest).
 void writeArgvEntry(std::ostream &out, const Kernel &kernel, const KernelPlan &kp) {
   std::vector<std::string> forwarded = {kp.stream, kp.config};
+  if (kernel.tuning)
+    forwarded.push_back("NULL"); /* no target query: the launch asks for the context */
   if (!kernel.grid)
     forwarded.insert(forwarded.end(), {"tta_grid[0]", "tta_grid[1]", "tta_grid[2]"});
   for (std::size_t p = 0; p < kernel.cParams.size(); ++p) {
@@ -421,6 +449,8 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
     const Kernel &kernel = library.kernels[k];
     const KernelPlan &kp = plan.kernels[k];
     std::vector<std::string> forwarded = {kp.stream, "0"};
+    if (kernel.tuning)
+      forwarded.push_back("&tta_place");
     if (!kernel.grid)
       forwarded.insert(forwarded.end(), {kp.gridX, kp.gridY, kp.gridZ});
     for (const std::string &name : kp.params)
@@ -432,7 +462,9 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
       const std::string entry = std::to_string(kp.entries.front());
       forwarded[1] = "tta_config";
       out << wrapCall("triton_aot_status " + kp.api, apiParameters(kernel, kp, false), " {\n")
-          << "  const int tta_target = triton_aot_kernel_target(&tta_library, " << entry << ");\n"
+          << "  triton_aot_place tta_place;\n"
+          << "  const int tta_target = triton_aot_kernel_target_at(&tta_library, " << entry
+          << ", &tta_place);\n"
           << wrapCall("  const int tta_tuned = " + kp.statics + "_tuned_config",
                       tunedConfigCall(kernel, kp, "tta_target"), ";\n")
           << "  const int tta_config = tta_tuned < 0 ? 0 : tta_tuned; /* untuned: the first */\n"
@@ -445,6 +477,8 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
           << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
     }
     forwarded[1] = kp.config;
+    if (kernel.tuning)
+      forwarded[2] = "NULL"; /* no target query: the launch asks for the context */
     out << wrapCall("triton_aot_status " + kp.api + "_config", apiParameters(kernel, kp, true),
                     " {\n")
         << wrapCall("  return " + dispatch, forwarded, ";\n}\n");

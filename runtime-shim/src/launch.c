@@ -395,16 +395,19 @@ tta_launch_slow(const triton_aot_library *library, uint32_t kernel_index, uint32
   }
 }
 
-/* Both entry points: a plain launch whose memo entry hits calls nothing but the driver (its
- * context's id, then the launch); anything else goes out of line. */
+/* Every entry point: a plain launch whose memo entry hits calls nothing but the driver (its
+ * context's id, then the launch; none for the id where the tuned entry's target query gave it,
+ * `place`); anything else goes out of line. */
 static inline __attribute__((always_inline)) triton_aot_status
 tta_launch(const triton_aot_library *library, uint32_t kernel_index, uint32_t variant,
-           void *stream, const uint64_t grid[3], void **args, const triton_aot_tensor_arg *tensors,
-           triton_aot_tensor_storage *storage) {
+           const triton_aot_place *place, void *stream, const uint64_t grid[3], void **args,
+           const triton_aot_tensor_arg *tensors, triton_aot_tensor_storage *storage) {
   const tta_found *found;
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return TRITON_AOT_SUCCESS;
-  found = tta_memo_hit(library, kernel_index, variant);
+  found = place != NULL && place->context_key != 0
+              ? tta_memo_hit_in(library, kernel_index, variant, place->context_key)
+              : tta_memo_hit(library, kernel_index, variant);
   if (found != NULL && found->plain && tta_grid_every_device_takes(grid))
     return tta_cuda_launch_plain(library, found, grid, stream, args);
   return tta_launch_slow(library, kernel_index, variant, found, stream, grid, args, tensors,
@@ -414,7 +417,7 @@ tta_launch(const triton_aot_library *library, uint32_t kernel_index, uint32_t va
 triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel_index,
                                     uint32_t variant, void *stream, const uint64_t grid[3],
                                     void **args) {
-  return tta_launch(library, kernel_index, variant, stream, grid, args, NULL, NULL);
+  return tta_launch(library, kernel_index, variant, NULL, stream, grid, args, NULL, NULL);
 }
 
 triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
@@ -422,15 +425,40 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library,
                                             const uint64_t grid[3], void **args,
                                             const triton_aot_tensor_arg *tensors,
                                             triton_aot_tensor_storage *storage) {
-  return tta_launch(library, kernel_index, variant, stream, grid, args, tensors, storage);
+  return tta_launch(library, kernel_index, variant, NULL, stream, grid, args, tensors, storage);
 }
 
-int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {
+triton_aot_status triton_aot_launch_at(const triton_aot_library *library, uint32_t kernel_index,
+                                       uint32_t variant, const triton_aot_place *place,
+                                       void *stream, const uint64_t grid[3], void **args) {
+  return tta_launch(library, kernel_index, variant, place, stream, grid, args, NULL, NULL);
+}
+
+triton_aot_status triton_aot_launch_tensors_at(const triton_aot_library *library,
+                                               uint32_t kernel_index, uint32_t variant,
+                                               const triton_aot_place *place, void *stream,
+                                               const uint64_t grid[3], void **args,
+                                               const triton_aot_tensor_arg *tensors,
+                                               triton_aot_tensor_storage *storage) {
+  return tta_launch(library, kernel_index, variant, place, stream, grid, args, tensors, storage);
+}
+
+int triton_aot_kernel_target_at(const triton_aot_library *library, uint32_t kernel,
+                                triton_aot_place *place) {
   const tta_device *device;
-  if (kernel >= library->kernel_count || tta_find_device(library, &device) != TRITON_AOT_SUCCESS)
+  uint64_t context_key = 0;
+  const int found = kernel < library->kernel_count &&
+                    tta_find_device(library, &device, &context_key) == TRITON_AOT_SUCCESS;
+  if (place != NULL)
+    place->context_key = found ? context_key : 0;
+  if (!found)
     return -1;
   const tta_image_choice *choice = &device->choices[kernel];
   return choice->reason == TTA_CHOICE_NONE ? -1 : (int)choice->target;
+}
+
+int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {
+  return triton_aot_kernel_target_at(library, kernel, NULL);
 }
 
 void triton_aot_log_tuned(const triton_aot_library *library, uint32_t kernel, int target,

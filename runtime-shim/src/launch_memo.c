@@ -78,11 +78,14 @@ static _Thread_local struct {
   const tta_device *device;
 } tta_last_device;
 
-triton_aot_status tta_find_device(const triton_aot_library *library, const tta_device **device) {
+triton_aot_status tta_find_device(const triton_aot_library *library, const tta_device **device,
+                                  uint64_t *context_key) {
   tta_current current;
   triton_aot_status status;
   uint64_t key = 0;
-  if (tta_fast_key(&key) && tta_last_device.library == library &&
+  const int keyed = tta_fast_key(&key);
+  *context_key = keyed ? key : 0;
+  if (keyed && tta_last_device.library == library &&
       tta_last_device.unloads == __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE) &&
       tta_last_device.context_key == key) {
     *device = tta_last_device.device;
@@ -96,6 +99,8 @@ triton_aot_status tta_find_device(const triton_aot_library *library, const tta_d
     tta_last_device.unloads = __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE);
     tta_last_device.context_key = current.context_key;
     tta_last_device.device = current.device;
+  } else {
+    *context_key = 0; /* HIP: no memo to key */
   }
   *device = current.device;
   return TRITON_AOT_SUCCESS;

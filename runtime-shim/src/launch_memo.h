@@ -61,23 +61,29 @@ static inline __attribute__((always_inline)) int tta_fast_key(uint64_t *key) {
   return 1;
 }
 
-/* The calling thread's entry for variant `variant` of kernel `kernel_index` in its current
- * context, or NULL (tta_find_function then). A hit reads no library state and needs no index
+/* The calling thread's entry for variant `variant` of kernel `kernel_index` in the context whose
+ * key is `key` (tta_fast_key's, asked by this launch or by the tuned entry's target query just
+ * before), or NULL (tta_find_function then). A hit reads no library state and needs no index
  * check: the entry was made by a launch that passed them, and no unload has happened since.
  * Inline, so a launch that hits calls nothing but the driver. */
 static inline __attribute__((always_inline)) const tta_found *
-tta_memo_hit(const triton_aot_library *library,
-                                            uint32_t kernel_index, uint32_t variant) {
-  const tta_found *entry;
-  uint64_t key = 0;
-  if (!tta_fast_key(&key))
-    return NULL;
-  entry = tta_memo_entry_for(library, kernel_index, variant);
+tta_memo_hit_in(const triton_aot_library *library, uint32_t kernel_index, uint32_t variant,
+                uint64_t key) {
+  const tta_found *entry = tta_memo_entry_for(library, kernel_index, variant);
   if (entry->library == library &&
       entry->unloads == __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE) &&
       entry->context_key == key && entry->kernel == kernel_index && entry->variant == variant)
     return entry;
   return NULL;
+}
+
+/* tta_memo_hit_in for the calling thread's current context, asking the driver for its key. */
+static inline __attribute__((always_inline)) const tta_found *
+tta_memo_hit(const triton_aot_library *library, uint32_t kernel_index, uint32_t variant) {
+  uint64_t key = 0;
+  if (!tta_fast_key(&key))
+    return NULL;
+  return tta_memo_hit_in(library, kernel_index, variant, key);
 }
 
 /* The loaded function of variant `variant` of kernel `kernel_index` for the calling thread's
@@ -89,9 +95,12 @@ TRITON_AOT_HIDDEN triton_aot_status tta_find_function(const triton_aot_library *
                                                       const tta_found **found);
 
 /* The calling thread's device record (triton_aot_kernel_target, once per tuned launch): the
- * last one this thread found for the state and context, else the full lookup. */
+ * last one this thread found for the state and context, else the full lookup. *context_key is
+ * the current context's key as tta_fast_key gives it, for the launch that follows; 0 where
+ * tta_fast_key has none (the launch then asks itself). */
 TRITON_AOT_HIDDEN triton_aot_status tta_find_device(const triton_aot_library *library,
-                                                    const tta_device **device);
+                                                    const tta_device **device,
+                                                    uint64_t *context_key);
 
 #ifdef __cplusplus
 }

@@ -496,7 +496,8 @@ TEST(CodegenText, ATunedKernelCarriesItsTablesAndSelectsByTarget) {
   at(c, "    tta_cell = tta_cell * 2 + tta_snap((double)tta_key1, tta_t1_bounds1, 1);\n"
         "    return tta_t1_grid[tta_cell];\n"
         "  default: /* untuned here (or no image): the caller runs the first config */\n");
-  at(c, "  const int tta_target = triton_aot_kernel_target(&tta_library, 0);\n"
+  at(c, "  triton_aot_place tta_place;\n"
+        "  const int tta_target = triton_aot_kernel_target_at(&tta_library, 0, &tta_place);\n"
         "  const int tta_tuned = tta_mm_tuned_config(tta_target, (int64_t)M, (int64_t)N);\n"
         "  const int tta_config = tta_tuned < 0 ? 0 : tta_tuned; /* untuned: the first */\n"
         "  triton_aot_log_tuned(&tta_library, 0, tta_tuned < 0 ? -1 : tta_target, tta_config,\n");

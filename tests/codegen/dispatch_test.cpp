@@ -158,6 +158,7 @@ protected:
       slot = std::make_unique<FakeLibrary>(which == "mk"      ? vectorAddLibrary()
                                            : which == "td"    ? tensorDescLibrary()
                                            : which == "tuned" ? tunedLibrary(dir)
+                                           : which == "tdt"   ? tunedTensorDescLibrary(dir)
                                                               : edgeLibrary(),
                                            compiler, dir);
     }
@@ -437,6 +438,8 @@ TEST_P(Dispatch, ATunedKernelRunsTheConfigItsTableGivesTheShape) {
     ASSERT_EQ(mm(kStream, kAligned, c.m, c.n, 5), TRITON_AOT_SUCCESS) << lib.error();
     ASSERT_EQ(state.launches, 1);
     EXPECT_EQ(state.target_queries, 1);
+    EXPECT_EQ(state.launch_place, FAKE_PLACE_KEY + 1u)
+        << "the launch takes the place the target query found: the context is asked once";
     EXPECT_EQ(state.variant, static_cast<std::uint32_t>(c.config)) << "one variant per config";
     EXPECT_EQ(state.logged_config, c.config);
     EXPECT_EQ(state.logged_target, 1);
@@ -463,6 +466,7 @@ TEST_P(Dispatch, ATunedKernelRunsTheConfigItsTableGivesTheShape) {
   ASSERT_EQ(lib.symbol<MmConfigFn>("tuned_mm_config")(kStream, 2, kAligned, 1, 1, 5), TRITON_AOT_SUCCESS);
   EXPECT_EQ(chosen.variant, 2u);
   EXPECT_EQ(chosen.target_queries, 0);
+  EXPECT_EQ(chosen.launch_place, 0u) << "no target query, so no place: the runtime asks";
 }
 
 using NamesFn = triton_aot_status (*)(void *, int, const void *, std::int32_t, std::int32_t,
@@ -812,6 +816,32 @@ TEST_P(Dispatch, OpeningAppliesNoRelocationPerImageOrConfig) {
 //        b_shape0..2, b_stride0..2): the descriptors go to triton_aot_launch_tensors as the
 // caller gave them, their argument slots left NULL for the runtime, at the positions the
 // entry's argument list has them (s:1 drops s, so every slot moves by one).
+// A tuned kernel with tensor descriptors: the table picks the config, and the launch (with the
+// descriptors) takes the place the target query found.
+TEST_P(Dispatch, ATunedKernelWithTensorDescriptorsHandsItsPlaceToTheLaunch) {
+  FakeLibrary &lib = load("tdt");
+  ASSERT_EQ(lib.error(), "");
+  using Fn = triton_aot_status (*)(void *, std::int32_t, const void *, std::int64_t, std::int64_t,
+                                   std::int64_t, std::int64_t, std::int32_t, const void *,
+                                   std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                   std::int64_t, std::int64_t);
+  auto tma = lib.symbol<Fn>("tdt_tma");
+  const void *a = reinterpret_cast<const void *>(std::uintptr_t{0x7f0000010000});
+  const void *b = reinterpret_cast<const void *>(std::uintptr_t{0x7f0000020000});
+  for (auto [n, variant] : {std::pair{400, 1u}, std::pair{4000, 0u}}) {   // half, big (s:1)
+    SCOPED_TRACE("n " + std::to_string(n));
+    fake_runtime &state = lib.reset();
+    state.kernel_target = 0;   // cuda:90a
+    ASSERT_EQ(tma(kStream, 1, a, 100, 40, 48, 1, n, b, 3, 20, 70, 20 * 80, 80, 1),
+              TRITON_AOT_SUCCESS)
+        << state.message;
+    ASSERT_EQ(state.tensor_launches, 1);
+    EXPECT_EQ(state.target_queries, 1);
+    EXPECT_EQ(state.variant, variant);
+    EXPECT_EQ(state.launch_place, FAKE_PLACE_KEY + 1u);
+  }
+}
+
 TEST_P(Dispatch, TensorDescriptorsReachTheRuntimeWithTheirSlotsAndTmaFacts) {
   FakeLibrary &lib = load("td");
   ASSERT_EQ(lib.error(), "");

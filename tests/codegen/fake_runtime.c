@@ -10,10 +10,27 @@ static fake_runtime state;
 
 fake_runtime *fake_runtime_state(void) { return &state; }
 
+static triton_aot_status fake_launch(const triton_aot_library *library, uint32_t kernel,
+                                     uint32_t variant, uint64_t place, void *stream,
+                                     const uint64_t grid[3], void **args);
+static triton_aot_status fake_launch_tensors(const triton_aot_library *library,
+                                             uint32_t kernel, uint32_t variant, uint64_t place,
+                                             void *stream, const uint64_t grid[3], void **args,
+                                             const triton_aot_tensor_arg *tensors,
+                                             triton_aot_tensor_storage *storage);
+
 int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel) {
+  return triton_aot_kernel_target_at(library, kernel, NULL);
+}
+
+/* The place is a token the dispatcher must hand to the launch unchanged. */
+int triton_aot_kernel_target_at(const triton_aot_library *library, uint32_t kernel,
+                                triton_aot_place *place) {
   (void)library;
   (void)kernel;
   state.target_queries++;
+  if (place != NULL)
+    place->context_key = FAKE_PLACE_KEY + (uint64_t)state.target_queries;
   return state.kernel_target;
 }
 
@@ -26,11 +43,14 @@ void triton_aot_log_tuned(const triton_aot_library *library, uint32_t kernel, in
   snprintf(state.logged_name, sizeof state.logged_name, "%s", config_name ? config_name : "(null)");
 }
 
-triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel,
-                                    uint32_t variant, void *stream, const uint64_t grid[3],
-                                    void **args) {
+/* Every launch entry: records the call (place: the key triton_aot_launch_at was handed, 0 for
+ * none). */
+static triton_aot_status fake_launch(const triton_aot_library *library, uint32_t kernel,
+                                     uint32_t variant, uint64_t place, void *stream,
+                                     const uint64_t grid[3], void **args) {
   uint32_t i;
   state.launches++;
+  state.launch_place = place;
   state.library = library;
   state.kernel = kernel;
   state.variant = variant;
@@ -50,13 +70,36 @@ triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t 
   return TRITON_AOT_SUCCESS;
 }
 
+triton_aot_status triton_aot_launch(const triton_aot_library *library, uint32_t kernel,
+                                    uint32_t variant, void *stream, const uint64_t grid[3],
+                                    void **args) {
+  return fake_launch(library, kernel, variant, 0, stream, grid, args);
+}
+
+triton_aot_status triton_aot_launch_at(const triton_aot_library *library, uint32_t kernel,
+                                       uint32_t variant, const triton_aot_place *place,
+                                       void *stream, const uint64_t grid[3], void **args) {
+  return fake_launch(library, kernel, variant, place != NULL ? place->context_key : 0, stream,
+                     grid, args);
+}
+
+triton_aot_status triton_aot_launch_tensors_at(const triton_aot_library *library,
+                                               uint32_t kernel, uint32_t variant,
+                                               const triton_aot_place *place, void *stream,
+                                               const uint64_t grid[3], void **args,
+                                               const triton_aot_tensor_arg *tensors,
+                                               triton_aot_tensor_storage *storage) {
+  return fake_launch_tensors(library, kernel, variant, place != NULL ? place->context_key : 0,
+                             stream, grid, args, tensors, storage);
+}
+
 /* Records the descriptors, then launches as above (args[tensor slots] stay as the dispatcher
  * left them: the real runtime fills them). */
-triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library, uint32_t kernel,
-                                            uint32_t variant, void *stream,
-                                            const uint64_t grid[3], void **args,
-                                            const triton_aot_tensor_arg *tensors,
-                                            triton_aot_tensor_storage *storage) {
+static triton_aot_status fake_launch_tensors(const triton_aot_library *library,
+                                             uint32_t kernel, uint32_t variant, uint64_t place,
+                                             void *stream, const uint64_t grid[3], void **args,
+                                             const triton_aot_tensor_arg *tensors,
+                                             triton_aot_tensor_storage *storage) {
   uint32_t i;
   state.tensor_launches++;
   state.tensor_count = library->kernels[kernel].tensor_count;
@@ -73,7 +116,15 @@ triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library, u
       if (args[k->tensor_slots[i] + a] != NULL)
         state.tensor_slots_null = 0;
   }
-  return triton_aot_launch(library, kernel, variant, stream, grid, args);
+  return fake_launch(library, kernel, variant, place, stream, grid, args);
+}
+
+triton_aot_status triton_aot_launch_tensors(const triton_aot_library *library, uint32_t kernel,
+                                            uint32_t variant, void *stream,
+                                            const uint64_t grid[3], void **args,
+                                            const triton_aot_tensor_arg *tensors,
+                                            triton_aot_tensor_storage *storage) {
+  return fake_launch_tensors(library, kernel, variant, 0, stream, grid, args, tensors, storage);
 }
 
 triton_aot_status triton_aot_preload(const triton_aot_library *library) {

@@ -14,6 +14,7 @@ extern "C" {
 #define FAKE_MAX_ARGS 16
 #define FAKE_MESSAGE_SIZE 1024
 #define FAKE_MAX_TENSORS 4
+#define FAKE_PLACE_KEY 0x7000u
 
 typedef struct fake_runtime {
   /* Set by the test before a call. */
@@ -46,6 +47,9 @@ typedef struct fake_runtime {
    * dispatcher logged. */
   int kernel_target;
   int target_queries;
+  /* The place triton_aot_kernel_target_at hands out (FAKE_PLACE_KEY + the query's number) and
+   * the one the last launch got (0: a launch without one). */
+  uint64_t launch_place;
   int logged_target, logged_config;
   char logged_name[64];
 } fake_runtime;

@@ -204,4 +204,27 @@ Library tunedLibrary(const fs::path &dir) {
   return library;
 }
 
+Library tunedTensorDescLibrary(const fs::path &dir) {
+  Library library = tensorDescLibrary("tdt");
+  nlohmann::json shapes = nlohmann::json::array();
+  for (auto [n, best] : {std::tuple{100, "half"}, std::tuple{10000, "big"}})
+    shapes.push_back({{"key", {n}},
+                      {"best", best},
+                      {"times_us", {{"big", 9.0}, {"half", 9.0}, {best, 1.0}}}});
+  const nlohmann::json table = {
+      {"schema", "triton-aot-tuning"},
+      {"version", 1},
+      {"kernels",
+       {{{"kernel", "tma"},
+         {"key", {"n"}},
+         {"targets",
+          {{{"target", "cuda:90a"}, {"device", "NVIDIA H100 80GB HBM3"}, {"shapes", shapes}}}}}}}};
+  const fs::path path = dir / "tdt.tuning.json";
+  std::ofstream(path) << table.dump(2);
+  Status applied = applyTuning(library, {path.string()}, {});
+  if (!applied)
+    throw std::runtime_error(applied.error().message);
+  return library;
+}
+
 } // namespace tta::link::testing

@@ -43,4 +43,8 @@ nlohmann::json tunedTable();
 /// untunedLibrary() with tunedTable() (written to \p dir) applied as triton-aot-ld --tuning does.
 Library tunedLibrary(const fs::path &dir);
 
+/// "tdt": tensorDescLibrary's tma, tuned on n for cuda:90a (half up to n = 1000, then big), the
+/// table written to \p dir.
+Library tunedTensorDescLibrary(const fs::path &dir);
+
 } // namespace tta::link::testing

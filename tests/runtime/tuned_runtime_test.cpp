@@ -47,6 +47,38 @@ TEST_F(TunedRuntime, TheDevicesTargetPicksTheTableAndTheSizePicksTheConfig) {
   EXPECT_EQ(launches().back().device, 1);
 }
 
+// The tuned entry asks the driver for the context once: its target query's answer goes to the
+// launch. Asked anew on each call, so a launch after another context is made current goes there.
+TEST_F(TunedRuntime, ATunedLaunchAsksTheDriverOnceForItsContext) {
+  useCudaDevices("sm_86,sm_90");
+  for (int device : {0, 1, 0}) {
+    SCOPED_TRACE("device " + std::to_string(device));
+    selectDevice(device);
+    ASSERT_EQ(rtt_vector_add(nullptr, kX, kY, kOut, 16), TRITON_AOT_SUCCESS) << rtt_last_error();
+    const int ids = cuda.callCount("cuCtxGetId"), current = cuda.callCount("cuCtxGetCurrent");
+    const std::size_t before = launches().size();
+    for (int i = 0; i < 10; ++i)
+      ASSERT_EQ(rtt_vector_add(nullptr, kX, kY, kOut, 16), TRITON_AOT_SUCCESS) << rtt_last_error();
+    EXPECT_EQ(cuda.callCount("cuCtxGetId") - ids, 10) << "one context id per tuned launch";
+    EXPECT_EQ(cuda.callCount("cuCtxGetCurrent") - current, 0);
+    const std::vector<tta_fake_launch> all = launches();
+    ASSERT_EQ(all.size(), before + 10);
+    for (std::size_t i = before; i < all.size(); ++i) EXPECT_EQ(all[i].device, device);
+  }
+  // _config has no target query: its launch asks for the context itself, once (after its
+  // first launch in the context, which loads).
+  for (int i = 0; i < 2; ++i) {
+    const int ids = cuda.callCount("cuCtxGetId");
+    ASSERT_EQ(rtt_vector_add_config(nullptr, rtt_vector_add_CONFIG_b1024, kX, kY, kOut, 16),
+              TRITON_AOT_SUCCESS)
+        << rtt_last_error();
+    if (i == 1) {
+      EXPECT_EQ(cuda.callCount("cuCtxGetId") - ids, 1);
+    }
+    EXPECT_EQ(launches().back().device, 0);
+  }
+}
+
 TEST(TunedRuntimeLog, TritonAotLogNamesTheConfigEachLaunchPicked) {
   ChildResult child = runChild("tuned-log", "ChildTunedLog.TwoDevices",
                                {"TRITON_AOT_LOG=1", "TTA_FAKE_CUDA_DEVICES=sm_86,sm_90"});

@@ -322,6 +322,30 @@ TRITON_AOT_HIDDEN triton_aot_status triton_aot_launch_tensors(
  * that follows says why). */
 TRITON_AOT_HIDDEN int triton_aot_kernel_target(const triton_aot_library *library, uint32_t kernel);
 
+/* Where a tuned launch goes: the calling thread's CUDA context as the tuned entry's target query
+ * found it, handed to the launch that follows so that it does not ask the driver again. Valid
+ * for that one launch only: on the same thread, with nothing between the two calls that could
+ * make another context current (generated code runs none). */
+typedef struct triton_aot_place {
+  uint64_t context_key; /* 0: unknown (HIP, no context, an old driver); the launch asks */
+} triton_aot_place;
+
+/* triton_aot_kernel_target that also fills *place (when not NULL) for triton_aot_launch_at. */
+TRITON_AOT_HIDDEN int triton_aot_kernel_target_at(const triton_aot_library *library,
+                                                  uint32_t kernel, triton_aot_place *place);
+
+/* triton_aot_launch and triton_aot_launch_tensors with the place triton_aot_kernel_target_at
+ * filled just before on this thread; NULL asks, as they do. */
+TRITON_AOT_HIDDEN triton_aot_status triton_aot_launch_at(const triton_aot_library *library,
+                                                         uint32_t kernel, uint32_t variant,
+                                                         const triton_aot_place *place,
+                                                         void *stream, const uint64_t grid[3],
+                                                         void **args);
+TRITON_AOT_HIDDEN triton_aot_status triton_aot_launch_tensors_at(
+    const triton_aot_library *library, uint32_t kernel, uint32_t variant,
+    const triton_aot_place *place, void *stream, const uint64_t grid[3], void **args,
+    const triton_aot_tensor_arg *tensors, triton_aot_tensor_storage *storage);
+
 /* With TRITON_AOT_LOG set, one line naming the config a tuned launch of kernel `kernel` picked
  * on target position `target` (-1: untuned there, the default). Silent otherwise. */
 TRITON_AOT_HIDDEN void triton_aot_log_tuned(const triton_aot_library *library, uint32_t kernel,
