@@ -320,6 +320,31 @@ void writeTables(std::ostream &out, const Library &library, const CodegenPlan &p
   writeLibrary(out, library, plan, strings, tensorMaps);
 }
 
+/// One of the dispatchers' launch helpers, tta_launch[_tensors][_at](): the empty and negative
+/// grid checks, then the runtime's entry of the same name. _at takes the tuned entry's place;
+/// _tensors the caller's descriptors and their storage.
+void writeLaunchHelper(std::ostream &out, bool place, bool tensors, const std::string &comment) {
+  const std::string suffix = std::string(tensors ? "_tensors" : "") + (place ? "_at" : "");
+  std::vector<std::string> params = {"uint32_t kernel", "uint32_t variant"};
+  std::vector<std::string> args = {"&tta_library", "kernel", "variant"};
+  if (place) {
+    params.push_back("const triton_aot_place *place");
+    args.push_back("place");
+  }
+  params.insert(params.end(), {"void *stream", "const int64_t grid[3]", "void **args"});
+  args.insert(args.end(), {"stream", "(const uint64_t *)grid", "args"});
+  if (tensors) {
+    params.insert(params.end(),
+                  {"const triton_aot_tensor_arg *tensors", "triton_aot_tensor_storage *storage"});
+    args.insert(args.end(), {"tensors", "storage"});
+  }
+  out << comment << wrapCall("static triton_aot_status tta_launch" + suffix, params, " {\n")
+      << "  triton_aot_status status;\n"
+         "  if (!tta_grid(kernel, grid, &status))\n"
+         "    return status;\n"
+      << wrapCall("  return triton_aot_launch" + suffix, args, ";\n}\n\n");
+}
+
 void writeHelpers(std::ostream &out, const DispatcherNeeds &used) {
   if (used.grid.cdiv)
     out << "static inline int64_t tta_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }\n";
@@ -360,55 +385,22 @@ void writeHelpers(std::ostream &out, const DispatcherNeeds &used) {
            "  return 1;\n"
            "}\n\n";
   if (used.launch)
-    out << "/* Launches a variant of tta_kernels[kernel]; an empty grid launches nothing. */\n"
-           "static triton_aot_status tta_launch(uint32_t kernel, uint32_t variant, void *stream,\n"
-           "                                    const int64_t grid[3], void **args) {\n"
-           "  triton_aot_status status;\n"
-           "  if (!tta_grid(kernel, grid, &status))\n"
-           "    return status;\n"
-           "  return triton_aot_launch(&tta_library, kernel, variant, stream,\n"
-           "                           (const uint64_t *)grid, args);\n"
-           "}\n\n";
+    writeLaunchHelper(out, false, false,
+                      "/* Launches a variant of tta_kernels[kernel]; an empty grid launches "
+                      "nothing. */\n");
   if (used.launchAt)
-    out << "/* tta_launch for a tuned kernel: `place` is where its target query found the\n"
-           " * thread's context (NULL: the runtime asks). */\n"
-           "static triton_aot_status tta_launch_at(uint32_t kernel, uint32_t variant,\n"
-           "                                       const triton_aot_place *place, void *stream,\n"
-           "                                       const int64_t grid[3], void **args) {\n"
-           "  triton_aot_status status;\n"
-           "  if (!tta_grid(kernel, grid, &status))\n"
-           "    return status;\n"
-           "  return triton_aot_launch_at(&tta_library, kernel, variant, place, stream,\n"
-           "                              (const uint64_t *)grid, args);\n"
-           "}\n\n";
+    writeLaunchHelper(out, true, false,
+                      "/* tta_launch for a tuned kernel: `place` is where its target query found "
+                      "the\n * thread's context (NULL: the runtime asks). */\n");
   if (used.launchTensorsAt)
-    out << "/* tta_launch_tensors for a tuned kernel, with its target query's place. */\n"
-           "static triton_aot_status tta_launch_tensors_at(uint32_t kernel, uint32_t variant,\n"
-           "                                               const triton_aot_place *place,\n"
-           "                                               void *stream, const int64_t grid[3],\n"
-           "                                               void **args,\n"
-           "                                               const triton_aot_tensor_arg *tensors,\n"
-           "                                               triton_aot_tensor_storage *storage) {\n"
-           "  triton_aot_status status;\n"
-           "  if (!tta_grid(kernel, grid, &status))\n"
-           "    return status;\n"
-           "  return triton_aot_launch_tensors_at(&tta_library, kernel, variant, place, stream,\n"
-           "                                      (const uint64_t *)grid, args, tensors, storage);\n"
-           "}\n\n";
+    writeLaunchHelper(out, true, true,
+                      "/* tta_launch_tensors for a tuned kernel, with its target query's place. "
+                      "*/\n");
   if (used.launchTensors)
-    out << "/* tta_launch for a kernel with host tensor descriptors: the runtime encodes each\n"
-           " * into `storage` for the function it chooses, and fills their argument slots. */\n"
-           "static triton_aot_status tta_launch_tensors(uint32_t kernel, uint32_t variant,\n"
-           "                                            void *stream, const int64_t grid[3],\n"
-           "                                            void **args,\n"
-           "                                            const triton_aot_tensor_arg *tensors,\n"
-           "                                            triton_aot_tensor_storage *storage) {\n"
-           "  triton_aot_status status;\n"
-           "  if (!tta_grid(kernel, grid, &status))\n"
-           "    return status;\n"
-           "  return triton_aot_launch_tensors(&tta_library, kernel, variant, stream,\n"
-           "                                   (const uint64_t *)grid, args, tensors, storage);\n"
-           "}\n\n";
+    writeLaunchHelper(out, false, true,
+                      "/* tta_launch for a kernel with host tensor descriptors: the runtime "
+                      "encodes each\n * into `storage` for the function it chooses, and fills "
+                      "their argument slots. */\n");
 }
 
 /// <api>_config_argv(stream, config, grid, args): every runtime parameter by address, for callers

@@ -341,8 +341,9 @@ TEST(CodegenText, TensorDescriptorsAreBaseShapesAndStridesAndTheirTables) {
                "tta_storage);\n}");
   EXPECT_EQ(c.find("static triton_aot_status tta_launch("), std::string::npos)
       << "no kernel launches without descriptors, so no plain tta_launch";
-  at(c, "  return triton_aot_launch_tensors(&tta_library, kernel, variant, stream,\n"
-        "                                   (const uint64_t *)grid, args, tensors, storage);\n");
+  at(c, "  return triton_aot_launch_tensors(&tta_library, kernel, variant, stream, "
+        "(const uint64_t *)grid,\n"
+        "                                   args, tensors, storage);\n");
 }
 
 TEST(CodegenText, ManifestPointsIntoTheBlob) {

@@ -94,6 +94,13 @@ void GpuTest::SetUp() {
               static_cast<unsigned long long>(seed));
 }
 
+void TwoGpuTest::SetUp() {
+  GpuTest::SetUp();
+  if (IsSkipped() || HasFatalFailure()) return;
+  if (cudaDriver().device_count < 2)
+    GTEST_SKIP() << "needs two GPUs; the driver reports " << cudaDriver().device_count;
+}
+
 void GpuTest::TearDown() {
   if (stream_) cudaDriver().cuStreamDestroy(stream_);
   stream_ = nullptr;

@@ -80,6 +80,12 @@ class GpuTest : public ::testing::Test {
   std::mt19937_64 random_;
 };
 
+// GpuTest that also skips unless the driver reports at least two devices.
+class TwoGpuTest : public GpuTest {
+ protected:
+  void SetUp() override;
+};
+
 // The seed of this run: TTA_GPU_TEST_SEED if set, else from std::random_device and the clock.
 uint64_t runSeed();
 // Per-test seed derived from the run seed and the test's name, so one test reruns alone.

@@ -12,16 +12,6 @@
 namespace tta::gpu {
 namespace {
 
-class TwoGpuTest : public GpuTest {
- protected:
-  void SetUp() override {
-    GpuTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    if (cudaDriver().device_count < 2)
-      GTEST_SKIP() << "needs two GPUs; the driver reports " << cudaDriver().device_count;
-  }
-};
-
 // Launches `rounds` checked vector adds on device `ordinal` from the calling thread.
 std::string launchOn(int ordinal, uint64_t seed, int rounds, std::latch *start) {
   CUcontext context = nullptr;

@@ -49,17 +49,7 @@ TEST_F(TunedGpuTest, TheTablePicksTheConfigAndEachTunedLaunchComputesTheSum) {
                            "not, exact");
 }
 
-class TunedTwoGpuTest : public GpuTest {
- protected:
-  void SetUp() override {
-    GpuTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    if (cudaDriver().device_count < 2)
-      GTEST_SKIP() << "needs two GPUs; the driver reports " << cudaDriver().device_count;
-  }
-};
-
-TEST_F(TunedTwoGpuTest, ATunedLaunchFollowsTheContextMadeCurrentBeforeIt) {
+TEST_F(TwoGpuTest, ATunedLaunchFollowsTheContextMadeCurrentBeforeIt) {
   const CudaDriver &cu = cudaDriver();
   CUcontext contexts[2] = {nullptr, nullptr};
   CUstream streams[2] = {nullptr, nullptr};
