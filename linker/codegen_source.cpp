@@ -435,61 +435,49 @@ void writeArgvEntry(std::ostream &out, const Kernel &kernel, const KernelPlan &k
   out << wrapCall("  return " + kp.statics + "_dispatch", forwarded, ";\n}\n");
 }
 
-void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan,
-              const ImageBlob &blob, StringTable &strings) {
-  for (std::size_t k = 0; k < library.kernels.size(); ++k) {
-    const Kernel &kernel = library.kernels[k];
-    const KernelPlan &kp = plan.kernels[k];
-    std::vector<std::string> forwarded = {kp.stream, "0"};
-    if (kernel.tuning)
-      forwarded.push_back("&tta_place");
-    if (!kernel.grid)
-      forwarded.insert(forwarded.end(), {kp.gridX, kp.gridY, kp.gridZ});
-    for (const std::string &name : kp.params)
-      forwarded.push_back(name);
-    const std::string dispatch = kp.statics + "_dispatch";
-    if (kernel.tuning) {
-      // The device's target picks the table; the key's values pick the config.
-      writeTunedConfig(out, kernel, kp);
-      const std::string entry = std::to_string(kp.entries.front());
-      forwarded[1] = "tta_config";
-      out << wrapCall("triton_aot_status " + kp.api, apiParameters(kernel, kp, false), " {\n")
-          << "  triton_aot_place tta_place;\n"
-          << "  const int tta_target = triton_aot_kernel_target_at(&tta_library, " << entry
-          << ", &tta_place);\n"
-          << wrapCall("  const int tta_tuned = " + kp.statics + "_tuned_config",
-                      tunedConfigCall(kernel, kp, "tta_target"), ";\n")
-          << "  const int tta_config = tta_tuned < 0 ? 0 : tta_tuned; /* untuned: the first */\n"
-          << "  triton_aot_log_tuned(&tta_library, " << entry
-          << ", tta_tuned < 0 ? -1 : tta_target, tta_config,\n"
-          << "                       " << kp.api << "_config_name(tta_config));\n"
-          << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
-    } else {
-      out << wrapCall("triton_aot_status " + kp.api, apiParameters(kernel, kp, false), " {\n")
-          << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
-    }
-    forwarded[1] = kp.config;
-    if (kernel.tuning)
-      forwarded[2] = "NULL"; /* no target query: the launch asks for the context */
-    out << wrapCall("triton_aot_status " + kp.api + "_config", apiParameters(kernel, kp, true),
-                    " {\n")
-        << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
-    writeArgvEntry(out, kernel, kp);
-    writeSelectConfig(out, kernel, kp);
-    out << "int " << kp.api << "_config_count(void) { return " << kernel.configs.size() << "; }\n";
-    out << "const char *" << kp.api << "_config_name(int config) {\n";
-    if (kernel.configs.empty()) {
-      out << "  (void)config;\n  return NULL;\n}\n\n";
-      continue;
-    }
-    std::vector<std::string> offsets;
-    for (const KernelConfig &config : kernel.configs)
-      offsets.push_back(std::to_string(strings.add(config.name)));
-    out << wrapList("  static const uint32_t names[] = ", "{", offsets, "}", ";\n")
-        << "  return config >= 0 && config < " << kernel.configs.size()
-        << " ? tta_strings + names[config] : NULL;\n}\n\n";
+/// p_K: a tuned kernel's entry picks its config by the table for the device's target, and hands
+/// the launch the context its target query found; an untuned kernel's runs the first config.
+/// \p forwarded is the dispatcher's arguments as p_K passes them.
+void writeEntry(std::ostream &out, const Kernel &kernel, const KernelPlan &kp,
+                std::vector<std::string> forwarded) {
+  const std::string dispatch = kp.statics + "_dispatch";
+  out << wrapCall("triton_aot_status " + kp.api, apiParameters(kernel, kp, false), " {\n");
+  if (kernel.tuning) {
+    const std::string entry = std::to_string(kp.entries.front());
+    forwarded[1] = "tta_config";
+    out << "  triton_aot_place tta_place;\n"
+        << "  const int tta_target = triton_aot_kernel_target_at(&tta_library, " << entry
+        << ", &tta_place);\n"
+        << wrapCall("  const int tta_tuned = " + kp.statics + "_tuned_config",
+                    tunedConfigCall(kernel, kp, "tta_target"), ";\n")
+        << "  const int tta_config = tta_tuned < 0 ? 0 : tta_tuned; /* untuned: the first */\n"
+        << "  triton_aot_log_tuned(&tta_library, " << entry
+        << ", tta_tuned < 0 ? -1 : tta_target, tta_config,\n"
+        << "                       " << kp.api << "_config_name(tta_config));\n";
   }
+  out << wrapCall("  return " + dispatch, forwarded, ";\n}\n");
+}
 
+/// p_K_config_count() and p_K_config_name(), the names in tta_strings.
+void writeConfigNames(std::ostream &out, const Kernel &kernel, const KernelPlan &kp,
+                      StringTable &strings) {
+  out << "int " << kp.api << "_config_count(void) { return " << kernel.configs.size() << "; }\n";
+  out << "const char *" << kp.api << "_config_name(int config) {\n";
+  if (kernel.configs.empty()) {
+    out << "  (void)config;\n  return NULL;\n}\n\n";
+    return;
+  }
+  std::vector<std::string> offsets;
+  for (const KernelConfig &config : kernel.configs)
+    offsets.push_back(std::to_string(strings.add(config.name)));
+  out << wrapList("  static const uint32_t names[] = ", "{", offsets, "}", ";\n")
+      << "  return config >= 0 && config < " << kernel.configs.size()
+      << " ? tta_strings + names[config] : NULL;\n}\n\n";
+}
+
+/// The library's own functions: preload, unload, version, manifest, inventory, last error,
+/// allocator.
+void writeLibraryFunctions(std::ostream &out, const Library &library, const ImageBlob &blob) {
   const std::string &p = library.prefix;
   // Texts in the blob (or "" where none was appended: the codegen tests' bare blobs).
   auto blobText = [&](std::uint64_t offset, std::uint64_t size) {
@@ -508,6 +496,34 @@ void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan
       << "const char *" << p << "_last_error(void) { return triton_aot_last_error(); }\n"
       << "void " << p << "_set_allocator(const triton_aot_allocator *allocator) {\n"
       << "  triton_aot_set_allocator(allocator);\n}\n";
+}
+
+void writeApi(std::ostream &out, const Library &library, const CodegenPlan &plan,
+              const ImageBlob &blob, StringTable &strings) {
+  for (std::size_t k = 0; k < library.kernels.size(); ++k) {
+    const Kernel &kernel = library.kernels[k];
+    const KernelPlan &kp = plan.kernels[k];
+    std::vector<std::string> forwarded = {kp.stream, "0"};
+    if (kernel.tuning)
+      forwarded.push_back("&tta_place");
+    if (!kernel.grid)
+      forwarded.insert(forwarded.end(), {kp.gridX, kp.gridY, kp.gridZ});
+    for (const std::string &name : kp.params)
+      forwarded.push_back(name);
+    if (kernel.tuning)
+      writeTunedConfig(out, kernel, kp); // the device's target picks the table
+    writeEntry(out, kernel, kp, forwarded);
+    forwarded[1] = kp.config;
+    if (kernel.tuning)
+      forwarded[2] = "NULL"; /* no target query: the launch asks for the context */
+    out << wrapCall("triton_aot_status " + kp.api + "_config", apiParameters(kernel, kp, true),
+                    " {\n")
+        << wrapCall("  return " + kp.statics + "_dispatch", forwarded, ";\n}\n");
+    writeArgvEntry(out, kernel, kp);
+    writeSelectConfig(out, kernel, kp);
+    writeConfigNames(out, kernel, kp, strings);
+  }
+  writeLibraryFunctions(out, library, blob);
 }
 
 } // namespace
