@@ -53,7 +53,7 @@ triton_aot_status tta_find_function(const triton_aot_library *library, uint32_t 
               ? tta_memo_entry_for(library, kernel_index, variant)
               : &tta_hip_found;
   entry->library = library;
-  entry->unloads = __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE);
+  entry->unloads = tta_memo_unloads();
   entry->context_key = current.context_key;
   entry->kernel = kernel_index;
   entry->variant = variant;
@@ -85,9 +85,8 @@ triton_aot_status tta_find_device(const triton_aot_library *library, const tta_d
   uint64_t key = 0;
   const int keyed = tta_fast_key(&key);
   *context_key = keyed ? key : 0;
-  if (keyed && tta_last_device.library == library &&
-      tta_last_device.unloads == __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE) &&
-      tta_last_device.context_key == key) {
+  if (keyed && tta_memo_holds(tta_last_device.library, tta_last_device.unloads,
+                             tta_last_device.context_key, library, key)) {
     *device = tta_last_device.device;
     return TRITON_AOT_SUCCESS;
   }
@@ -96,7 +95,7 @@ triton_aot_status tta_find_device(const triton_aot_library *library, const tta_d
     return status;
   if (current.state->backend == TRITON_AOT_BACKEND_CUDA) {
     tta_last_device.library = library;
-    tta_last_device.unloads = __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE);
+    tta_last_device.unloads = tta_memo_unloads();
     tta_last_device.context_key = current.context_key;
     tta_last_device.device = current.device;
   } else {

@@ -30,6 +30,18 @@ typedef struct tta_found {
 /* Unloads so far of any library of this runtime copy are counted in tta_cuda_table.memo_unloads:
  * an entry made before one misses, so no entry is ever used after the state it points into is
  * freed. */
+static inline uint64_t tta_memo_unloads(void) {
+  return __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE);
+}
+
+/* Whether what a thread remembered for `made_for` after `unloads` unloads, in the context
+ * `made_in`, still holds for `library` in the context `key`: the thread's memo entries and its
+ * last device (launch_memo.c). */
+static inline __attribute__((always_inline)) int
+tta_memo_holds(const triton_aot_library *made_for, uint64_t unloads, uint64_t made_in,
+               const triton_aot_library *library, uint64_t key) {
+  return made_for == library && unloads == tta_memo_unloads() && made_in == key;
+}
 
 /* Per thread, direct-mapped by (library, kernel, variant): two kernels launched in turn by one
  * thread keep their entries unless they share an index. */
@@ -70,9 +82,8 @@ static inline __attribute__((always_inline)) const tta_found *
 tta_memo_hit_in(const triton_aot_library *library, uint32_t kernel_index, uint32_t variant,
                 uint64_t key) {
   const tta_found *entry = tta_memo_entry_for(library, kernel_index, variant);
-  if (entry->library == library &&
-      entry->unloads == __atomic_load_n(&tta_cuda_table.memo_unloads, __ATOMIC_ACQUIRE) &&
-      entry->context_key == key && entry->kernel == kernel_index && entry->variant == variant)
+  if (tta_memo_holds(entry->library, entry->unloads, entry->context_key, library, key) &&
+      entry->kernel == kernel_index && entry->variant == variant)
     return entry;
   return NULL;
 }

@@ -147,7 +147,7 @@ int tta_cuda_grid_limits(int ordinal, uint32_t limits[3]) {
     int value = 0;
     if (tta_cuda_table.cuDeviceGetAttribute(&value, attributes[axis], ordinal) != CUDA_SUCCESS ||
         value <= 0) {
-      value = (int)(axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ);
+      value = (int)tta_default_max_grid(axis);
       answered = 0;
     }
     limits[axis] = (uint32_t)value;
@@ -179,7 +179,7 @@ triton_aot_status tta_cuda_device_facts(const tta_cuda *cuda, int ordinal, tta_d
                          "cuDeviceGetAttribute(COMPUTE_CAPABILITY)");
   }
   for (axis = 0; axis < 3; ++axis)
-    device->max_grid[axis] = axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ;
+    device->max_grid[axis] = tta_default_max_grid(axis);
   device->arch.backend = TRITON_AOT_BACKEND_CUDA;
   device->arch.capability = (uint32_t)(major * 10 + minor);
   device->arch.xnack = device->arch.sramecc = -1;

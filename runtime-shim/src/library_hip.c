@@ -50,8 +50,7 @@ triton_aot_status tta_hip_device_facts(const tta_hip *hip, int ordinal, tta_devi
     int32_t limit;
     memcpy(&limit, properties + TTA_HIP_PROP_MAX_GRID_SIZE + 4 * axis, sizeof limit);
     /* 0 or less: the runtime did not say; assume CUDA's limits, which HIP shares. */
-    device->max_grid[axis] =
-        limit > 0 ? (uint32_t)limit : axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ;
+    device->max_grid[axis] = limit > 0 ? (uint32_t)limit : tta_default_max_grid(axis);
   }
   free(properties);
   if (optin < shared)

@@ -33,6 +33,11 @@ extern "C" {
 #define TTA_DEFAULT_MAX_GRID_X 2147483647u
 #define TTA_DEFAULT_MAX_GRID_YZ 65535u
 
+/* That limit along grid axis `axis`. */
+static inline uint32_t tta_default_max_grid(int axis) {
+  return axis == 0 ? TTA_DEFAULT_MAX_GRID_X : TTA_DEFAULT_MAX_GRID_YZ;
+}
+
 /* Shared memory a launch gets without raising the function's limit. */
 #define TTA_DEFAULT_SHARED_LIMIT 49152u
 /* Above this a block's shared memory is "oversized" (Rubin, CC 10.7): the function's shared
