@@ -8,7 +8,7 @@
 //   module      cuModuleLoadData + cuModuleGetFunction + cuLaunchKernel of the same cubin
 //   cu_library  cuLibraryLoadData + cuLibraryGetKernel + cuLaunchKernel of the same cubin
 //
-// and, to show where the library's time goes, three parts of what its first call does:
+// and, to show where the library's time goes, parts of what its first call does (or did):
 //
 //   cu_library_function  an earlier runtime's driver calls for the image: cuLibraryLoadData
 //                        (with an error-log buffer) + cuLibraryGetKernel + cuKernelGetFunction
@@ -20,13 +20,14 @@
 //   resolve_dlsym        the same entry points through plain dlsym instead
 //   dlopen               dlopen of the (already loaded) driver alone
 //   dlopen_noload        the same dlopen with RTLD_NOLOAD
-//   facts                the device queries the runtime makes once per device
+//   facts                the device queries an earlier runtime made once per device (the
+//                        runtime now asks the compute capability only, the rest when needed)
 //   init                 cuInit(0) again, in a process where the driver is initialised
 //
 // each followed by a synchronisation (the launch has run when the clock stops). Each child also
-// reports the minor page faults taken while the clock ran (first touches of code and data). The cubin is the
-// one launch_overhead embeds: the variant the library dispatches to. See docs/benchmarks.md
-// ("First launch").
+// reports the minor page faults taken while the clock ran (first touches of code and data). The
+// cubin is the one launch_overhead embeds: the variant the library dispatches to. See
+// docs/benchmarks.md ("First launch").
 //
 //   first_launch [--runs N] [--device N] [--elements N] [--methods LIST] [--csv FILE]
 //
@@ -75,8 +76,9 @@ long minorFaults() {
 constexpr int kSkipped = 77;
 // cuda.h's CU_JIT_ERROR_LOG_BUFFER and _SIZE_BYTES: the options the runtime loads with.
 constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
-// What the runtime asks of a device once (library_cuda.c tta_cuda_device_facts): compute
-// capability, opt-in shared memory, grid limits (cuda.h CU_DEVICE_ATTRIBUTE_*).
+// What an earlier runtime asked of a device once (the `facts` part): compute capability,
+// opt-in shared memory, grid limits (cuda.h CU_DEVICE_ATTRIBUTE_*). The runtime now asks the
+// first two attributes on a first launch and the others when needed (library_cuda.c).
 constexpr int kDeviceFactAttributes[] = {75, 76, 97, 5, 6, 7};
 constexpr const char *kMethods[] = {"library",   "module",        "cu_library",
                                     "cu_library_function", "module_ex", "resolve",

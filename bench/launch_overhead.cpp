@@ -143,9 +143,35 @@ struct Repetitions {
   std::vector<size_t> first;  // an index into the methods
 };
 
+// Appends the rows of a child's CSV (the same program: the same methods in the same order) to
+// `methods` and `repetitions`, as timed by process `process`.
+void appendProcessRows(const std::string &path, int process, std::vector<Method> &methods,
+                       Repetitions &repetitions) {
+  FILE *csv = std::fopen(path.c_str(), "r");
+  if (!csv) fail("cannot read " + path);
+  char line[4096];
+  bool header = true;
+  while (std::fgets(line, sizeof line, csv)) {
+    if (header) { header = false; continue; }
+    // Fields: device, image, elements, launches, repetition, process, first, then the figures
+    // in the order of `methods`.
+    std::vector<std::string> fields;
+    for (char *field = std::strtok(line, ",\n"); field; field = std::strtok(nullptr, ",\n"))
+      fields.push_back(field);
+    if (fields.size() != 7 + methods.size()) fail("malformed row in " + path);
+    size_t first = 0;
+    while (first < methods.size() && fields[6] != methods[first].csv_name) ++first;
+    if (first == methods.size()) fail("unknown first method in " + path + ": " + fields[6]);
+    repetitions.process.push_back(process);
+    repetitions.first.push_back(first);
+    for (size_t m = 0; m < methods.size(); ++m)
+      methods[m].us.push_back(std::strtod(fields[7 + m].c_str(), nullptr));
+  }
+  std::fclose(csv);
+}
+
 // --processes N: the other N - 1 processes, one after another, each timing its share into a
-// CSV of its own; their rows are appended to `methods` and `repetitions` (the same program:
-// the same methods in the same order), after this one's.
+// CSV of its own; their rows are appended after this one's.
 void runOtherProcesses(const Options &options, std::vector<Method> &methods,
                        Repetitions &repetitions) {
   const std::string self = selfPath();
@@ -162,27 +188,7 @@ void runOtherProcesses(const Options &options, std::vector<Method> &methods,
       command += " --upstream-lib " + shellQuote(options.upstream_lib);
     if (std::system((command + " > /dev/null").c_str()) != 0)
       fail("the process timing share " + std::to_string(p) + " failed: " + command);
-    FILE *csv = std::fopen(rows.c_str(), "r");
-    if (!csv) fail("cannot read " + rows);
-    char line[4096];
-    bool header = true;
-    while (std::fgets(line, sizeof line, csv)) {
-      if (header) { header = false; continue; }
-      // Fields: device, image, elements, launches, repetition, process, first, then the
-      // figures in the order of `methods`.
-      std::vector<std::string> fields;
-      for (char *field = std::strtok(line, ",\n"); field; field = std::strtok(nullptr, ",\n"))
-        fields.push_back(field);
-      if (fields.size() != 7 + methods.size()) fail("malformed row in " + rows);
-      size_t first = 0;
-      while (first < methods.size() && fields[6] != methods[first].csv_name) ++first;
-      if (first == methods.size()) fail("unknown first method in " + rows + ": " + fields[6]);
-      repetitions.process.push_back(p);
-      repetitions.first.push_back(first);
-      for (size_t m = 0; m < methods.size(); ++m)
-        methods[m].us.push_back(std::strtod(fields[7 + m].c_str(), nullptr));
-    }
-    std::fclose(csv);
+    appendProcessRows(rows, p, methods, repetitions);
     std::remove(rows.c_str());
   }
 }
@@ -228,8 +234,29 @@ std::vector<double> processRatios(const Method &method, const Method &raw,
   return ratios;
 }
 
+// Every figure to --csv, one row per repetition: the process that timed it, the method that
+// went first, then microseconds per launch for each method.
+void writeCsv(const Options &options, const DeviceInfo &device, const BenchImage &image,
+              const std::vector<Method> &methods, const Repetitions &repetitions) {
+  const size_t count = methods[0].us.size();
+  FILE *csv = std::fopen(options.csv.c_str(), "w");
+  if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
+  std::fprintf(csv, "device,image,elements,launches,repetition,process,first");
+  for (const Method &method : methods) std::fprintf(csv, ",%s_us_per_launch", method.csv_name);
+  std::fprintf(csv, "\n");
+  for (size_t r = 0; r < count; ++r) {
+    std::fprintf(csv, "\"%s\",%s,%d,%d,%zu,%d,%s", device.name.c_str(), image.name,
+                 options.elements, options.launches, r, repetitions.process[r],
+                 methods[repetitions.first[r]].csv_name);
+    for (const Method &method : methods) std::fprintf(csv, ",%.4f", method.us[r]);
+    std::fprintf(csv, "\n");
+  }
+  if (std::fclose(csv) != 0) fail("cannot write " + options.csv);
+  std::printf("raw figures: %s\n", options.csv.c_str());
+}
+
 // The medians and ratios against the raw launch (methods[1]) on stdout; every figure to
-// --csv, one row per repetition.
+// --csv (writeCsv).
 void report(const Options &options, const DeviceInfo &device, const BenchImage &image,
             const std::vector<Method> &methods, const Repetitions &repetitions) {
   const CudaDriver &cu = cudaDriver();
@@ -268,22 +295,7 @@ void report(const Options &options, const DeviceInfo &device, const BenchImage &
   std::printf("  pooled: ratio of medians %.3f, median of per-repetition ratios %.3f\n",
               median(library.us) / median(raw.us), median(ratios));
 
-  if (!options.csv.empty()) {
-    FILE *csv = std::fopen(options.csv.c_str(), "w");
-    if (!csv) fail("cannot write " + options.csv + ": " + std::strerror(errno));
-    std::fprintf(csv, "device,image,elements,launches,repetition,process,first");
-    for (const Method &method : methods) std::fprintf(csv, ",%s_us_per_launch", method.csv_name);
-    std::fprintf(csv, "\n");
-    for (size_t r = 0; r < count; ++r) {
-      std::fprintf(csv, "\"%s\",%s,%d,%d,%zu,%d,%s", device.name.c_str(), image.name, n,
-                   options.launches, r, repetitions.process[r],
-                   methods[repetitions.first[r]].csv_name);
-      for (const Method &method : methods) std::fprintf(csv, ",%.4f", method.us[r]);
-      std::fprintf(csv, "\n");
-    }
-    if (std::fclose(csv) != 0) fail("cannot write " + options.csv);
-    std::printf("raw figures: %s\n", options.csv.c_str());
-  }
+  if (!options.csv.empty()) writeCsv(options, device, image, methods, repetitions);
 }
 
 // Both libraries embed the very cubin the raw methods launch (their manifests list its hash),

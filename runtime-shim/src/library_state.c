@@ -66,7 +66,6 @@ static void tta_state_free(tta_library_state *state, uint32_t image_count) {
   free(state);
 }
 
-
 /* First use of the library (in this process, or since unload). */
 static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *library,
                                                    tta_library_state **out) {
