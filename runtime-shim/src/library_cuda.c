@@ -14,15 +14,18 @@
 #include "library_state.h"
 #include "log.h"
 
-/* A deferred entry point (cuda_api.h) every driver with cuGetProcAddress has; NO_DRIVER naming
- * it when this one does not. */
-static triton_aot_status tta_cuda_need(int present, const char *name, const char *what) {
-  if (present)
-    return TRITON_AOT_SUCCESS;
+/* NO_DRIVER naming a deferred entry point (cuda_api.h) every driver with cuGetProcAddress has,
+ * which this one lacks. */
+static triton_aot_status tta_cuda_missing(const char *name, const char *what) {
   return triton_aot_fail(TRITON_AOT_ERROR_NO_DRIVER,
                          "%s: the CUDA driver libcuda.so.1 has no %s; install an NVIDIA driver for "
                          "CUDA 11.3 or newer",
                          what, name);
+}
+
+/* tta_cuda_missing() unless `present`. */
+static triton_aot_status tta_cuda_need(int present, const char *name, const char *what) {
+  return present ? TRITON_AOT_SUCCESS : tta_cuda_missing(name, what);
 }
 
 /* Device 0's primary context, retained once per process (as the CUDA runtime and Triton do)
@@ -287,9 +290,9 @@ static triton_aot_status tta_cuda_configure(const tta_cuda *cuda, tta_device *de
     return TRITON_AOT_SUCCESS;
   tta_cuda_resolve_deferred();
   if (cuda->cuFuncGetAttribute == NULL)
-    return tta_cuda_need(0, "cuFuncGetAttribute", tta_what(what));
+    return tta_cuda_missing("cuFuncGetAttribute", tta_what(what));
   if (cuda->cuFuncSetAttribute == NULL)
-    return tta_cuda_need(0, "cuFuncSetAttribute", tta_what(what));
+    return tta_cuda_missing("cuFuncSetAttribute", tta_what(what));
   if (launch->shared > TTA_DEFAULT_SHARED_LIMIT) {
     status = tta_cuda_configure_shared(cuda, device, function, launch->shared, what);
     if (status != TRITON_AOT_SUCCESS)
