@@ -165,6 +165,8 @@ Status CompileRun::startPool(int count) {
   settings.interruptFd = opts_.interruptFd;
   settings.usePool = opts_.workerPool;
   settings.poolIdleSeconds = opts_.workerIdleSeconds;
+  for (const Target &target : opts_.targets)
+    settings.targets.push_back(requestTarget(target));
   // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does). A
   // cache that cannot be written only costs speed: compile without it.
   fs::path tritonCache = scratch_.path / "triton";

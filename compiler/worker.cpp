@@ -96,6 +96,9 @@ public:
   bool dead = false;
   long busyWith = -1;   ///< index of the request in flight, or -1
   int exitStatus = 0;
+  /// The target this worker serves only (its installed modules answered for it), as requests
+  /// spell it; null while it serves any.
+  nlohmann::json servesTarget;
 
   ~WorkerProcess() { stop(); }
 
@@ -222,7 +225,8 @@ Expected<WorkerProcess *> WorkerPool::lease() {
   }
   std::error_code ec;
   nlohmann::json runSettings = {{"cwd", std::filesystem::current_path(ec).string()},
-                                {"environment", settings_.environment}};
+                                {"environment", settings_.environment},
+                                {"targets", settings_.targets}};
   auto leased = leaseWorker(poolSocket_, settings_.python, settings_.script,
                             settings_.poolIdleSeconds, user, runSettings);
   if (!leased)
@@ -329,6 +333,25 @@ nlohmann::json crashFailure(bool leased, int status, const std::string &stderrTa
            {{"kind", "kernel"}, {"message", message}, {"notes", notes}, {"traceback", stderrTail}}}};
 }
 
+/// The pending request \p worker should take: the first for the target it serves only, if it
+/// is bound to one and one is pending, else the first (a bound worker then starts afresh for
+/// it: correct, only slower).
+std::size_t takeRequestFor(const WorkerProcess &worker, const std::vector<nlohmann::json> &requests,
+                           std::deque<std::size_t> &pending) {
+  auto chosen = pending.begin();
+  if (!worker.servesTarget.is_null()) {
+    auto same = std::find_if(pending.begin(), pending.end(), [&](std::size_t i) {
+      auto target = requests[i].find("target");
+      return target != requests[i].end() && *target == worker.servesTarget;
+    });
+    if (same != pending.end())
+      chosen = same;
+  }
+  std::size_t index = *chosen;
+  pending.erase(chosen);
+  return index;
+}
+
 } // namespace
 
 Expected<nlohmann::json> WorkerPool::start(int count) {
@@ -383,8 +406,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
         break;
       if (w->dead || !w->saidHello || w->busyWith >= 0)
         continue;
-      std::size_t index = pending.front();
-      pending.pop_front();
+      std::size_t index = takeRequestFor(*w, requests, pending);
       nlohmann::json request = requests[index];
       request["id"] = index;
       std::string line = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -495,6 +517,8 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
         }
         if (worker->busyWith < 0)
           continue;   // nothing asked: ignore
+        if (message.is_object() && message.contains("worker_target"))
+          worker->servesTarget = message["worker_target"];
         std::size_t index = static_cast<std::size_t>(worker->busyWith);
         worker->busyWith = -1;
         --inFlight;

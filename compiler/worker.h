@@ -26,6 +26,10 @@ struct WorkerSettings {
   /// the pool cannot be reached they are started as without it.
   bool usePool = false;
   int poolIdleSeconds = 120;                  ///< an idle pooled worker exits after this
+  /// The targets this run compiles, as requests spell them: the pool leases a worker already
+  /// serving one of them first (a worker whose installed modules answered for a target serves
+  /// that target only; docs/frontend-protocol.md).
+  nlohmann::json targets = nlohmann::json::array();
 };
 
 /// Looks \p program up on PATH unless it contains a '/', and makes it absolute.

@@ -159,7 +159,8 @@ std::string workerPoolSocket(const std::string &directory, const std::string &py
   std::string key = "triton-aot worker pool 1\n" + python + '\n';
   fs::path frontend = fs::path(workerScript).parent_path();
   for (const char *file :
-       {"triton_aot_worker.py", "triton_adapter.py", "target_driver.py", "worker_pool.py"})
+       {"triton_aot_worker.py", "triton_adapter.py", "target_driver.py", "torch_answers.py",
+        "worker_pool.py", "config_hooks.py"})
     key += sha256Hex(fileText(frontend / file)) + '\n';
   std::vector<std::string> entries;
   for (const std::string &entry : environment)

@@ -12,6 +12,7 @@ import atexit
 import contextlib
 import difflib
 import hashlib
+import itertools
 import importlib.util
 import json
 import linecache
@@ -69,6 +70,10 @@ class StderrTap:
             old, self._real_stderr = self._real_stderr, stderr_fd
         if old >= 0:
             os.close(old)  # the quiet fd between two leases
+
+    @property
+    def stderr_fd(self):
+        return self._real_stderr
 
     def detach(self, quiet_fd):
         """End a pool lease: close its fds; output goes to quiet_fd until the next attach."""
@@ -147,6 +152,69 @@ class RequestError(Exception):
                        "source_line": source_line, "notes": list(notes), "traceback": tb}
 
 
+class FreshProcess(BaseException):
+    """This request must be served by a fresh worker process (Process.check_serves)."""
+
+
+class Process:
+    """What this worker process is bound to, and how it starts afresh.
+
+    A module of an installed package stays imported for the process's life (only project
+    modules are imported again per kernel file), so one that asked about the device at import
+    keeps the answer of the target it was imported for. From then on the process serves that
+    target only: a request for another is served by the same process started afresh (exec, the
+    same pipes, the request handed over), which imports everything for the new target. So
+    does the first request after an import that failed half-way through installed modules."""
+
+    def __init__(self):
+        self.target = None         # _target_key() of the target installed modules answered for
+        self.served = None         # that target as requests spell it (sent back: worker_target)
+        self.why = ""
+        self.request_target = None  # the target of the request being served, as it spells it
+        self.fresh_start_after_reply = None
+        self.python = sys.executable
+        self.control_fd = None     # a pool worker's socket to its pool
+
+    def bind(self, target, why):
+        if self.target is None:
+            self.target, self.served, self.why = _target_key(target), self.request_target, why
+
+    def check_serves(self, target):
+        if self.target is not None and self.target != _target_key(target):
+            raise FreshProcess(f"imported for {self.target[0]}:{self.target[1]} ({self.why})")
+
+    def exec_fresh(self, fds, greet, pending=None):
+        """Replaces this process by a fresh worker serving `fds` (stdin, stdout, stderr of the
+        run): it says hello if `greet`, then serves `pending` (a request line) first."""
+        argv = [self.python, "-B", os.path.abspath(__file__)]
+        keep = list(fds)
+        if self.control_fd is not None:
+            argv += ["--pool-worker", str(self.control_fd)]
+            keep.append(self.control_fd)
+        argv += ["--python", self.python, "--lease" if greet else "--resume", ",".join(map(str, fds))]
+        if pending:
+            fd = os.memfd_create("triton-aot-request", 0)
+            os.write(fd, pending.encode("utf-8"))
+            os.lseek(fd, 0, os.SEEK_SET)
+            argv += ["--pending", str(fd)]
+            keep.append(fd)
+        for fd in keep:
+            os.set_inheritable(fd, True)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        os.execv(self.python, argv)
+
+
+PROCESS = Process()
+
+
+def _pending_request(fd):
+    """The request line a process handed over when it started this one afresh."""
+    with os.fdopen(fd, "rb") as f:
+        return f.read().decode("utf-8", errors="replace")
+
+
 def display(path):
     """The path as the user would write it: relative to the working directory when inside it."""
     rel = os.path.relpath(path)
@@ -199,23 +267,46 @@ _TORCH_NO_GPU = ("Found no NVIDIA driver", "No CUDA GPUs are available", "Torch 
                  "no HIP GPUs", "CUDA driver initialization failed", "No HIP GPUs are available")
 
 
+def _asking_line(exc):
+    """"file:line: source" of the innermost frame of exc's traceback outside torch, Triton and
+    this worker: the line that asked, inside an installed package too; "" if none."""
+    from target_driver import machinery_roots
+    roots = machinery_roots()
+    for cause in exception_chain(exc):
+        frames = [f for f in traceback.extract_tb(cause.__traceback__)
+                  if os.path.isabs(f.filename) and not f.filename.startswith(roots)]
+        if frames:
+            frame = frames[-1]
+            text = (frame.line or "").strip()
+            return f"{display(frame.filename)}:{frame.lineno}" + (f": {text}" if text else "")
+    return ""
+
+
 def _device_query_notes(exc):
-    """Notes for an import that failed asking for a GPU: which question, and how to build it."""
+    """Notes for an import that failed asking for a GPU: which question, where, how to build it."""
     from target_driver import NoDeviceError
     for cause in exception_chain(exc):
+        asked = _asking_line(cause)
+        where = [f"asked at {asked}"] if asked else []
         if isinstance(cause, NoDeviceError):
-            return [f"the module asked Triton's driver something only a live GPU answers ({cause}); "
-                    "while importing for a target, triton-aot answers get_current_target(), "
-                    "get_active_torch_device() and utils.get_device_properties() with that target",
-                    "move the question out of import time, or build on a machine with that GPU"]
+            return where + [
+                f"the module asked something only a live GPU answers ({cause}); while importing "
+                "for a target, triton-aot answers Triton's driver (get_current_target(), "
+                "get_active_torch_device(), utils.get_device_properties()) and torch.cuda's device "
+                "questions (is_available(), get_device_capability(), get_device_properties(), ...) "
+                "with that target (docs/compiler.md#device-questions-at-import)",
+                "move the question out of import time, or build on a machine with that GPU"]
         frames = traceback.extract_tb(cause.__traceback__)
         asked_torch = any(f"{os.sep}torch{os.sep}cuda{os.sep}" in f.filename for f in frames)
         if asked_torch or any(text in str(cause) for text in _TORCH_NO_GPU):
-            return ["the module asks torch for a GPU while it is imported (torch.cuda...); triton-aot "
-                    "answers Triton's own device questions (triton.runtime.driver.active) with the "
-                    "target it compiles, but not torch's",
-                    "building this module needs a machine with that GPU (or a module that asks "
-                    "triton.runtime.driver.active.get_current_target() instead)"]
+            return where + [
+                "the module asks torch for a GPU while it is imported, with a question triton-aot "
+                "does not answer for a target (a tensor or stream on the GPU, its memory, ...); it "
+                "answers torch.cuda's device questions (is_available(), get_device_capability(), "
+                "get_device_properties(), ...) and torch.version.cuda/hip "
+                "(docs/compiler.md#device-questions-at-import)",
+                "building this module needs a machine with that GPU (or move the question out of "
+                "import time)"]
     return []
 
 
@@ -656,12 +747,33 @@ def package_of(path):
 
 
 def _exec_kernel_module(path, target):
-    """Runs the kernel file as a module: as its package's module, or on its own; Triton's device
-    questions answered for `target` (target_driver.py). Returns (module, files, asked)."""
+    """Runs the kernel file as a module: as its package's module, or on its own; Triton's and
+    torch's device questions answered for `target` (target_driver.py, torch_answers.py).
+    Returns (module, files, asked): asked is whether the import asked anything. Binds this
+    process to `target` when a module that stays imported (not the project's) asked, and marks
+    it for a fresh start when a failed import left such modules behind."""
     from target_driver import answering_for
-    with answering_for(target) as driver:
-        module, files = _exec_module(path)
+    before, driver = set(sys.modules), None
+    try:
+        with answering_for(target) as driver:
+            module, files = _exec_module(path)
+    except RequestError:
+        if any(not is_project_file(_module_file(sys.modules.get(name))) for name in set(sys.modules) - before):
+            PROCESS.fresh_start_after_reply = "a failed import left installed modules half-initialised"
+        if driver is not None:
+            _bind_if_installed_code_asked(driver, target)
+        raise
+    _bind_if_installed_code_asked(driver, target)
     return module, files, driver.queried
+
+
+def _bind_if_installed_code_asked(driver, target):
+    """Modules of installed packages stay imported for the worker's life: one that asked holds
+    this target's answer in its globals (or an lru_cache), so the process serves this target only."""
+    for file, line, question in driver.askers:
+        if not is_project_file(file):
+            PROCESS.bind(target, f"{display(file)}:{line} asked {question}")
+            return
 
 
 def _exec_module(path):
@@ -698,7 +810,10 @@ def _target_key(target):
 
 def load_kernel_file(path, target):
     """The kernel file imported for `target`: imported once per worker, and once per target
-    when importing it asked about the device (its module-level answers differ per target)."""
+    when importing it asked about the device (its module-level answers differ per target).
+    A process whose installed modules answered for another target cannot import it: the
+    request is served by a fresh process (FreshProcess)."""
+    PROCESS.check_serves(target)
     entry = _kernel_files.get(path)
     if entry is not None and entry.fresh() and entry.target in (None, _target_key(target)):
         return entry
@@ -1263,6 +1378,7 @@ def handle(line, tap, import_error):
     except ValueError as exc:
         return {"id": None, "ok": False, "error": RequestError("usage", f"malformed request: {exc}").fields}
     rid = req.get("id")
+    PROCESS.request_target = req.get("target")
     try:
         if import_error:
             raise RequestError("environment", f"Triton cannot be imported: {import_error}")
@@ -1275,12 +1391,20 @@ def handle(line, tap, import_error):
             body = installation()
         else:
             raise RequestError("usage", f"unknown op {op!r}")
-        return {"id": rid, "ok": True, **body}
+        return _with_binding({"id": rid, "ok": True, **body})
     except RequestError as exc:
-        return {"id": rid, "ok": False, "error": exc.fields}
+        return _with_binding({"id": rid, "ok": False, "error": exc.fields})
     except (Exception, SystemExit) as exc:
         return {"id": rid, "ok": False,
                 "error": RequestError("internal", f"{type(exc).__name__}: {exc}", tb=format_exc(exc)).fields}
+
+
+def _with_binding(response):
+    """Tells the run which target this process serves from now on, if it is bound: the run
+    gives it that target's requests first (docs/frontend-protocol.md)."""
+    if PROCESS.served is not None:
+        response["worker_target"] = PROCESS.served
+    return response
 
 
 def _import_triton():
@@ -1296,10 +1420,12 @@ def _import_triton():
         sys.path.insert(0, WORKER_DIR)
         import triton_adapter
         import target_driver
+        import torch_answers
         import config_hooks as hooks
         A, config_hooks = triton_adapter, hooks
         hello["toolchain_files"] = A.toolchain_files([os.path.abspath(__file__),
                                                       os.path.abspath(target_driver.__file__),
+                                                      os.path.abspath(torch_answers.__file__),
                                                       os.path.abspath(hooks.__file__)])
         _WARM_UP.start()
     except Exception as exc:
@@ -1312,25 +1438,36 @@ def _import_triton():
     return hello
 
 
-def serve(tap, hello):
-    """Answers requests until EOF (or until the run that sent them is gone)."""
+def serve(tap, hello, greet=True, pending=None):
+    """Answers requests until EOF (or until the run that sent them is gone); `pending`, a
+    request handed over by the process this one replaced, first."""
+    fds = (tap.proto_in.fileno(), tap.proto_out.fileno(), tap.stderr_fd)
     try:
-        tap.send(hello)
-        for line in tap.proto_in:
-            if line.strip():
+        if greet:
+            tap.send(hello)
+        for line in itertools.chain([pending] if pending else [], tap.proto_in):
+            if not line.strip():
+                continue
+            try:
                 response = handle(line, tap, hello["import_error"])
-                try:
-                    tap.send(response)
-                except (TypeError, ValueError) as exc:  # not JSON-serialisable: a worker bug
-                    tap.send({"id": response.get("id"), "ok": False,
-                              "error": RequestError("internal", f"unserialisable response: {exc}").fields})
+            except FreshProcess:
+                tap.sync()
+                PROCESS.exec_fresh(fds, greet=False, pending=line)
+            try:
+                tap.send(response)
+            except (TypeError, ValueError) as exc:  # not JSON-serialisable: a worker bug
+                tap.send({"id": response.get("id"), "ok": False,
+                          "error": RequestError("internal", f"unserialisable response: {exc}").fields})
+            if PROCESS.fresh_start_after_reply:
+                tap.sync()
+                PROCESS.exec_fresh(fds, greet=False)
     except OSError:
         pass  # a pool lease whose run was interrupted
 
 
-def main():
-    tap = StderrTap(os.dup(0), os.dup(1), os.dup(2))
-    serve(tap, _import_triton())
+def main(resume=None, pending=None):
+    tap = StderrTap(*(resume or (os.dup(0), os.dup(1), os.dup(2))))
+    serve(tap, _import_triton(), greet=resume is None, pending=pending)
     tap.sync()
     return 0
 
@@ -1368,17 +1505,6 @@ def _stale(stamps):
     return False
 
 
-def _restart_with_lease(python, control_fd, lease):
-    """Start afresh in this process (exec), keeping the lease: fresh imports for the same run."""
-    quiet = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(quiet, 1)
-    os.dup2(quiet, 2)
-    for fd in (control_fd, *lease):
-        os.set_inheritable(fd, True)
-    os.execv(python, [python, "-B", os.path.abspath(__file__), "--pool-worker", str(control_fd),
-                      "--python", python, "--lease", ",".join(map(str, lease))])
-
-
 def _next_lease(control):
     """The next lease's fds, after taking its run's working directory and environment."""
     import socket
@@ -1396,9 +1522,10 @@ def _next_lease(control):
     return fds
 
 
-def pool_worker(python, control_fd, lease):
+def pool_worker(control_fd, lease, greet=True, pending=None):
     import socket
     control = socket.socket(fileno=control_fd)
+    PROCESS.control_fd = control_fd
     quiet = os.open(os.devnull, os.O_WRONLY)
     if lease is None:
         lease = _next_lease(control)
@@ -1408,12 +1535,15 @@ def pool_worker(python, control_fd, lease):
     hello = _import_triton()
     stamps = _installed_module_stamps()
     while True:
-        serve(tap, hello)
+        serve(tap, hello, greet, pending)
+        greet, pending = True, None
         stamps.update(_installed_module_stamps())
         # Idle before the lease's fds close: the run waits for that EOF before it exits, so the
-        # pool knows this worker is free before the build's next run can ask for one.
+        # pool knows this worker is free before the build's next run can ask for one. A bound
+        # worker says for which target, so the pool gives it runs for that target first.
+        bound = json.dumps(PROCESS.served, separators=(",", ":")) if PROCESS.served else ""
         try:
-            control.sendall(b"idle\n")
+            control.sendall(f"idle {bound}\n".encode())
         except OSError:
             return 0
         tap.detach(os.dup(quiet))
@@ -1424,15 +1554,21 @@ def pool_worker(python, control_fd, lease):
         if lease is None:
             return 0  # the pool retired us, or is gone
         if _stale(stamps):
-            _restart_with_lease(python, control_fd, lease)
+            PROCESS.exec_fresh(lease, greet=True)
         tap.attach(*lease)
 
 
+def _fds(text):
+    return [int(fd) for fd in text.split(",")] if text else None
+
+
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "--pool-worker":
-        def option(name):
-            return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
-        given = option("--lease")
-        sys.exit(pool_worker(option("--python") or sys.executable, int(sys.argv[2]),
-                             [int(fd) for fd in given.split(",")] if given else None))
-    sys.exit(main())
+    def option(name):
+        return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+    PROCESS.python = option("--python") or sys.executable
+    handed_over = _pending_request(int(option("--pending"))) if option("--pending") else None
+    if option("--pool-worker"):
+        resume = _fds(option("--resume"))
+        sys.exit(pool_worker(int(option("--pool-worker")), resume or _fds(option("--lease")),
+                             greet=resume is None, pending=handed_over))
+    sys.exit(main(_fds(option("--resume")), handed_over))

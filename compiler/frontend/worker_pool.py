@@ -16,6 +16,7 @@ Triton itself. Started by triton-aot-cc, detached (it forks and the parent exits
 
 import argparse
 import fcntl
+import json
 import os
 import selectors
 import socket
@@ -24,6 +25,9 @@ import sys
 import time
 
 LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
+# Beyond this many workers, a run takes an idle worker bound to another target (which then
+# starts afresh) rather than a new one: each holds its imports (torch: about 1 GB).
+MAX_WORKERS = 2 * (os.cpu_count() or 1)
 
 
 class Worker:
@@ -41,6 +45,7 @@ class Worker:
         theirs.close()
         self.busy = False
         self.idle_since = idle_since
+        self.serves = None  # the target it serves only (its imports answered for it), if bound
 
     def lease(self, message, fds):
         self.busy = True
@@ -86,7 +91,7 @@ class Pool:
             return
         self.last_activity = time.monotonic()
         self.drain()  # a worker that said idle before this run connected is free
-        worker = next((w for w in self.workers if not w.busy), None)
+        worker = self.choose(_targets_of(message))
         try:
             if worker is None:
                 worker = Worker(self.args.python, self.args.worker, self.last_activity)
@@ -99,6 +104,17 @@ class Pool:
             for fd in fds:
                 os.close(fd)
 
+    def choose(self, targets):
+        """An idle worker for a run compiling `targets`: one that serves one of them, else one
+        that serves any; else None (start one), or, with as many workers as the machine
+        should hold, one bound to another target (it starts afresh for this run's)."""
+        idle = [w for w in self.workers if not w.busy]
+        for fits in (lambda w: w.serves in targets, lambda w: w.serves is None):
+            worker = next((w for w in idle if fits(w)), None)
+            if worker is not None:
+                return worker
+        return idle[0] if idle and len(self.workers) >= MAX_WORKERS else None
+
     def drain(self):
         """Handles what the workers said and was not read yet."""
         for key, _ in self.selector.select(timeout=0):
@@ -108,7 +124,7 @@ class Pool:
     def heard(self, control):
         worker = next(w for w in self.workers if w.control is control)
         try:
-            data = control.recv(64)
+            data = control.recv(4096)
         except BlockingIOError:
             return  # read already (by drain())
         except OSError:
@@ -119,9 +135,14 @@ class Pool:
             self.workers.remove(worker)
             worker.process.wait()
             return
-        if b"idle" in data:
+        said = data.decode("utf-8", errors="replace").strip().splitlines()
+        if said and said[-1].startswith("idle"):
             worker.busy = False
             worker.idle_since = self.last_activity = time.monotonic()
+            try:
+                worker.serves = json.loads(said[-1][4:]) if said[-1][4:].strip() else None
+            except ValueError:
+                worker.serves = None
 
     def retire_idle(self, now):
         for worker in [w for w in self.workers if not w.busy and now - w.idle_since >= self.args.idle]:
@@ -138,6 +159,15 @@ class Pool:
                 return
             for key, _ in self.selector.select(timeout=1.0):
                 key.data(key.fileobj)
+
+
+def _targets_of(lease):
+    """The targets a lease's run compiles (its settings' "targets"), or []."""
+    try:
+        targets = json.loads(lease[len(LEASE):]).get("targets")
+    except (ValueError, AttributeError):
+        return []
+    return targets if isinstance(targets, list) else []
 
 
 def daemonize(log_path):
