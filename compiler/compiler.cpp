@@ -165,8 +165,11 @@ Status CompileRun::startPool(int count) {
   settings.interruptFd = opts_.interruptFd;
   settings.usePool = opts_.workerPool;
   settings.poolIdleSeconds = opts_.workerIdleSeconds;
-  for (const Target &target : opts_.targets)
-    settings.targets.push_back(requestTarget(target));
+  for (const KernelSpec &kernel : kernels_)
+    for (const Target &target : kernel.targets)
+      if (std::find(settings.targets.begin(), settings.targets.end(), requestTarget(target)) ==
+          settings.targets.end())
+        settings.targets.push_back(requestTarget(target));
   // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does). A
   // cache that cannot be written only costs speed: compile without it.
   fs::path tritonCache = scratch_.path / "triton";

@@ -121,8 +121,8 @@ def asking_frame():
     frame = sys._getframe(1)
     while frame is not None:
         file = frame.f_code.co_filename
-        if os.path.isabs(file) and not file.startswith(roots):
-            return file, frame.f_lineno
+        if os.path.isabs(file) and not os.path.normpath(file).startswith(roots):
+            return os.path.normpath(file), frame.f_lineno
         frame = frame.f_back
     return "", 0
 

@@ -102,7 +102,7 @@ def _answering(depth):
     if driver is None:
         return None
     root = _torch_root()
-    caller = sys._getframe(depth + 1).f_code.co_filename
+    caller = os.path.normpath(sys._getframe(depth + 1).f_code.co_filename)
     return None if root and caller.startswith(root) else driver
 
 

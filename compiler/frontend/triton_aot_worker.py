@@ -274,7 +274,7 @@ def _asking_line(exc):
     roots = machinery_roots()
     for cause in exception_chain(exc):
         frames = [f for f in traceback.extract_tb(cause.__traceback__)
-                  if os.path.isabs(f.filename) and not f.filename.startswith(roots)]
+                  if os.path.isabs(f.filename) and not os.path.normpath(f.filename).startswith(roots)]
         if frames:
             frame = frames[-1]
             text = (frame.line or "").strip()

@@ -27,7 +27,15 @@ import time
 LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
 # Beyond this many workers, a run takes an idle worker bound to another target (which then
 # starts afresh) rather than a new one: each holds its imports (torch: about 1 GB).
-MAX_WORKERS = 2 * (os.cpu_count() or 1)
+# TRITON_AOT_WORKER_POOL_MAX, in the environment of the run that starts the pool, sets it.
+def _max_workers():
+    try:
+        return max(1, int(os.environ.get("TRITON_AOT_WORKER_POOL_MAX", "")))
+    except ValueError:
+        return 2 * (os.cpu_count() or 1)
+
+
+MAX_WORKERS = _max_workers()
 
 
 class Worker:

@@ -34,7 +34,7 @@ namespace tta {
 namespace {
 
 /// torch as these modules see it on a machine without a GPU (only what they use).
-constexpr const char *kTorchStandIn = R"(from . import cuda, version
+constexpr const char *kTorchStandIn = R"py(from . import cuda, version
 
 
 class device:
@@ -43,9 +43,9 @@ class device:
 
     def __repr__(self):
         return f"device(type='{self.type}', index={self.index})"
-)";
+)py";
 
-constexpr const char *kTorchCuda = R"(_NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an "
+constexpr const char *kTorchCuda = R"py(_NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an "
               "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
 
 
@@ -84,10 +84,10 @@ def is_bf16_supported(including_emulation=True):
 
 def mem_get_info(device=None):
     _lazy_init()
-)";
+)py";
 
 /// Installed: fla/utils-style answers, read once at import (some through lru_caches).
-constexpr const char *kDevinfoUtils = R"(import functools
+constexpr const char *kDevinfoUtils = R"py(import functools
 import os
 
 import torch
@@ -118,10 +118,10 @@ IS_NVIDIA_HOPPER = not IS_AMD and torch.cuda.get_device_capability()[0] >= 9
 IS_TF32_SUPPORTED = torch.cuda.is_available() and torch.cuda.get_device_capability(0)[0] >= 8
 NUM_SMS = torch.cuda.get_device_properties(0).multi_processor_count
 NAME_IS_H100 = "H100" in torch.cuda.get_device_name(0)
-)";
+)py";
 
 /// The project's kernel, in a package, taking its defaults from the installed answers.
-constexpr const char *kScaleKernel = R"(import torch
+constexpr const char *kScaleKernel = R"py(import torch
 import triton
 import triton.language as tl
 from devinfo.utils import (IS_AMD, IS_NVIDIA_HOPPER, IS_ROCM, IS_TF32_SUPPORTED, NAME_IS_H100,
@@ -129,16 +129,18 @@ from devinfo.utils import (IS_AMD, IS_NVIDIA_HOPPER, IS_ROCM, IS_TF32_SUPPORTED,
 
 from .common import SCALE
 
+HAS_HOPPER_SMEM = check_shared_mem("hopper")
+
 
 @triton.jit
 def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, AMD: tl.constexpr = IS_AMD,
                  ROCM: tl.constexpr = IS_ROCM, HOPPER: tl.constexpr = IS_NVIDIA_HOPPER,
                  TF32: tl.constexpr = IS_TF32_SUPPORTED, H100: tl.constexpr = NAME_IS_H100,
-                 SMS: tl.constexpr = NUM_SMS, BIG_SMEM: tl.constexpr = check_shared_mem("hopper")):
+                 SMS: tl.constexpr = NUM_SMS, BIG_SMEM: tl.constexpr = HAS_HOPPER_SMEM):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * SCALE, mask=mask)
-)";
+)py";
 
 /// What each target's image must hold: AMD, ROCM, HOPPER, TF32, H100, SMS, BIG_SMEM.
 const std::map<std::string, std::string> kExpected = {
@@ -176,7 +178,8 @@ protected:
     std::ofstream(packages / "devinfo" / "utils.py") << kDevinfoUtils;
     fs::create_directories(dir / "ops");
     std::ofstream(dir / "ops" / "__init__.py") << "";
-    std::ofstream(dir / "ops" / "common.py") << "SCALE = 2.0\n";
+    std::ofstream(dir / "ops" / "common.py")
+        << "import triton.language as tl\n\nSCALE = tl.constexpr(2.0)\n";
     std::ofstream(dir / "ops" / "scale.py") << kScaleKernel;
   }
 
@@ -191,13 +194,15 @@ protected:
 
   /// One run over \p targets with one worker, a BLOCK no other run compiled (never a cache hit).
   RunResult compile(const std::vector<std::string> &targets, int block, bool pool,
-                    const std::string &out) {
+                    const std::string &out, const std::vector<std::string> &extraEnv = {}) {
     std::vector<std::string> args = {"--python", python, "ops/scale.py", "-n", "scale_kernel", "-s",
                                      "*fp32:16, *fp32:16, i32, " + std::to_string(block), "-g",
                                      "cdiv(n, BLOCK)", "-o", out + "/", "-j", "1", "-v"};
     for (const std::string &target : targets)
       args.insert(args.end(), {"-t", target});
-    return run(TTA_COMPILER, args, dir, environment(pool));
+    std::vector<std::string> env = environment(pool);
+    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+    return run(TTA_COMPILER, args, dir, env);
   }
 
   /// "AMD=... SMS=..." per target of the images under \p out.
@@ -244,7 +249,7 @@ TEST_F(ImportPerTarget, RunsInAnyOrderServedByWarmWorkersGiveEachTargetItsOwnAns
   const std::vector<std::vector<std::string>> orders = {
       {"hip:gfx942", "cuda:80", "cuda:90a"}, {"cuda:90a", "hip:gfx942", "cuda:80"},
       {"cuda:80", "cuda:90a", "hip:gfx942"}};
-  int block = 64;
+  int block = 16;
   for (const auto &order : orders)
     for (const std::string &target : order) {
       SCOPED_TRACE(target);
@@ -254,20 +259,36 @@ TEST_F(ImportPerTarget, RunsInAnyOrderServedByWarmWorkersGiveEachTargetItsOwnAns
       ASSERT_EQ(r.status, 0) << r.err;
       expectEachTargetsOwn(out, {target});
     }
-  // Warm workers, one per target: each target's imports happened once, not once per run.
+  // The pool keeps a worker per target: each target's imports happened once, not once per run.
   EXPECT_EQ(lines(packages / "devinfo" / "imports.log"), 3);
+}
+
+TEST_F(ImportPerTarget, OneWarmWorkerServingRunsForEveryTargetGivesEachItsOwnAnswers) {
+  // A pool of one worker: every run gets the same worker, bound to the last run's target.
+  std::vector<std::string> order = {"hip:gfx942", "cuda:80", "cuda:80", "cuda:90a", "hip:gfx942"};
+  int block = 16;
+  for (const std::string &target : order) {
+    SCOPED_TRACE(target);
+    block *= 2;
+    std::string out = "run" + std::to_string(block);
+    RunResult r = compile({target}, block, true, out, {"TRITON_AOT_WORKER_POOL_MAX=1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    expectEachTargetsOwn(out, {target});
+  }
+  // Imported afresh at each change of target, and only then.
+  EXPECT_EQ(lines(packages / "devinfo" / "imports.log"), 4);
 }
 
 TEST_F(ImportPerTarget, APackageThatAsksNothingStaysWarmAcrossTargets) {
   fs::create_directories(packages / "plainpkg");
   std::ofstream(packages / "plainpkg" / "__init__.py")
       << "import os\nwith open(os.path.join(os.path.dirname(__file__), 'imports.log'), 'a') as log:\n"
-         "    log.write('plainpkg\\n')\nSCALE = 3.0\n";
+         "    log.write('plainpkg\\n')\nSCALE = 3.0\n";  // a plain float: the kernel takes it as a default
   std::ofstream(dir / "ops" / "plain.py")
       << "import triton\nimport triton.language as tl\nfrom plainpkg import SCALE\n\n\n"
-         "@triton.jit\ndef plain_kernel(x_ptr, n, BLOCK: tl.constexpr):\n"
+         "@triton.jit\ndef plain_kernel(x_ptr, n, BLOCK: tl.constexpr, S: tl.constexpr = SCALE):\n"
          "    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-         "    tl.store(x_ptr + offsets, SCALE, mask=offsets < n)\n";
+         "    tl.store(x_ptr + offsets, S, mask=offsets < n)\n";
   RunResult r = run(TTA_COMPILER,
                     {"--python", python, "ops/plain.py", "-n", "plain_kernel", "-s",
                      "*fp32:16, i32, 256", "-g", "cdiv(n, BLOCK)", "-o", "plain/", "-j", "1", "-t",
@@ -307,9 +328,11 @@ TEST_F(ImportPerTarget, AFailedImportLeavesNothingHalfInitialised) {
   ASSERT_EQ(second.status, 0) << second.err;
   auto metas = metadataIn(dir / "second");
   ASSERT_EQ(metas.size(), 1u);
-  for (const ParamInfo &p : metas[0].params)
-    if (p.name == "INIT_COUNT")
+  for (const ParamInfo &p : metas[0].params) {
+    if (p.name == "INIT_COUNT") {
       EXPECT_EQ(p.value, 1);
+    }
+  }
 }
 
 TEST_F(ImportPerTarget, ATorchQuestionWithoutAnAnswerNamesTheLineInTheInstalledPackage) {
