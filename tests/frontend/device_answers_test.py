@@ -1,13 +1,11 @@
 """compiler/frontend/target_driver.py and torch_answers.py: the answers a kernel module's
 import-time device questions get per target, who asked, and torch answering as itself to its
-own modules and outside an import. torch is a stand-in here (a temporary package with the
-functions these answers replace, raising as torch does without a GPU); the integration tests
+own modules and outside an import. torch is the tests' stand-in here (the functions these
+answers replace, raising as torch does without a GPU); the integration tests
 (ImportPerTarget) run the same questions through triton-aot-cc, against the real torch where
 TTA_TEST_TORCH_PYTHON names an interpreter that has it."""
 import os
 import sys
-import tempfile
-import textwrap
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "compiler", "frontend"))
@@ -18,47 +16,16 @@ from target_driver import NoDeviceError, answering_for, capability, representati
 
 CUDA80, CUDA90, GFX942 = GPUTarget("cuda", 80, 32), GPUTarget("cuda", 90, 32), GPUTarget("hip", "gfx942", 64)
 
-TORCH = {
-    "__init__.py": "from . import cuda, version\n",
-    "version.py": "cuda = '13.0'\nhip = None\n",
-    "cuda.py": textwrap.dedent("""\
-        def _lazy_init():
-            raise RuntimeError("Found no NVIDIA driver on your system.")
-        def is_available():
-            return False
-        def device_count():
-            return 0
-        def current_device():
-            _lazy_init()
-        def get_device_properties(device=None):
-            _lazy_init()
-        def get_device_capability(device=None):
-            prop = get_device_properties(device)
-            return prop.major, prop.minor
-        def get_device_name(device=None):
-            return get_device_properties(device).name
-        def is_bf16_supported(including_emulation=True):
-            return False
-        def built_for_rocm():  # torch's own code reading torch.version: gets torch's truth
-            import torch
-            return torch.version.hip is not None
-        """),
-}
+# torch: the tests' stand-in (tests/kernels/site-packages/torch), not the real one
+STAND_IN = os.path.join(os.path.dirname(__file__), "..", "kernels", "site-packages")
 
 
 def setUpModule():
-    global _site
-    _site = tempfile.TemporaryDirectory()
-    os.makedirs(os.path.join(_site.name, "torch"))
-    for name, text in TORCH.items():
-        with open(os.path.join(_site.name, "torch", name), "w") as f:
-            f.write(text)
-    sys.path.insert(0, _site.name)
+    sys.path.insert(0, STAND_IN)
 
 
 def tearDownModule():
-    sys.path.remove(_site.name)
-    _site.cleanup()
+    sys.path.remove(STAND_IN)
 
 
 class Table(unittest.TestCase):

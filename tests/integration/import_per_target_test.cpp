@@ -6,8 +6,8 @@
 // device questions are answered per target, and one that cannot be answered names the line
 // that asked, inside the installed package.
 //
-// torch itself is 3.5 GB and not on the test machines: `site-packages/torch` here is a stand-in
-// with the API these modules use, answering as torch does on a machine without a GPU
+// torch itself is 3.5 GB and not on the test machines: tests/kernels/site-packages/torch is a
+// stand-in with the API these modules use, answering as torch does on a machine without a GPU
 // (is_available() False, get_device_capability() raising "Found no NVIDIA driver"). With
 // TTA_TEST_TORCH_PYTHON set to an interpreter with Triton and the real torch, the same tests
 // run against it instead.
@@ -32,59 +32,6 @@ using tta::testing::testWorkDir;
 
 namespace tta {
 namespace {
-
-/// torch as these modules see it on a machine without a GPU (only what they use).
-constexpr const char *kTorchStandIn = R"py(from . import cuda, version
-
-
-class device:
-    def __init__(self, type, index=None):
-        self.type, self.index = type, index
-
-    def __repr__(self):
-        return f"device(type='{self.type}', index={self.index})"
-)py";
-
-constexpr const char *kTorchCuda = R"py(_NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an "
-              "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
-
-
-def _lazy_init():
-    raise RuntimeError(_NO_DRIVER)
-
-
-def is_available():
-    return False
-
-
-def device_count():
-    return 0
-
-
-def current_device():
-    _lazy_init()
-
-
-def get_device_properties(device=None):
-    _lazy_init()
-
-
-def get_device_capability(device=None):
-    prop = get_device_properties(device)
-    return prop.major, prop.minor
-
-
-def get_device_name(device=None):
-    return get_device_properties(device).name
-
-
-def is_bf16_supported(including_emulation=True):
-    return False
-
-
-def mem_get_info(device=None):
-    _lazy_init()
-)py";
 
 /// Installed: fla/utils-style answers, read once at import (some through lru_caches).
 constexpr const char *kDevinfoUtils = R"py(import functools
@@ -168,12 +115,6 @@ protected:
     pools = dir / "pools";
     fs::create_directory(pools);
     fs::permissions(pools, fs::perms::owner_all, fs::perm_options::replace);
-    if (!realTorch) {
-      fs::create_directories(packages / "torch");
-      std::ofstream(packages / "torch" / "__init__.py") << kTorchStandIn;
-      std::ofstream(packages / "torch" / "cuda.py") << kTorchCuda;
-      std::ofstream(packages / "torch" / "version.py") << "cuda = '13.0'\nhip = None\n";
-    }
     std::ofstream(packages / "devinfo" / "__init__.py") << "";
     std::ofstream(packages / "devinfo" / "utils.py") << kDevinfoUtils;
     fs::create_directories(dir / "ops");
@@ -184,7 +125,10 @@ protected:
   }
 
   std::vector<std::string> environment(bool pool) const {
-    std::vector<std::string> env = {"PYTHONPATH=" + packages.string(),
+    std::string path = packages.string();
+    if (!realTorch)
+      path += ":" + tta::testing::kernel("site-packages");
+    std::vector<std::string> env = {"PYTHONPATH=" + path,
                                     "TRITON_AOT_WORKER_POOL_DIR=" + pools.string(),
                                     "TRITON_AOT_WORKER_IDLE=10"};
     if (!pool)
