@@ -26,12 +26,14 @@ text names module attributes. 3.5.1, 3.6.0, 3.7.0, 3.7.1, 3.8.0 and 3.9.0 are te
 import dataclasses
 import enum
 import functools
+import inspect
 import linecache
 import os
 import re
 import shutil
 import subprocess
 import sys
+import types
 
 import triton
 from triton.backends.compiler import GPUTarget
@@ -358,23 +360,157 @@ def check_options(backend, options):
 
 
 # ---------------------------------------------------------------------------------------------
-# What a Python file holds
+# What a Python file holds. A kernel is a @jit function inside any number of layers, as the
+# module holds it: Triton's Autotuner and Heuristics, subclasses of them (FlagGems' LibTuner,
+# fla's CachedAutotuner), and wrappers projects write (FlagGems' LibEntry, vLLM's JitCache).
+# A layer holds what it wraps in `fn`, as Triton's own do. Layers are told apart by what they
+# are and hold, never by their class's name:
+# - an Autotuner, or another object holding a kernel in `fn` and triton.Config objects in
+#   `configs` (a tuner written after Triton's), is an autotune layer;
+# - a Heuristics, or another object holding a kernel in `fn` and a dict of callables in
+#   `values`, is a heuristics layer;
+# - any other triton KernelInterface, or object holding a kernel in `fn`, is looked through:
+#   what it does around a launch (caching launches, logging) is Python the library never runs.
+
+_ABSENT = object()  # what a layer without an `fn` holds
+# Past this many layers the chain is objects made on each access (a mock's attributes), not a
+# kernel; a shorter loop is caught by identity.
+_MAX_LAYERS = 32
 
 
-def classify(obj):
-    """'jit' | 'autotune' | 'heuristics' | 'constexpr_function' | 'function' | 'other'."""
-    if isinstance(obj, _jit.JITFunction):
-        return "jit"
+def _attribute(obj, name):
+    try:
+        return getattr(obj, name, _ABSENT)
+    except Exception:  # a property or __getattr__ of someone else's object may raise anything
+        return _ABSENT
+
+
+def _holds_no_kernel(obj):
+    """Classes, modules, functions and @jit callables: their `fn` (if any) is no wrapped kernel."""
+    return isinstance(obj, (type, types.ModuleType)) or inspect.isroutine(obj) or is_jit_callable(obj)
+
+
+def _is_config_list(value):
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(c, _autotuner.Config) for c in value)
+
+
+def _is_heuristic_values(value):
+    return (isinstance(value, dict) and bool(value)
+            and all(isinstance(k, str) and callable(v) for k, v in value.items()))
+
+
+def _layer_kind(obj):
+    """'autotune' | 'heuristics' | 'wrapper' for a layer over a kernel, None for anything else."""
     if isinstance(obj, _autotuner.Autotuner):
         return "autotune"
     if isinstance(obj, _autotuner.Heuristics):
         return "heuristics"
+    if _holds_no_kernel(obj) or (_attribute(obj, "fn") is _ABSENT and not isinstance(obj, _jit.KernelInterface)):
+        return None
+    if _is_config_list(_attribute(obj, "configs")):
+        return "autotune"
+    if _is_heuristic_values(_attribute(obj, "values")):
+        return "heuristics"
+    return "wrapper"
+
+
+@dataclasses.dataclass
+class KernelChain:
+    """A kernel object taken apart: its layers as (kind, object), outermost first, and what the
+    innermost one holds (`end`), which is the kernel when it is a @jit function."""
+    layers: list
+    end: object
+    loops: bool = False  # the `fn`s come back to a layer (or never end)
+
+    @property
+    def jit(self):
+        return self.end if isinstance(self.end, _jit.JITFunction) and not self.loops else None
+
+    def is_kernel(self):
+        """Whether the outermost object is a kernel object at all, whole or broken: a @jit
+        function, or layers of which one is Triton's (a KernelInterface) or that end in one. An
+        object of no Triton class whose `fn` is a plain function is not."""
+        return self.jit is not None or any(isinstance(layer, _jit.KernelInterface) for _, layer in self.layers)
+
+    def text(self):
+        """'a libops.utils.libentry.LibEntry over @triton.heuristics over the plain Python
+        function softmax': what the chain is, for diagnostics."""
+        parts = [_layer_text(kind, layer) for kind, layer in self.layers]
+        if self.loops:
+            return " over ".join(parts) + " over ... (the 'fn' attributes loop, never reaching a function)"
+        return " over ".join(parts + [_end_text(self.end)])
+
+
+def _layer_text(kind, layer):
+    cls = type(layer)
+    if cls is _autotuner.Autotuner:
+        return "@triton.autotune"
+    if cls is _autotuner.Heuristics:
+        return "@triton.heuristics"
+    name = f"a {cls.__module__}.{cls.__qualname__}"
+    return {"autotune": f"{name} (an autotuner)", "heuristics": f"{name} (heuristics)"}.get(kind, name)
+
+
+def _end_text(end):
+    if end is _ABSENT:
+        return "no 'fn' (nothing it wraps)"
+    if isinstance(end, _jit.JITFunction):
+        return f"the @jit function {end.__name__}"
+    kind = classify(end)
+    if kind == "constexpr_function":
+        return "a @triton.constexpr_function"
+    if kind == "function":
+        return f"the plain Python function {getattr(end, '__name__', '?')}"
+    return "None" if end is None else f"a {type(end).__name__}"
+
+
+def kernel_chain(obj):
+    """The KernelChain of a module's value, through every layer (see above)."""
+    layers, seen = [], set()
+    while not isinstance(obj, _jit.JITFunction):
+        kind = _layer_kind(obj)
+        if kind is None:
+            break
+        if id(obj) in seen or len(layers) == _MAX_LAYERS:
+            return KernelChain(layers, obj, loops=True)
+        seen.add(id(obj))
+        layers.append((kind, obj))
+        obj = _attribute(obj, "fn")
+    return KernelChain(layers, obj)
+
+
+def classify(obj):
+    """'jit' | 'autotune' | 'heuristics' | 'wrapper' (the outermost layer of a kernel object, see
+    KernelChain.is_kernel) | 'constexpr_function' | 'function' | 'other'."""
+    if isinstance(obj, _jit.JITFunction):
+        return "jit"
     constexpr_fn = getattr(_jit, "ConstexprFunction", None)  # 3.5+
     if constexpr_fn is not None and isinstance(obj, constexpr_fn):
         return "constexpr_function"
+    chain = kernel_chain(obj)
+    if chain.layers and chain.is_kernel():
+        return chain.layers[0][0]
     if callable(obj) and hasattr(obj, "__code__"):
         return "function"
     return "other"
+
+
+def kernels_held(obj):
+    """[(attribute, KernelChain)] for each instance attribute of `obj` (its __dict__ and
+    __slots__) that holds a whole kernel: for saying what an object that is no kernel wraps."""
+    if _holds_no_kernel(obj):
+        return []
+    own = _attribute(obj, "__dict__")
+    names = list(own) if isinstance(own, dict) else []
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    held = []
+    for name in dict.fromkeys(names):
+        chain = kernel_chain(_attribute(obj, name))
+        if chain.jit is not None:
+            held.append((name, chain))
+    return held
 
 
 def config_facts(config):
@@ -664,7 +800,6 @@ def hip_tensor_descriptor_refusal(names):
 def _shape_args_padded():
     """Whether Triton's launcher passes an fp4-padded descriptor's doubled innermost dimension to
     the kernel (3.6) or the one the caller gave (3.9, which doubles it only for the encode)."""
-    import inspect
     from triton.backends.nvidia import driver
     return "expanded_shape" not in inspect.getsource(driver.make_tensordesc_arg)
 

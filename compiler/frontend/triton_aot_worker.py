@@ -838,14 +838,12 @@ def load_kernel_file(path, target):
 
 def unwrap_kernel(obj):
     """(the @jit function, [(kind, layer), ...] outermost first) of a kernel object: through
-    @triton.autotune and @triton.heuristics wrappers, however they were applied (decorators or
+    autotune, heuristics and wrapper layers (Triton's, subclasses of them, and objects projects
+    write that hold the kernel in `fn`: A.kernel_chain), however they were applied (decorators or
     assignments such as `k = triton.autotune(...)(triton.jit(f))`: the object counts, not the
     syntax). The function is None when the chain does not end in a @jit function."""
-    layers = []
-    while A.classify(obj) in ("autotune", "heuristics"):
-        layers.append((A.classify(obj), obj))
-        obj = obj.fn
-    return (obj if A.classify(obj) == "jit" else None), layers
+    chain = A.kernel_chain(obj)
+    return chain.jit, chain.layers
 
 
 def heuristics_layers(layers):
@@ -854,37 +852,44 @@ def heuristics_layers(layers):
 
 
 def find_function(entry, name):
-    """The @jit function `name` of a loaded file (through its autotune wrapper), or a usage
-    error saying what is there."""
+    """The @jit function `name` of a loaded file (through its autotune, heuristics and wrapper
+    layers), or a usage error saying what is there."""
     module = entry.module
     jit_names = [key for key, value in vars(module).items() if unwrap_kernel(value)[0] is not None]
     where = display(entry.path)
     obj = getattr(module, name, None) if name else None
-    kind = A.classify(obj) if obj is not None else None
-    fn, layers = unwrap_kernel(obj) if obj is not None else (None, [])
-    if fn is not None:
-        return fn, jit_names
+    chain = A.kernel_chain(obj)
+    if chain.jit is not None:
+        return chain.jit, jit_names
     listing = f"@jit functions in {where}: {', '.join(jit_names)}" if jit_names else f"{where} defines no @jit functions"
     if obj is None:
         notes = [f"did you mean '{match}'?" for match in difflib.get_close_matches(name, jit_names, n=1)]
         message = f"{where} has no @triton.jit function named '{name}'" if name else "no function name given"
         raise RequestError("usage", message, entry.path, notes=notes + [listing])
-    if kind in ("autotune", "heuristics"):
-        message = f"'{name}' in {where} is a @triton.{kind} over something that is not a @triton.jit function"
-        notes = []
+    kind = A.classify(obj)
+    notes = []
+    if kind in ("autotune", "heuristics", "wrapper"):
+        message = f"'{name}' in {where} wraps no @triton.jit function: it is {chain.text()}"
+        notes = ["triton-aot follows each layer's 'fn' to a @triton.jit function (through Triton's "
+                 "autotune and heuristics, subclasses of them, and wrappers such as KernelInterfaces)"]
+        if A.classify(chain.end) == "function":
+            notes.append(f"decorate {chain.end.__name__} with @triton.jit (or @gluon.jit)")
     elif kind == "constexpr_function":
         message = f"'{name}' in {where} is a @triton.constexpr_function, not a kernel"
-        notes = []
     elif kind == "function":
         message = f"'{name}' in {where} is a plain Python function, not a @triton.jit kernel"
         notes = ["decorate it with @triton.jit (or @gluon.jit)"]
     else:
         message = f"'{name}' in {where} is not a function (it is a {type(obj).__name__})"
-        notes = []
-    while not hasattr(obj, "__code__") and hasattr(obj, "fn"):  # autotune -> heuristics -> jit -> def
-        obj = obj.fn
-    line = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
-    raise RequestError("usage", message, entry.path, line, notes=notes + [listing])
+        notes = [f"it holds {held.text()} in '{attribute}', but triton-aot looks through wrappers that hold "
+                 "their kernel in 'fn' (as Triton's do); name that kernel itself if the module has it"
+                 for attribute, held in A.kernels_held(obj)]
+    # At the function the kernel object ends in, where there is one.
+    end = obj if kind in ("constexpr_function", "function") else chain.end
+    end = end.fn if A.is_jit_callable(end) else end
+    if kind == "other" or not isinstance(end, types.FunctionType):
+        raise RequestError("usage", message, entry.path, notes=notes + [listing])
+    raise RequestError("usage", message, A.source_file(end), end.__code__.co_firstlineno, notes=notes + [listing])
 
 
 class _NeedsArguments(Exception):
