@@ -828,8 +828,9 @@ def load_kernel_file(path, target):
     entry.add_deps(files)
     # @jit functions the kernel can reach that live in other project files.
     for value in vars(module).values():
-        if A.is_jit_callable(value):
-            file = os.path.abspath(A.source_file(value))
+        jit = value if A.is_jit_callable(value) else unwrap_kernel(value)[0]  # wrapped too
+        if jit is not None:
+            file = os.path.abspath(A.source_file(jit))
             if is_project_file(file):
                 entry.add_deps([file])
     _kernel_files[path] = entry
