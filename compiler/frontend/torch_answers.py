@@ -38,6 +38,16 @@ from target_driver import NoDeviceError
 _OTHER_BACKEND_VERSION = {"cuda": "12.8", "hip": "6.4.43482"}
 
 
+# What torch's _CudaDeviceProperties has (torch 2.11; ROCm's adds nothing to it).
+_TORCH_DEVICE_PROPERTIES = frozenset((
+    "L2_cache_size", "clock_rate", "gcnArchName", "is_integrated", "is_multi_gpu_board", "major",
+    "max_threads_per_block", "max_threads_per_multi_processor", "memory_bus_width",
+    "memory_clock_rate", "minor", "multi_processor_count", "name", "pci_bus_id", "pci_device_id",
+    "pci_domain_id", "regs_per_multiprocessor", "shared_memory_per_block",
+    "shared_memory_per_block_optin", "shared_memory_per_multiprocessor", "total_memory", "uuid",
+    "warp_size"))
+
+
 class DeviceProperties:
     """What torch.cuda.get_device_properties() returns, for the representative GPU of a target."""
 
@@ -66,6 +76,10 @@ class DeviceProperties:
         self.pci_bus_id = self.pci_device_id = self.pci_domain_id = 0
 
     def __getattr__(self, name):  # only for what __init__ did not set
+        if name not in _TORCH_DEVICE_PROPERTIES:
+            # As torch's own object: `getattr(props, "max_shared_memory", None)` probes for a
+            # property some torch version may have (FlagGems does) and must get its default.
+            raise AttributeError(f"'_CudaDeviceProperties' object has no attribute '{name}'")
         raise NoDeviceError(f"torch.cuda.get_device_properties().{name} has no answer without the GPU")
 
     def __repr__(self):

@@ -54,6 +54,16 @@ class Table(unittest.TestCase):
         with self.assertRaises(NoDeviceError):
             torch_props.uuid
 
+    def test_a_property_torch_does_not_have_is_missing_as_in_torch(self):
+        # FlagGems probes: getattr(props, "max_shared_memory_per_multiprocessor", None)
+        import torch_answers
+        props = torch_answers.DeviceProperties(CUDA90)
+        self.assertIsNone(getattr(props, "max_shared_memory_per_multiprocessor", None))
+        self.assertFalse(hasattr(props, "max_shared_memory"))
+        with self.assertRaisesRegex(AttributeError, "has no attribute 'max_shared_memory'"):
+            props.max_shared_memory
+        self.assertEqual(getattr(props, "shared_memory_per_multiprocessor", None), 233472)
+
 
 class TorchAnswers(unittest.TestCase):
     def ask(self):  # what fla/utils-style modules ask at import
