@@ -12,12 +12,12 @@ import dataclasses
 import os
 import re
 import sys
+import types
 
 import triton
 import triton.language as tl
 from triton.backends.compiler import BaseBackend
-from triton.runtime.autotuner import Autotuner, Heuristics
-from triton.runtime.jit import JITFunction
+from triton.runtime.jit import JITFunction, KernelInterface
 
 try:
     from triton.runtime.jit import native_specialize_impl as _specialize
@@ -44,7 +44,10 @@ class Entry:
 
 
 def innermost(obj):
-    while isinstance(obj, (Autotuner, Heuristics)):
+    """The @triton.jit function under a kernel's wrappers: Triton's autotune and heuristics and a
+    project's own (FlagGems' LibEntry), each a KernelInterface holding the next in `fn`."""
+    while isinstance(obj, KernelInterface) and not isinstance(obj, JITFunction) and \
+            hasattr(obj, "fn"):
         obj = obj.fn
     return obj
 
@@ -60,16 +63,42 @@ def module_kernels(module):
     return out
 
 
+def _layers(obj):
+    """obj and every wrapper under it, down to the @triton.jit function."""
+    yield obj
+    while obj is not innermost(obj):
+        obj = obj.fn
+        yield obj
+
+
+def module_of(jit):
+    """The module a kernel is defined in. A module a project writes and loads at run time without
+    naming it in sys.modules (FlagGems' generated pointwise kernels) is made again from the
+    kernel's globals, its file the one the kernel's code came from."""
+    name = jit.fn.__module__
+    if name in sys.modules:
+        return sys.modules[name]
+    module = types.ModuleType(name)
+    module.__dict__.update(jit.fn.__globals__)  # FlagGems adds another module's names to them
+    module.__name__, module.__file__ = name, jit.fn.__code__.co_filename
+    return module
+
+
 def _outer_attribute(launch):
-    """The module attribute that names the kernel as its project launches it."""
-    module = sys.modules[launch.jit.fn.__module__]
+    """The module attribute that names the kernel as its project launches it: the object the
+    launch went through, else the wrapper that holds the autotuner or heuristics that launched
+    it, else the plain @triton.jit function."""
+    module = module_of(launch.jit)
     candidates = [(attr, obj) for attr, obj in module_kernels(module).items()
                   if innermost(obj) is launch.jit]
-    for want in (launch.autotuner, ):
+    for attr, obj in candidates:
+        if obj is launch.through:
+            return attr
+    if launch.autotuner is not None:
         for attr, obj in candidates:
-            if want is not None and obj is want:
+            if any(layer is launch.autotuner for layer in _layers(obj)):
                 return attr
-    layered = [a for a, o in candidates if isinstance(o, (Autotuner, Heuristics))]
+    layered = [a for a, o in candidates if o is not launch.jit]
     if launch.heuristic_names and layered:
         return layered[0]
     plain = [a for a, o in candidates if o is launch.jit]
@@ -159,6 +188,8 @@ def build_entries(launches, declare=None):
         # An integer heuristic over runtime arguments is compiled for listed values: those the
         # launches computed (a bool one compiles both values by itself).
         for name in launch.heuristic_names:
+            if name not in launch.values:  # a launch option (FlagGems sets num_warps): CONFIG
+                continue
             value = launch.values[name]
             value = getattr(value, "value", value)
             if isinstance(value, int) and not isinstance(value, bool):
@@ -175,7 +206,7 @@ def build_entries(launches, declare=None):
             n += 1
             name = f"{base}_{n}"
         used.add(name)
-        source = os.path.abspath(sys.modules[module_name].__file__)
+        source = os.path.abspath(module_of(launches[group["launches"][0]].jit).__file__)
         signatures = list(group["hinted"])
         if group["generic"] not in signatures:
             signatures.append(group["generic"])
@@ -190,8 +221,9 @@ def build_entries(launches, declare=None):
 def _installed(module_name):
     """Whether a module comes from an installed distribution (site-packages, or a directory pip
     installed into with --target): declared by MODULE, as a user of that package would."""
-    top = sys.modules[module_name.split(".")[0]]
+    top = sys.modules.get(module_name.split(".")[0])
     if getattr(top, "__file__", None) is None:  # a namespace package: a directory of the project
+        return False                            # (or a module made at run time: its file)
         return False
     root = os.path.dirname(os.path.dirname(os.path.abspath(top.__file__)))
     if any(p in root for p in ("site-packages", "dist-packages")):

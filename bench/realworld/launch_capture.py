@@ -19,11 +19,12 @@ Two modes:
 """
 import contextlib
 import dataclasses
+import sys
 import threading
 
 import triton
 from triton.runtime.autotuner import Autotuner, Heuristics
-from triton.runtime.jit import JITFunction
+from triton.runtime.jit import JITFunction, KernelInterface
 
 # Keyword arguments of a launch that are Triton's options, not kernel parameters; `run` adds
 # the last two itself.
@@ -58,6 +59,7 @@ class Launch:
     note: str = ""                    # why it cannot be replayed, when it cannot
     call: tuple = ((), {})            # (args, kwargs) of the JITFunction.run call, to run it again
     block_shapes: dict = dataclasses.field(default_factory=dict)  # descriptor -> block shape then
+    through: object = None            # the outermost kernel object the caller launched through
 
     def restore_block_shapes(self):
         """Host descriptors as they were at this launch: a config's pre_hook sets their block
@@ -90,6 +92,27 @@ def tensor_of(value):
     return None
 
 
+def _autotuner_classes():
+    """Autotuner and those of its subclasses that launch by a `run` of their own (FlagGems'
+    LibTuner): each is hooked, so that what they launch is recorded as autotuned and a dry run
+    takes the first config without timing any."""
+    classes, todo = [], [Autotuner]
+    while todo:
+        cls = todo.pop()
+        if cls is Autotuner or "run" in vars(cls):
+            classes.append(cls)
+        todo += cls.__subclasses__()
+    return classes
+
+
+class _DryKernel:
+    """What a dry launch returns for Triton's compiled kernel: a caller that keeps it and launches
+    it again itself (FlagGems' LibEntry: `kernel[grid](*args)`) launches nothing."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: None
+
+
 class _Frames(threading.local):
     def __init__(self):
         self.stack = []
@@ -110,29 +133,35 @@ class Recorder:
     # -- hooks -----------------------------------------------------------------------------
     def __enter__(self):
         recorder = self
-        jit_run, tune_run, tune_bench, heur_run = (JITFunction.run, Autotuner.run, Autotuner._bench,
-                                                   Heuristics.run)
-        self._saved = [(JITFunction, "run", jit_run), (Autotuner, "run", tune_run),
-                       (Autotuner, "_bench", tune_bench), (Heuristics, "run", heur_run)]
+        jit_run, tune_bench, heur_run = JITFunction.run, Autotuner._bench, Heuristics.run
+        self._saved = [(JITFunction, "run", jit_run), (Autotuner, "_bench", tune_bench),
+                       (Heuristics, "run", heur_run)]
+        tuners = [(cls, "run", cls.run) for cls in _autotuner_classes()]
+        self._saved += tuners
 
         def run_jit(fn, *args, grid, warmup, **kwargs):
             if warmup or recorder._frames.benchmarking:
                 return jit_run(fn, *args, grid=grid, warmup=warmup, **kwargs)
             return recorder._record(jit_run, fn, args, grid, kwargs)
 
-        def run_autotuner(tuner, *args, **kwargs):
-            frame = {"benchmarked": False, "memory": {}}
-            if recorder.mode == "gpu":
-                named = {**dict(zip(tuner.arg_names, args)), **kwargs}
-                frame["memory"] = recorder._copy_storages(named.values())
-            recorder._frames.stack.append(("autotune", tuner, frame))
-            try:
-                if recorder.mode == "dry":
-                    tuner.best_config = tuner.configs[0]
-                    return tuner.fn.run(*args, **kwargs, **tuner.configs[0].all_kwargs())
-                return tune_run(tuner, *args, **kwargs)
-            finally:
-                recorder._frames.stack.pop()
+        def hook_autotuner(tune_run):
+            def run_autotuner(tuner, *args, **kwargs):
+                stack = recorder._frames.stack
+                if stack and stack[-1][1] is tuner:  # a subclass's run calling Autotuner.run
+                    return tune_run(tuner, *args, **kwargs)
+                frame = {"benchmarked": False, "memory": {}}
+                if recorder.mode == "gpu":
+                    named = {**dict(zip(tuner.arg_names, args)), **kwargs}
+                    frame["memory"] = recorder._copy_storages(named.values())
+                stack.append(("autotune", tuner, frame))
+                try:
+                    if recorder.mode == "dry":
+                        tuner.best_config = tuner.configs[0]
+                        return tuner.fn.run(*args, **kwargs, **tuner.configs[0].all_kwargs())
+                    return tune_run(tuner, *args, **kwargs)
+                finally:
+                    stack.pop()
+            return run_autotuner
 
         def bench(tuner, *args, **kwargs):
             recorder._frames.benchmarking += 1
@@ -151,8 +180,9 @@ class Recorder:
             finally:
                 recorder._frames.stack.pop()
 
-        JITFunction.run, Autotuner.run, Autotuner._bench, Heuristics.run = (
-            run_jit, run_autotuner, bench, run_heuristics)
+        JITFunction.run, Autotuner._bench, Heuristics.run = run_jit, bench, run_heuristics
+        for cls, _, tune_run in tuners:
+            cls.run = hook_autotuner(tune_run)
         return self
 
     def __exit__(self, *exc):
@@ -179,6 +209,7 @@ class Recorder:
                         grid=resolve_grid(grid, values), grid_arg=grid, call=(args, dict(kwargs)),
                         block_shapes={name: list(value.block_shape) for name, value in values.items()
                                       if tensor_of(value) is not None and hasattr(value, "block_shape")})
+        launch.through = _outermost_layer(fn)
         tuned_memory = {}
         for kind, layer, frame in self._frames.stack:
             if kind == "autotune":
@@ -190,7 +221,7 @@ class Recorder:
                 launch.heuristic_names += tuple(layer.values)
         if self.mode == "dry":
             self.launches.append(launch)
-            return None
+            return _DryKernel()
         self._snapshot(launch, "before", tuned_memory)
         result = jit_run(fn, *args, grid=grid, warmup=False, **kwargs)
         self._snapshot(launch, "after")
@@ -235,6 +266,26 @@ class Recorder:
                 setattr(storage, when, storage_tensor(launch, index).clone())
 
 
+def _outermost_layer(jit):
+    """The outermost kernel object over `jit` that the launch went through, from the callers'
+    frames: what the project's code launched (a wrapper of its own, such as FlagGems' LibEntry,
+    an autotuner, a heuristics layer, or the JIT function itself). A module may hold several
+    objects over one JIT function; this one names the kernel as the launch called it."""
+    outermost, frame = jit, sys._getframe(1)
+    while frame is not None:
+        layer = frame.f_locals.get("self")
+        if isinstance(layer, KernelInterface) and _layers_down_to(layer, jit):
+            outermost = layer
+        frame = frame.f_back
+    return outermost
+
+
+def _layers_down_to(layer, jit):
+    while layer is not jit and not isinstance(layer, JITFunction) and hasattr(layer, "fn"):
+        layer = layer.fn
+    return layer is jit
+
+
 def resolve_grid(grid, values):
     """(x, y, z) of a launch's grid: a callable gets the bound arguments, as Triton calls it."""
     if callable(grid):
@@ -260,24 +311,34 @@ def storage_tensor(launch, index):
 
 @contextlib.contextmanager
 def dry_driver():
-    """Triton's driver answered without a GPU, for dry mode: modules that ask it at import time
-    (the tutorials' DEVICE) get a CUDA sm_90 target and the CPU as their torch device."""
+    """The device answered without a GPU, for dry mode, as the compiler's worker answers it
+    (compiler/frontend/target_driver.py): modules that ask Triton's driver (the tutorials'
+    DEVICE) or torch (flash-linear-attention's `torch.cuda.get_device_capability()`, FlagGems'
+    `get_device_properties(0).major`) while they are imported or run get a CUDA sm_90 target;
+    the torch device of the tensors stays the CPU, and a device context switches nothing."""
     import os
-    import sys
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                     "compiler", "frontend"))
-    from target_driver import TargetDriver
+    from target_driver import answering_for
     from triton.backends.compiler import GPUTarget
-    from triton.runtime.driver import driver
     import torch
 
-    class DryDriver(TargetDriver):
-        def get_active_torch_device(self):
-            return torch.device("cpu")
+    class NoDeviceToSwitch:  # torch.cuda.device(...): the tensors' device is the CPU
+        def __init__(self, device=None):
+            pass
 
-    previous = driver._active  # never `driver.active`: with no GPU it raises
-    driver.set_active(DryDriver(GPUTarget("cuda", 90, 32)))
-    try:
-        yield
-    finally:
-        driver._active = previous
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    with answering_for(GPUTarget("cuda", 90, 32)) as stand_in:
+        stand_in.get_active_torch_device = lambda: torch.device("cpu")
+        # FlagGems runs each op inside `with torch.cuda.device(x.device)`, which torch refuses
+        # for a CPU tensor (and for any index without a GPU).
+        device_context, torch.cuda.device = torch.cuda.device, NoDeviceToSwitch
+        try:
+            yield
+        finally:
+            torch.cuda.device = device_context

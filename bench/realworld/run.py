@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import traceback
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -80,27 +81,57 @@ def inventory(workload):
     """[(module, attribute, JITFunction)] of every kernel the workload's modules define, one per
     JIT function (a wrapper and the function it wraps count once, under the wrapper's name)."""
     from declarations import innermost, module_kernels
-    from triton.runtime.autotuner import Autotuner, Heuristics
     kernels = []
     for module_name in workload.MODULES:
         module = importlib.import_module(module_name)
         by_jit = {}
         for attr, obj in module_kernels(module).items():
             jit = innermost(obj)
-            if id(jit) not in by_jit or isinstance(obj, (Autotuner, Heuristics)):
+            if id(jit) not in by_jit or obj is not jit:
                 by_jit[id(jit)] = (module_name, attr, jit)
         kernels += by_jit.values()
     return kernels
 
 
-def is_helper(jit, kernels):
+def is_helper(jit, callers):
     """A @triton.jit function other kernels call (or pass, as a tl.reduce combine function):
     Triton compiles it only inside them."""
     call = re.compile(r"\b" + re.escape(jit.fn.__name__) + r"\b")
-    for _, _, other in kernels:
-        if other is not jit and call.search(other.src.split(":", 1)[-1]):
-            return True
-    return False
+    return any(other is not jit and call.search(other.src.split(":", 1)[-1]) for other in callers)
+
+
+def possible_callers(kernels, launches):
+    """Every JIT function that may call a kernel of the inventory: the inventory's, those every
+    loaded module holds (fla's `fla.ops.utils.op` serves kernels all over the package), and
+    those of the launched kernels' modules, which a project may make at run time (FlagGems'
+    generated pointwise kernels call the scalar functions of its modules)."""
+    from declarations import innermost
+    from triton.runtime.jit import JITFunction
+    seen = {id(jit): jit for _, _, jit in kernels}
+    namespaces = [getattr(m, "__dict__", {}) for m in list(sys.modules.values())]
+    namespaces += [launch.jit.fn.__globals__ for launch in launches]
+    with warnings.catch_warnings():  # deprecated module attributes (torch.distributed's) warn
+        warnings.simplefilter("ignore")
+        for namespace in namespaces:
+            for obj in list(namespace.values()):
+                jit = innermost(obj)
+                if isinstance(jit, JITFunction):
+                    seen.setdefault(id(jit), jit)
+    seen.update((id(launch.jit), launch.jit) for launch in launches)
+    return list(seen.values())
+
+
+def outside_kernels(kernels, launches, entries):
+    """[(module, attribute, JITFunction)] of the launched kernels no module of MODULES holds:
+    another module of the project, or one it wrote at run time (FlagGems' pointwise kernels,
+    whose module names carry a hash of the code and, some, the process id: left out here)."""
+    counted, out = {id(jit) for _, _, jit in kernels}, {}
+    for e in entries:
+        for index in e.launches:
+            jit = launches[index].jit
+            if id(jit) not in counted:
+                out.setdefault(id(jit), (re.sub(r"_pid_\d+", "", e.module), e.attribute, jit))
+    return list(out.values())
 
 
 def build(entries, work, tritonaot_dir, arch, python):
@@ -244,12 +275,13 @@ def replay_all(entries, launches, built, work, every):
 
 def report(kernels, launches, entries, built, replays, config_rows, args):
     rows = []
-    for module_name, attr, jit in kernels:
-        mine = [e for e in entries if e.module == module_name and
-                any(launches[i].jit is jit for i in e.launches)]
+    callers = possible_callers(kernels, launches)
+    outside = outside_kernels(kernels, launches, entries)
+    for module_name, attr, jit in kernels + outside:
+        mine = [e for e in entries if any(launches[i].jit is jit for i in e.launches)]
         row = {"kernel": f"{module_name}.{attr}", "entries": len(mine)}
         if not mine:
-            row["status"] = "helper" if is_helper(jit, kernels) else "not launched"
+            row["status"] = "helper" if is_helper(jit, callers) else "not launched"
         else:
             row["status"] = "launched"
             if built:
@@ -283,7 +315,9 @@ def report(kernels, launches, entries, built, replays, config_rows, args):
               + (f"every config {r['configs']:6} " if r.get("configs") else "") + r.get("why", ""))
     print(f"\n{args.workload}: {len(rows)} @triton.jit functions, "
           f"{sum(r['status'] == 'helper' for r in rows)} device helpers, "
-          f"{len(launched)} launched by the workload, "
+          f"{len(launched)} launched by the workload"
+          + (f" ({len(outside)} of them in modules outside MODULES, the project's run-time ones)"
+             if outside else "") + ", "
           + (f"{len(complete)} of them built ({100.0 * len(complete) / max(1, len(launched)):.1f}%)"
              if built else "not built")
           + (f", {len(equal)} equal to Triton's launch in every recorded launch" if replays else "")
