@@ -128,8 +128,14 @@ std::optional<std::string> canonicalFunction(const std::string &dotted) {
     return "cdiv";
   if (dotted == "next_power_of_2" || dotted == "triton.next_power_of_2")
     return "next_power_of_2";
+  if (dotted == "bool" || dotted == "int" || dotted == "float")
+    return dotted;
   return std::nullopt;
 }
+
+/// The functions' names as the messages list them.
+constexpr const char *kFunctionList =
+    "min, max, abs, bool, int, float, triton.cdiv, triton.next_power_of_2";
 
 class Parser {
 public:
@@ -346,10 +352,23 @@ private:
     }
     if (isOp("~"))
       return unsupported("the bitwise operator '~'");
+    return power();
+  }
+
+  /// primary ['**' unary]: Python's power binds tighter than a unary minus on its left
+  /// (-2 ** 2 is -4) and takes one on its right (2 ** -1), and groups to the right.
+  Expected<Node> power() {
     auto base = primary();
-    if (base && isOp("**"))
-      return unsupported("'**'");
-    return base;
+    if (!base || !isOp("**"))
+      return base;
+    ++pos_;
+    Nesting nesting(depth_);
+    if (tooDeep())
+      return tooDeepError();
+    auto exponent = unary();
+    if (!exponent)
+      return exponent;
+    return make(Node::Kind::Binary, "**", {std::move(*base), std::move(*exponent)});
   }
 
   Expected<Node> primary() {
@@ -418,7 +437,7 @@ private:
     if (python_ || dotted.find('.') != std::string::npos)
       return parseError(tok.column, "the name '" + dotted + "' is not supported in a heuristic " +
                                         "(only " + std::string(arg_) + "[\"NAME\"], literals and " +
-                                        "min, max, abs, triton.cdiv, triton.next_power_of_2)");
+                                        kFunctionList + ")");
     names_.insert(dotted);
     Node n;
     n.kind = Node::Kind::Name;
@@ -454,7 +473,7 @@ private:
     auto function = canonicalFunction(dotted);
     if (!function)
       return parseError(column, "the function '" + dotted + "' is not supported in a heuristic " +
-                                    "(only min, max, abs, triton.cdiv, triton.next_power_of_2)");
+                                    "(only " + kFunctionList + ")");
     ++pos_;   // '('
     std::vector<Node> args;
     while (!isOp(")")) {
@@ -496,9 +515,9 @@ int precedence(const Node &n) {
   case Node::Kind::And: return 3;
   case Node::Kind::Not: return 4;
   case Node::Kind::Compare: return 5;
-  case Node::Kind::Binary: return n.op == "+" || n.op == "-" ? 6 : 7;
+  case Node::Kind::Binary: return n.op == "**" ? 9 : n.op == "+" || n.op == "-" ? 6 : 7;
   case Node::Kind::Negate: return 8;
-  default: return 9;
+  default: return 10;
   }
 }
 
@@ -520,6 +539,8 @@ std::string format(const Node &n) {
   case Node::Kind::Negate: return "-" + formatAt(n.children[0], 9);
   case Node::Kind::Not: return "!" + formatAt(n.children[0], 9);
   case Node::Kind::Binary: {
+    if (n.op == "**")   // groups to the right; its exponent may be a negation
+      return formatAt(n.children[0], 10) + " ** " + formatAt(n.children[1], 8);
     int p = precedence(n);
     return formatAt(n.children[0], p) + " " + (n.op == "//" ? "/" : n.op) + " " +
            formatAt(n.children[1], p + 1);
@@ -553,8 +574,32 @@ bool boolValued(const Node &n) {
   case Node::Kind::And:
   case Node::Kind::Or: return true;
   case Node::Kind::Conditional: return boolValued(n.children[1]) && boolValued(n.children[2]);
+  case Node::Kind::Call: return n.op == "bool";
   default: return false;
   }
+}
+
+/// A test against None: `x is None`, `x is not None` (== / != with a None literal).
+bool isNoneTest(const Node &n) {
+  if (n.kind != Node::Kind::Compare || (n.op != "==" && n.op != "!="))
+    return false;
+  for (const Node &side : n.children)
+    if (side.kind == Node::Kind::Literal && side.value.kind == Value::Kind::None)
+      return true;
+  return false;
+}
+
+void collectValueNames(const Node &n, std::set<std::string> &out) {
+  if (n.kind == Node::Kind::Name) {
+    out.insert(n.name);
+    return;
+  }
+  if (isNoneTest(n))
+    for (const Node &side : n.children)
+      if (side.kind == Node::Kind::Name)
+        return;   // the name's None-ness is all it reads
+  for (const Node &child : n.children)
+    collectValueNames(child, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -588,9 +633,54 @@ Diagnostic overflowError(const std::string &op) {
 
 Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values);
 
+/// Python's a ** b: an int for an int base and a non-negative int exponent (exact, or an
+/// overflow error), otherwise a float; the errors Python raises are errors here too.
+Expected<Value> power(const Value &a, const Value &b) {
+  const bool isFloat = a.kind == Value::Kind::Float || b.kind == Value::Kind::Float;
+  if (!isFloat && b.intValue >= 0) {
+    std::int64_t result = 1, base = a.intValue;
+    for (std::int64_t e = b.intValue; e > 0; e >>= 1) {
+      if ((e & 1) && __builtin_mul_overflow(result, base, &result))
+        return overflowError("**");
+      if (e > 1 && __builtin_mul_overflow(base, base, &base))
+        return overflowError("**");
+    }
+    return makeInt(result);
+  }
+  const double x = asDouble(a), y = asDouble(b);
+  if (x == 0 && y < 0)
+    return evalError("division by zero (0 to a negative power)");
+  if (x < 0 && std::isfinite(y) && std::trunc(y) != y)
+    return evalError("a negative number to a fractional power (Python's is a complex number)");
+  const double r = std::pow(x, y);
+  if (!std::isfinite(r) && std::isfinite(x) && std::isfinite(y))
+    return evalError("float overflow in '**'");
+  return makeFloat(r);
+}
+
+/// Python's bool(), int() and float() of \p v.
+Expected<Value> convert(const std::string &fn, const Value &v) {
+  if (fn == "bool")
+    return makeBool(truthy(v));
+  if (!numeric(v))
+    return evalError(fn + "() of None");
+  if (fn == "float")
+    return makeFloat(asDouble(v));
+  if (v.kind != Value::Kind::Float)
+    return makeInt(v.intValue);
+  // int() truncates toward zero; inf and nan have no integer, and 64 bits hold [-2^63, 2^63).
+  if (!std::isfinite(v.floatValue))
+    return evalError("int() of " + formatHeuristicValue(v));
+  if (!(v.floatValue >= -9223372036854775808.0 && v.floatValue < 9223372036854775808.0))
+    return overflowError("int");
+  return makeInt(static_cast<std::int64_t>(v.floatValue));
+}
+
 Expected<Value> arith(const std::string &op, const Value &a, const Value &b) {
   if (!numeric(a) || !numeric(b))
     return evalError("'" + op + "' on None");
+  if (op == "**")
+    return power(a, b);
   bool isFloat = a.kind == Value::Kind::Float || b.kind == Value::Kind::Float;
   if (isFloat) {
     double x = asDouble(a), y = asDouble(b);
@@ -685,6 +775,8 @@ Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values) 
     for (const Node &child : n.children) {
       auto v = eval(child, values);
       if (!v) return v;
+      if (n.op == "bool" || n.op == "int" || n.op == "float")
+        return convert(n.op, *v);
       if (!numeric(*v)) return evalError(n.op + "() of None");
       args.push_back(*v);
     }
@@ -723,6 +815,7 @@ struct Emitted {
   Type type = Type::Int;
   std::string text;
   std::optional<Value> constant;
+  std::set<std::string> helpers{};   ///< helper functions the text calls
 };
 
 std::string intLiteral(std::int64_t v) {
@@ -755,10 +848,32 @@ Emitted constantC(const Value &v) {
   return e;
 }
 
+bool isNumber(Emitted::Type t) {
+  return t == Emitted::Type::Int || t == Emitted::Type::Float || t == Emitted::Type::Bool;
+}
+
+/// \p e as a C truth value (0 or 1) for && || ?: and bool(): a number is compared with 0
+/// rather than used as is (gcc's -Wint-in-bool-context warns of `a * b && c`).
+std::string truthText(const Emitted &e) {
+  switch (e.type) {
+  case Emitted::Type::Bool: return e.text;
+  case Emitted::Type::Pointer: return "(" + e.text + " != NULL)";
+  default: return "(" + e.text + " != 0)";
+  }
+}
+
+/// Python's `not e`.
+std::string notText(const Emitted &e) {
+  switch (e.type) {
+  case Emitted::Type::Bool: return "(!" + e.text + ")";
+  case Emitted::Type::Pointer: return "(" + e.text + " == NULL)";
+  default: return "(" + e.text + " == 0)";
+  }
+}
+
 class Emitter {
 public:
-  Emitter(const HeuristicResolver &resolve, std::set<std::string> *helpers)
-      : resolve_(resolve), helpers_(helpers) {}
+  explicit Emitter(const HeuristicResolver &resolve) : resolve_(resolve) {}
 
   Expected<Emitted> emit(const Node &n) {
     std::vector<Emitted> kids;
@@ -789,60 +904,122 @@ public:
     case Node::Kind::Name: return name(n.name);
     case Node::Kind::Negate:
       if (auto s = numericOperand(kids[0], "-"); !s) return s.takeError();
-      return Emitted{kids[0].type, "(-" + kids[0].text + ")", std::nullopt};
-    case Node::Kind::Not:
-      if (kids[0].type == Emitted::Type::Pointer)
-        return Emitted{Emitted::Type::Bool, "(" + kids[0].text + " == NULL)", std::nullopt};
-      return Emitted{Emitted::Type::Bool, "(!" + kids[0].text + ")", std::nullopt};
+      return made(kids[0].type == Emitted::Type::Float ? Emitted::Type::Float : Emitted::Type::Int,
+                  "(-" + kids[0].text + ")", kids);
+    case Node::Kind::Not: return made(Emitted::Type::Bool, notText(kids[0]), kids);
     case Node::Kind::And:
-    case Node::Kind::Or:
-      return Emitted{Emitted::Type::Bool,
-                     "(" + truth(kids[0]) + (n.kind == Node::Kind::And ? " && " : " || ") +
-                         truth(kids[1]) + ")",
-                     std::nullopt};
+    case Node::Kind::Or: return logical(n.kind == Node::Kind::And, kids);
     case Node::Kind::Conditional:
-      return Emitted{kids[1].type == Emitted::Type::Float || kids[2].type == Emitted::Type::Float
-                         ? Emitted::Type::Float
-                         : kids[1].type,
-                     "(" + truth(kids[0]) + " ? " + kids[1].text + " : " + kids[2].text + ")",
-                     std::nullopt};
-    case Node::Kind::Compare: {
-      const bool pointerTest = kids[0].type == Emitted::Type::Pointer ||
-                               kids[1].type == Emitted::Type::Pointer ||
-                               kids[0].type == Emitted::Type::None ||
-                               kids[1].type == Emitted::Type::None;
-      if (pointerTest) {
-        bool againstNone =
-            (kids[0].type == Emitted::Type::None) != (kids[1].type == Emitted::Type::None);
-        if (!againstNone || (n.op != "==" && n.op != "!="))
-          return evalError("a pointer can only be compared with None ('is None' / 'is not None')");
-      }
-      return Emitted{Emitted::Type::Bool, "(" + kids[0].text + " " + n.op + " " + kids[1].text + ")",
-                     std::nullopt};
-    }
-    case Node::Kind::Binary: {
-      for (const Emitted &k : kids)
-        if (auto s = numericOperand(k, n.op); !s) return s.takeError();
-      bool isFloat = kids[0].type == Emitted::Type::Float || kids[1].type == Emitted::Type::Float;
-      if (isFloat && n.op == "%")
-        return evalError("'%' of a float is not supported in generated C");
-      std::string op = n.op == "//" ? "/" : n.op;
-      return Emitted{isFloat ? Emitted::Type::Float : Emitted::Type::Int,
-                     "(" + kids[0].text + " " + op + " " + kids[1].text + ")", std::nullopt};
-    }
+      return made(kids[1].type == Emitted::Type::Float || kids[2].type == Emitted::Type::Float
+                      ? Emitted::Type::Float
+                      : kids[1].type,
+                  "(" + truthText(kids[0]) + " ? " + kids[1].text + " : " + kids[2].text + ")",
+                  kids);
+    case Node::Kind::Compare: return comparison(n.op, kids);
+    case Node::Kind::Binary: return binary(n.op, kids);
     case Node::Kind::Call: return call(n.op, kids);
     }
     return evalError("unknown expression");
   }
 
 private:
+  /// A new value computed from \p from: it calls the helpers they call.
+  static Emitted made(Emitted::Type type, std::string text, const std::vector<Emitted> &from) {
+    Emitted e{type, std::move(text), std::nullopt, {}};
+    for (const Emitted &k : from)
+      e.helpers.insert(k.helpers.begin(), k.helpers.end());
+    return e;
+  }
+  static Emitted withHelper(Emitted e, const char *helper) {
+    e.helpers.insert(helper);
+    return e;
+  }
+
   Status numericOperand(const Emitted &e, const std::string &op) {
-    if (e.type == Emitted::Type::Pointer || e.type == Emitted::Type::None)
+    if (!isNumber(e.type))
       return evalError("'" + op + "' of a pointer or None");
     return ok();
   }
-  static std::string truth(const Emitted &e) {
-    return e.type == Emitted::Type::Pointer ? "(" + e.text + " != NULL)" : e.text;
+
+  /// and / or with one operand known: the other alone (operands have no side effects), so
+  /// the C has no `1 && x`.
+  Expected<Emitted> logical(bool isAnd, const std::vector<Emitted> &kids) {
+    for (std::size_t i = 0; i < 2; ++i)
+      if (kids[i].constant) {
+        if (truthy(*kids[i].constant) != isAnd)   // false and x, true or x
+          return constantC(makeBool(!isAnd));
+        const Emitted &other = kids[1 - i];
+        return made(Emitted::Type::Bool, truthText(other), {other});
+      }
+    return made(Emitted::Type::Bool,
+                "(" + truthText(kids[0]) + (isAnd ? " && " : " || ") + truthText(kids[1]) + ")",
+                kids);
+  }
+
+  Expected<Emitted> comparison(const std::string &op, const std::vector<Emitted> &kids) {
+    const bool none0 = kids[0].type == Emitted::Type::None, none1 = kids[1].type == Emitted::Type::None;
+    if (none0 || none1) {
+      const Emitted &other = kids[none0 ? 1 : 0];
+      if (op != "==" && op != "!=")
+        return evalError("'" + op + "' with None (only 'is None' / 'is not None')");
+      // A scalar argument of the C API is never None: the test is decided here, so the C
+      // holds no comparison whose result is known.
+      if (isNumber(other.type))
+        return constantC(makeBool(op == "!="));
+      return made(Emitted::Type::Bool, "(" + other.text + " " + op + " NULL)", kids);
+    }
+    if (kids[0].type == Emitted::Type::Pointer || kids[1].type == Emitted::Type::Pointer)
+      return evalError("a pointer can only be compared with None ('is None' / 'is not None')");
+    return made(Emitted::Type::Bool, "(" + kids[0].text + " " + op + " " + kids[1].text + ")", kids);
+  }
+
+  Expected<Emitted> binary(const std::string &op, const std::vector<Emitted> &kids) {
+    for (const Emitted &k : kids)
+      if (auto s = numericOperand(k, op); !s) return s.takeError();
+    if (op == "**")
+      return power(kids);
+    bool isFloat = kids[0].type == Emitted::Type::Float || kids[1].type == Emitted::Type::Float;
+    if (isFloat && (op == "%" || op == "//"))
+      return evalError("'" + op + "' of a float is not supported in generated C");
+    return made(isFloat ? Emitted::Type::Float : Emitted::Type::Int,
+                "(" + kids[0].text + " " + (op == "//" ? "/" : op) + " " + kids[1].text + ")", kids);
+  }
+
+  /// base ** exponent, with Python's types: an int for an int base and a known non-negative
+  /// int exponent; a double otherwise (an int exponent read at launch may be negative).
+  Expected<Emitted> power(const std::vector<Emitted> &kids) {
+    const Emitted &base = kids[0], &exponent = kids[1];
+    std::optional<std::int64_t> known;
+    if (exponent.constant && exponent.constant->kind != Value::Kind::Float) {
+      known = exponent.constant->intValue;
+    } else if (exponent.constant) {
+      const double e = exponent.constant->floatValue;
+      if (std::trunc(e) != e || std::fabs(e) > 1e18)
+        return evalError("'**' with the fractional exponent " + exponent.text +
+                         " computed at launch (C's pow() needs the math library)");
+      known = static_cast<std::int64_t>(e);
+    } else if (exponent.type == Emitted::Type::Float) {
+      return evalError("'**' with a float exponent read at launch is not supported in generated "
+                       "C (C's pow() needs the math library)");
+    }
+    const bool intResult = base.type != Emitted::Type::Float && known && *known >= 0 &&
+                           exponent.type != Emitted::Type::Float;
+    if (intResult && *known == 0)
+      return constantC(makeInt(1));   // Python: x ** 0 is 1 for every x
+    if (intResult && *known == 1)
+      return made(Emitted::Type::Int, base.type == Emitted::Type::Bool ? "(int64_t)" + base.text : base.text,
+                  {base});
+    if (intResult)
+      return withHelper(made(Emitted::Type::Int,
+                             std::string(kHeuristicPowInt) + "(" + base.text + ", " +
+                                 intLiteral(*known) + ")",
+                             {base}),
+                        kHeuristicPowInt);
+    const std::string exponentText = known ? intLiteral(*known) : exponent.text;
+    return withHelper(made(Emitted::Type::Float,
+                           std::string(kHeuristicPowFloat) + "(" + base.text + ", " + exponentText + ")",
+                           kids),
+                      kHeuristicPowFloat);
   }
 
   Expected<Emitted> name(const std::string &n) {
@@ -852,16 +1029,36 @@ private:
     switch (binding->kind) {
     case HeuristicBinding::Kind::Constant: return constantC(binding->value);
     case HeuristicBinding::Kind::Int:
-      return Emitted{Emitted::Type::Int, "(int64_t)" + binding->cExpr, std::nullopt};
+      return Emitted{Emitted::Type::Int, "(int64_t)" + binding->cExpr, std::nullopt, {}};
     case HeuristicBinding::Kind::Float:
-      return Emitted{Emitted::Type::Float, "(double)" + binding->cExpr, std::nullopt};
+      return Emitted{Emitted::Type::Float, "(double)" + binding->cExpr, std::nullopt, {}};
     case HeuristicBinding::Kind::Pointer:
-      return Emitted{Emitted::Type::Pointer, binding->cExpr, std::nullopt};
+      return Emitted{Emitted::Type::Pointer, binding->cExpr, std::nullopt, {}};
     }
     return evalError("unknown binding");
   }
 
+  /// bool(), int(), float(): Python's conversions.
+  Expected<Emitted> conversion(const std::string &fn, const Emitted &arg) {
+    if (!isNumber(arg.type))
+      return evalError(fn + "() of a pointer is not supported (Python's reads a tensor's "
+                            "value); test it with 'is None' / 'is not None'");
+    if (fn == "bool")
+      return made(Emitted::Type::Bool, truthText(arg), {arg});
+    if (fn == "float")
+      return made(Emitted::Type::Float,
+                  arg.type == Emitted::Type::Float ? arg.text : "(double)" + arg.text, {arg});
+    if (arg.type == Emitted::Type::Float)   // truncates toward zero, as Python's int()
+      return withHelper(made(Emitted::Type::Int,
+                             std::string(kHeuristicFloatToInt) + "(" + arg.text + ")", {arg}),
+                        kHeuristicFloatToInt);
+    return made(Emitted::Type::Int,
+                arg.type == Emitted::Type::Bool ? "(int64_t)" + arg.text : arg.text, {arg});
+  }
+
   Expected<Emitted> call(const std::string &fn, const std::vector<Emitted> &args) {
+    if (fn == "bool" || fn == "int" || fn == "float")
+      return conversion(fn, args[0]);
     for (const Emitted &a : args)
       if (auto s = numericOperand(a, fn + "()"); !s) return s.takeError();
     bool isFloat = false;
@@ -874,23 +1071,21 @@ private:
       for (std::size_t i = 1; i < args.size(); ++i)
         acc = "(" + args[i].text + (fn == "min" ? " < " : " > ") + acc + " ? " + args[i].text +
               " : " + acc + ")";
-      return Emitted{type, acc, std::nullopt};
+      return made(type, acc, args);
     }
     if (fn == "abs")
-      return Emitted{type, "(" + args[0].text + " < 0 ? -" + args[0].text + " : " + args[0].text + ")",
-                     std::nullopt};
+      return made(type, "(" + args[0].text + " < 0 ? -" + args[0].text + " : " + args[0].text + ")",
+                  args);
     if (isFloat)
       return evalError(fn + "() of a float");
     if (fn == "cdiv")
-      return Emitted{type, "((" + args[0].text + " + " + args[1].text + " - 1) / " + args[1].text + ")",
-                     std::nullopt};
-    if (helpers_)
-      helpers_->insert(kHeuristicNextPow2);
-    return Emitted{type, std::string(kHeuristicNextPow2) + "(" + args[0].text + ")", std::nullopt};
+      return made(type, "((" + args[0].text + " + " + args[1].text + " - 1) / " + args[1].text + ")",
+                  args);
+    return withHelper(made(type, std::string(kHeuristicNextPow2) + "(" + args[0].text + ")", args),
+                      kHeuristicNextPow2);
   }
 
   const HeuristicResolver &resolve_;
-  std::set<std::string> *helpers_;
 };
 
 } // namespace
@@ -937,6 +1132,12 @@ std::string formatHeuristic(const HeuristicExpr &expr) { return format(expr.root
 
 bool isBoolValued(const HeuristicExpr &expr) { return boolValued(expr.root); }
 
+std::set<std::string> namesReadAsValues(const HeuristicExpr &expr) {
+  std::set<std::string> out;
+  collectValueNames(expr.root, out);
+  return out;
+}
+
 Expected<HeuristicValue> evaluateHeuristic(const HeuristicExpr &expr,
                                            const std::map<std::string, HeuristicValue> &values) {
   return eval(expr.root, values);
@@ -944,9 +1145,11 @@ Expected<HeuristicValue> evaluateHeuristic(const HeuristicExpr &expr,
 
 Expected<std::string> emitHeuristicC(const HeuristicExpr &expr, const HeuristicResolver &resolve,
                                      std::set<std::string> *helpers) {
-  auto e = Emitter(resolve, helpers).emit(expr.root);
+  auto e = Emitter(resolve).emit(expr.root);
   if (!e)
     return e.takeError();
+  if (helpers)
+    helpers->insert(e->helpers.begin(), e->helpers.end());
   return e->text;
 }
 
@@ -957,6 +1160,33 @@ std::string heuristicHelperDefinition(const std::string &helper) {
            "  uint64_t v = (uint64_t)n - 1u;\n"
            "  v |= v >> 1; v |= v >> 2; v |= v >> 4; v |= v >> 8; v |= v >> 16; v |= v >> 32;\n"
            "  return (int64_t)(v + 1u);\n"
+           "}\n";
+  if (helper == kHeuristicPowInt)   // unsigned: an overflow wraps rather than being undefined
+    return "/* Python's base ** exp for exp >= 0 */\n"
+           "static int64_t tta_pow_int(int64_t base, int64_t exp) {\n"
+           "  uint64_t result = 1u, factor = (uint64_t)base;\n"
+           "  for (uint64_t n = (uint64_t)exp; n != 0u; n >>= 1) {\n"
+           "    if (n & 1u) result *= factor;\n"
+           "    factor *= factor;\n"
+           "  }\n"
+           "  return (int64_t)result;\n"
+           "}\n";
+  if (helper == kHeuristicPowFloat)
+    return "/* Python's float base ** exp for an integer exp (no libm) */\n"
+           "static double tta_pow_float(double base, int64_t exp) {\n"
+           "  double result = 1.0;\n"
+           "  for (uint64_t n = exp < 0 ? 0u - (uint64_t)exp : (uint64_t)exp; n != 0u; n >>= 1) {\n"
+           "    if (n & 1u) result *= base;\n"
+           "    base *= base;\n"
+           "  }\n"
+           "  return exp < 0 ? 1.0 / result : result;\n"
+           "}\n";
+  if (helper == kHeuristicFloatToInt)
+    return "/* Python's int() of a float: toward zero (saturated; NaN is 0) */\n"
+           "static int64_t tta_float_to_int(double x) {\n"
+           "  if (x >= -9223372036854775808.0 && x < 9223372036854775808.0)\n"
+           "    return (int64_t)x;\n"
+           "  return x > 0 ? INT64_MAX : x < 0 ? INT64_MIN : 0;\n"
            "}\n";
   return {};
 }

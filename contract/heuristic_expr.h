@@ -7,7 +7,9 @@
 //     && / || / !, c ? a : b, x == NULL
 //
 // Both: integer and float literals, parameter names, + - * // (Python) or / (C, integer
-// division) %, comparisons (Python's chained a < b < c too), parentheses, min, max, abs,
+// division) %, ** (Python's power: int ** non-negative int is an int, otherwise a float),
+// comparisons (Python's chained a < b < c too), parentheses, min, max, abs, bool, int, float
+// (Python's conversions: int() truncates toward zero, bool() of a number is != 0),
 // cdiv / triton.cdiv / tl.cdiv, next_power_of_2 / triton.next_power_of_2.
 // Everything else is refused with the construct named, so the caller can say how to write the
 // heuristic by hand.
@@ -40,7 +42,7 @@ std::string formatHeuristicValue(const HeuristicValue &value);
 struct HeuristicNode {
   enum class Kind { Literal, Name, Negate, Binary, Compare, Not, And, Or, Conditional, Call };
   Kind kind = Kind::Literal;
-  std::string op;              ///< Binary: + - * // %; Compare: == != < <= > >=; Call: the function
+  std::string op;              ///< Binary: + - * // % **; Compare: == != < <= > >=; Call: the function
   HeuristicValue value;        ///< Literal
   std::string name;            ///< Name
   std::vector<HeuristicNode> children;   ///< Conditional: condition, then, else
@@ -62,8 +64,13 @@ Expected<HeuristicExpr> parseHeuristic(std::string_view text, HeuristicDialect d
 /// records, and what parseHeuristic(..., C) reads back into the same tree.
 std::string formatHeuristic(const HeuristicExpr &expr);
 
-/// True when the value is a bool for any inputs (comparisons, not/and/or, bool literals).
+/// True when the value is a bool for any inputs (comparisons, not/and/or, bool(), bool literals).
 bool isBoolValued(const HeuristicExpr &expr);
+
+/// The names \p expr reads other than in a test against None (`x is None`, `x != NULL`): a
+/// scalar argument of the C API is never None, so a name read only in such tests is decided
+/// without its value.
+std::set<std::string> namesReadAsValues(const HeuristicExpr &expr);
 
 /// Evaluates with Python's semantics (floor division and modulo, as Triton's launch would).
 /// Errors: a name not in \p values, division by zero, an operation on the wrong kinds.
@@ -82,10 +89,16 @@ using HeuristicResolver =
 
 /// C helper functions an emitted expression calls (defined by the code generator).
 inline constexpr const char *kHeuristicNextPow2 = "tta_next_power_of_2";
+inline constexpr const char *kHeuristicPowInt = "tta_pow_int";         ///< int ** int >= 0
+inline constexpr const char *kHeuristicPowFloat = "tta_pow_float";     ///< double ** int
+inline constexpr const char *kHeuristicFloatToInt = "tta_float_to_int"; ///< int(double)
 
 /// A C expression (int64_t / double / int truth value) computing \p expr. Constant
-/// subexpressions are folded. \p helpers receives the helper functions it calls. Errors: a
-/// name the resolver does not know, a pointer used other than against None/NULL.
+/// subexpressions are folded, and so are tests against None of a scalar (never None in C: `is
+/// not None` is true), so the C has no comparison whose result is known. \p helpers receives
+/// the helper functions the final text calls. Errors: a name the resolver does not know, a
+/// pointer used other than against None/NULL, what C cannot compute without the math library
+/// (a float exponent read at launch, // and % of floats).
 Expected<std::string> emitHeuristicC(const HeuristicExpr &expr, const HeuristicResolver &resolve,
                                      std::set<std::string> *helpers = nullptr);
 

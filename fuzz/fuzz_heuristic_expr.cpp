@@ -14,6 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   if (!tta::parseHeuristic(tta::formatHeuristic(*expr), tta::HeuristicDialect::C))
     __builtin_trap();
   (void)tta::isBoolValued(*expr);
+  for (const std::string &name : tta::namesReadAsValues(*expr))
+    if (!expr->names.count(name))
+      __builtin_trap();
 
   // Every name a small integer (some 0, to reach division by zero), then a float.
   std::map<std::string, tta::HeuristicValue> values;

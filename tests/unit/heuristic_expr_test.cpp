@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace tta {
 namespace {
 
@@ -79,6 +81,18 @@ TEST(HeuristicExpr, EveryConstructFormatsAsCAndReadsBack) {
       {"args['a'] == True", "a == true"},
       {"0 < args['a'] < 10", "0 < a && a < 10"},
       {"args['x'] > 0.5", "x > 0.5"},
+      {"bool(args['GEMMA'])", "bool(GEMMA)"},
+      {"int(args['x'] * 2.5) + 1", "int(x * 2.5) + 1"},
+      {"float(args['n']) if False else 0", "false ? float(n) : 0"},
+      {"2 ** 10", "2 ** 10"},
+      {"args['n'] ** 2 > 4096", "n ** 2 > 4096"},
+      {"-args['a'] ** 2", "-a ** 2"},
+      {"(-args['a']) ** 2", "(-a) ** 2"},
+      {"args['a'] ** -1", "a ** -1"},
+      {"2 ** 3 ** 2", "2 ** 3 ** 2"},
+      {"(2 ** 3) ** 2", "(2 ** 3) ** 2"},
+      {"2 * args['a'] ** 2 + 1", "2 * a ** 2 + 1"},
+      {"not args['a'] ** 2", "!a ** 2"},
   };
   for (const auto &[python, expected] : cases) {
     HeuristicExpr e = py(python);
@@ -102,7 +116,8 @@ TEST(HeuristicExpr, RefusesWhatItCannotTranslateNamingTheConstruct) {
   EXPECT_NE(refusal("torch.cuda.get_device_capability()[0] >= 9").find("the function 'torch.cuda.get_device_capability'"),
             std::string::npos);
   EXPECT_NE(refusal("args['n'] / 2").find("true division"), std::string::npos);
-  EXPECT_NE(refusal("args['n'] ** 2").find("'**'"), std::string::npos);
+  EXPECT_NE(refusal("int(args['n'], 16)").find("'int' takes 1 argument(s), got 2"), std::string::npos);
+  EXPECT_NE(refusal("round(args['x'])").find("(only min, max, abs, bool, int, float,"), std::string::npos);
   EXPECT_NE(refusal("args['n'] & 1").find("bitwise"), std::string::npos);
   EXPECT_NE(refusal("args['n'] in (1, 2)").find("'in'"), std::string::npos);
   EXPECT_NE(refusal("THRESHOLD < args['n']").find("the name 'THRESHOLD'"), std::string::npos);
@@ -138,6 +153,69 @@ TEST(HeuristicExpr, EvaluatesWithPythonSemantics) {
   auto zero = evaluateHeuristic(py("args['n'] % args['m']"), {{"n", I(1)}, {"m", I(0)}});
   ASSERT_FALSE(zero);
   EXPECT_NE(zero.error().message.find("division by zero"), std::string::npos);
+}
+
+HeuristicValue F(double v) { return {HeuristicValue::Kind::Float, 0, v}; }
+
+std::string evalError(const std::string &text, const std::map<std::string, HeuristicValue> &env) {
+  auto v = evaluateHeuristic(py(text), env);
+  EXPECT_FALSE(v) << text << " evaluated to " << (v ? formatHeuristicValue(*v) : "");
+  return v ? std::string() : v.error().message;
+}
+
+TEST(HeuristicExpr, ConversionsFollowPython) {
+  // bool() of a number is != 0 (and of None False); int() truncates toward zero.
+  EXPECT_EQ(eval("bool(args['a'])", {{"a", I(0)}}), B(false));
+  EXPECT_EQ(eval("bool(args['a'])", {{"a", I(-3)}}), B(true));
+  EXPECT_EQ(eval("bool(args['a'])", {{"a", F(0.0)}}), B(false));
+  EXPECT_EQ(eval("bool(args['a'])", {{"a", F(0.25)}}), B(true));
+  EXPECT_EQ(eval("bool(args['a'])", {{"a", None()}}), B(false));
+  EXPECT_EQ(eval("bool(args['a'])", {{"a", B(true)}}), B(true));
+  EXPECT_EQ(eval("int(args['a'])", {{"a", F(2.7)}}), I(2));
+  EXPECT_EQ(eval("int(args['a'])", {{"a", F(-2.7)}}), I(-2));
+  EXPECT_EQ(eval("int(args['a'])", {{"a", B(true)}}), I(1));
+  EXPECT_EQ(eval("int(args['a'] * 1.5)", {{"a", I(3)}}), I(4));
+  EXPECT_EQ(eval("float(args['a'])", {{"a", I(3)}}), F(3.0));
+  EXPECT_EQ(eval("float(args['a']) * 2", {{"a", B(true)}}), F(2.0));
+  EXPECT_TRUE(isBoolValued(py("bool(args['a'])")));
+  EXPECT_FALSE(isBoolValued(py("int(args['a'] > 1)")));
+  EXPECT_NE(evalError("int(args['a'])", {{"a", F(1e300)}}).find("integer overflow in 'int'"),
+            std::string::npos);
+  EXPECT_NE(evalError("int(args['a'])", {{"a", F(HUGE_VAL)}}).find("int() of inf"), std::string::npos);
+  EXPECT_NE(evalError("float(args['a'])", {{"a", None()}}).find("float() of None"), std::string::npos);
+}
+
+TEST(HeuristicExpr, PowersFollowPython) {
+  // int ** non-negative int is an exact int; a negative exponent or a float operand gives a float.
+  EXPECT_EQ(eval("2 ** 10", {}), I(1024));
+  EXPECT_EQ(eval("args['a'] ** 2", {{"a", I(-12)}}), I(144));
+  EXPECT_EQ(eval("args['a'] ** 3", {{"a", I(-2)}}), I(-8));
+  EXPECT_EQ(eval("-2 ** 2", {}), I(-4));
+  EXPECT_EQ(eval("(-2) ** 2", {}), I(4));
+  EXPECT_EQ(eval("2 ** 3 ** 2", {}), I(512));
+  EXPECT_EQ(eval("args['a'] ** 0", {{"a", I(0)}}), I(1));
+  EXPECT_EQ(eval("True ** 5", {}), I(1));
+  EXPECT_EQ(eval("2 ** -1", {}), F(0.5));
+  EXPECT_EQ(eval("2.0 ** 3", {}), F(8.0));
+  EXPECT_EQ(eval("4 ** 0.5", {}), F(2.0));
+  EXPECT_EQ(eval("2 ** 62", {}), I(std::int64_t(1) << 62));
+  EXPECT_EQ(eval("(-2) ** 63", {}), I(INT64_MIN));
+  EXPECT_NE(evalError("2 ** 63", {}).find("integer overflow in '**'"), std::string::npos);
+  EXPECT_NE(evalError("args['a'] ** 40", {{"a", I(3)}}).find("integer overflow in '**'"),
+            std::string::npos);
+  EXPECT_NE(evalError("0 ** -1", {}).find("division by zero"), std::string::npos);
+  EXPECT_NE(evalError("(-8) ** 0.5", {}).find("complex"), std::string::npos);
+  EXPECT_NE(evalError("10.0 ** 400", {}).find("float overflow in '**'"), std::string::npos);
+  EXPECT_NE(evalError("args['a'] ** 2", {{"a", None()}}).find("'**' on None"), std::string::npos);
+}
+
+TEST(HeuristicExpr, NamesReadAsValuesLeaveOutTestsAgainstNone) {
+  EXPECT_EQ(namesReadAsValues(py("args['a'] is not None and args['b'] > 1")),
+            (std::set<std::string>{"b"}));
+  EXPECT_EQ(namesReadAsValues(py("args['a'] is None or args['a'] > 1")),
+            (std::set<std::string>{"a"}));
+  EXPECT_EQ(namesReadAsValues(py("(args['a'] if args['c'] else args['b']) is None")),
+            (std::set<std::string>{"a", "b", "c"}));
 }
 
 TEST(HeuristicExpr, IntegerOverflowIsAnErrorNotUndefinedBehaviour) {
@@ -201,6 +279,82 @@ TEST(HeuristicExpr, EmitsCOverRuntimeArgumentsAndFoldsConstexprs) {
   EXPECT_EQ(helpers, (std::set<std::string>{kHeuristicNextPow2}));
   EXPECT_NE(heuristicHelperDefinition(kHeuristicNextPow2).find("static int64_t tta_next_power_of_2"),
             std::string::npos);
+}
+
+TEST(HeuristicExpr, EmitsConversionsAndPowersWithPythonTypes) {
+  std::set<std::string> helpers;
+  EXPECT_EQ(c("bool(args['n'])", &helpers), "((int64_t)n != 0)");
+  EXPECT_EQ(c("bool(args['s'])", &helpers), "((double)s != 0)");
+  EXPECT_EQ(c("bool(args['n'] > 3)", &helpers), "((int64_t)n > 3)");
+  EXPECT_EQ(c("int(args['n'])", &helpers), "(int64_t)n");
+  EXPECT_EQ(c("int(args['n'] > 3) + 1", &helpers), "((int64_t)((int64_t)n > 3) + 1)");
+  EXPECT_EQ(c("float(args['n']) > 0.5", &helpers), "((double)(int64_t)n > 0.5)");
+  EXPECT_EQ(c("bool(args['BLOCK'])", &helpers), "1");
+  EXPECT_EQ(c("int(args['BLOCK'] * 0.3)", &helpers), "38");
+  EXPECT_EQ(c("args['n'] ** 0", &helpers), "1");
+  EXPECT_EQ(c("args['n'] ** 1 > 3", &helpers), "((int64_t)n > 3)");
+  EXPECT_EQ(c("args['BLOCK'] ** 2", &helpers), "16384");
+  EXPECT_TRUE(helpers.empty()) << *helpers.begin();
+
+  EXPECT_EQ(c("args['n'] ** 2 >= 4096", &helpers), "(tta_pow_int((int64_t)n, 2) >= 4096)");
+  EXPECT_EQ(helpers, (std::set<std::string>{kHeuristicPowInt}));
+  helpers.clear();
+  EXPECT_EQ(c("args['s'] ** 2", &helpers), "tta_pow_float((double)s, 2)");
+  EXPECT_EQ(c("args['n'] ** -1", &helpers), "tta_pow_float((int64_t)n, (-1))");
+  EXPECT_EQ(c("args['n'] ** 2.0", &helpers), "tta_pow_float((int64_t)n, 2)");
+  // An int exponent read at launch may be negative (then Python's result is a float).
+  EXPECT_EQ(c("2 ** args['m'] > args['n']", &helpers), "(tta_pow_float(2, (int64_t)m) > (int64_t)n)");
+  EXPECT_EQ(helpers, (std::set<std::string>{kHeuristicPowFloat}));
+  helpers.clear();
+  EXPECT_EQ(c("int(args['s'] * 4)", &helpers), "tta_float_to_int(((double)s * 4))");
+  EXPECT_EQ(helpers, (std::set<std::string>{kHeuristicFloatToInt}));
+  for (const char *helper : {kHeuristicPowInt, kHeuristicPowFloat, kHeuristicFloatToInt})
+    EXPECT_NE(heuristicHelperDefinition(helper).find(std::string("static ") +
+                                                     (helper == kHeuristicPowFloat ? "double " : "int64_t ") +
+                                                     helper + "("),
+              std::string::npos)
+        << helper;
+
+  // Only the helpers of the text that is left: a branch folded away calls none.
+  helpers.clear();
+  EXPECT_EQ(c("triton.next_power_of_2(args['n']) if args['BLOCK'] > 1000 else args['m']", &helpers),
+            "(int64_t)m");
+  EXPECT_EQ(c("args['n'] ** 2 > 4 and False", &helpers), "0");
+  EXPECT_TRUE(helpers.empty());
+
+  for (const auto &[text, why] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"args['n'] ** 0.5", "the fractional exponent 0.5"},
+           {"args['n'] ** args['s']", "a float exponent read at launch"},
+           {"bool(args['p'])", "bool() of a pointer"},
+           {"int(args['p'])", "int() of a pointer"},
+           {"args['s'] // 2", "'//' of a float"},
+           {"args['s'] % 2", "'%' of a float"},
+           {"args['n'] < None", "'<' with None"}}) {
+    auto refused = emitHeuristicC(py(text), resolve);
+    ASSERT_FALSE(refused) << text;
+    EXPECT_NE(refused.error().message.find(why), std::string::npos)
+        << text << ": " << refused.error().message;
+  }
+}
+
+TEST(HeuristicExpr, AScalarIsNeverNoneSoItsTestsFold) {
+  // A scalar argument of the C API is never None: no comparison whose result is known (gcc
+  // and clang warn of those) and no `1 &&`.
+  EXPECT_EQ(c("args['n'] is not None"), "1");
+  EXPECT_EQ(c("args['s'] is None"), "0");
+  EXPECT_EQ(c("args['n'] is not None and args['n'] > 4"), "((int64_t)n > 4)");
+  EXPECT_EQ(c("args['s'] is None or args['n'] > 4"), "((int64_t)n > 4)");
+  EXPECT_EQ(c("args['n'] > 4 and args['s'] is not None"), "((int64_t)n > 4)");
+  EXPECT_EQ(c("args['n'] > 4 or args['s'] is not None"), "1");
+  EXPECT_EQ(c("args['p'] is not None and args['n'] is not None"), "(p != NULL)");
+  EXPECT_EQ(c("args['n'] if args['s'] is not None else 4"), "(int64_t)n");
+  EXPECT_EQ(c("args['n'] is not None and args['n']"), "((int64_t)n != 0)");
+  // A number as a truth value is compared with 0 (gcc: "'*' in boolean context").
+  EXPECT_EQ(c("args['n'] * args['m'] and args['p'] is None"),
+            "((((int64_t)n * (int64_t)m) != 0) && (p == NULL))");
+  EXPECT_EQ(c("not args['n']"), "((int64_t)n == 0)");
+  EXPECT_EQ(c("args['n'] if args['m'] else 4"), "(((int64_t)m != 0) ? (int64_t)n : 4)");
 }
 
 TEST(HeuristicExpr, EmitRefusesPointersInArithmeticAndUnknownNames) {
