@@ -69,6 +69,15 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
     meta->variant.heuristics.push_back({stringOr(h, "name"), stringOr(h, "expression"),
                                         stringOr(h, "written"), boolOr(h, "runtime", false),
                                         h.contains("value") ? h["value"] : nlohmann::json()});
+  // A heuristic computed at launch from the caller's value of the parameter it sets: the C API
+  // takes that value (of the recorded type); the kernel gets the heuristic's, compiled in.
+  for (const auto &h : job.heuristics)
+    if (const std::string type = stringOr(h, "input"); !type.empty())
+      for (ParamInfo &p : meta->params)
+        if (p.name == stringOr(h, "name") && p.kind == ParamInfo::Kind::Constexpr) {
+          p.kind = ParamInfo::Kind::HeuristicInput;
+          p.type = type;
+        }
   // A config whose shared memory exceeds the target's limit is left out for it.
   if (std::string why = refusalOfCompiled(job.target, meta->launch.shared +
                                                           meta->resources.staticShared.value_or(0));

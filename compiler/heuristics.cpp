@@ -84,8 +84,8 @@ Status addHeuristicOverride(std::string_view text, HeuristicDeclarations &into) 
     Diagnostic diag = parsed.takeError();
     diag.message = "--heuristic " + parts->first + "='" + parts->second + "': " + diag.message;
     diag.notes.push_back("write a C expression over the kernel's parameter names: && || ! ?: "
-                         "== != < <= > >= + - * / %, min, max, abs, cdiv, next_power_of_2, "
-                         "NULL");
+                         "== != < <= > >= + - * / % **, min, max, abs, bool, int, float, cdiv, "
+                         "next_power_of_2, NULL");
     return diag;
   }
   into.overrides[parts->first] = parts->second;
@@ -164,9 +164,10 @@ Expected<std::vector<KernelHeuristic>> translateHeuristics(const nlohmann::json 
       if (h.manual) {
         diag.message = "--heuristic " + h.name + ": " + parsed.error().message;
       } else {
-        diag.notes.push_back("triton-aot translates lambdas over args[\"NAME\"] with arithmetic, "
-                             "comparisons, and/or/not, conditional expressions, literals, min, "
-                             "max, abs, triton.cdiv, triton.next_power_of_2 and 'is None'");
+        diag.notes.push_back("triton-aot translates lambdas over args[\"NAME\"] with arithmetic "
+                             "(** too), comparisons, and/or/not, conditional expressions, "
+                             "literals, min, max, abs, bool, int, float, triton.cdiv, "
+                             "triton.next_power_of_2 and 'is None'");
         diag.notes.push_back("give the C expression by hand: --heuristic '" + h.name +
                              "=<C expression over parameter names>' (CMake: HEURISTIC " + h.name +
                              "=...), e.g. --heuristic '" + h.name + "=n_cols % BLOCK_N == 0'");
@@ -193,6 +194,41 @@ Expected<std::vector<KernelHeuristic>> translateHeuristics(const nlohmann::json 
   return out;
 }
 
+namespace {
+
+/// Where the signature gives parameter \p name: its entry's index, or npos.
+std::size_t entryFor(const Signature &signature, const std::vector<std::string> &names,
+                     const std::string &name) {
+  std::size_t positional = 0;
+  for (std::size_t i = 0; i < signature.entries.size(); ++i) {
+    const SignatureEntry &entry = signature.entries[i];
+    if (entry.keyword == name)
+      return i;
+    if (entry.keyword.empty()) {
+      if (positional < names.size() && names[positional] == name)
+        return i;
+      ++positional;
+    }
+  }
+  return std::string::npos;
+}
+
+/// A heuristic that reads the parameter it sets (unsloth's "GEMMA": lambda args:
+/// bool(args["GEMMA"])) normalises the caller's value: either given in the signature (a
+/// value: evaluated at build time) or passed by the caller of the C API (a type, or left out).
+struct CallerValue {
+  std::optional<HeuristicValue> value;   ///< the signature gives it: known at build time
+  std::optional<ScalarType> type;        ///< the C API takes it (launch time)
+};
+
+/// The type the C API takes a heuristic's input as when the signature leaves it out: a bool
+/// for a heuristic whose value is a bool (bool(x), x != 0), else a 64-bit integer.
+ScalarType defaultInputType(const KernelHeuristic &h) {
+  return isBoolValued(h.expr) ? ScalarType::I1 : ScalarType::I64;
+}
+
+} // namespace
+
 Expected<std::vector<HeuristicAssignment>>
 expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &heuristics,
                  const HeuristicDeclarations &declared, const nlohmann::json &describe,
@@ -200,27 +236,61 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   if (heuristics.empty())
     return std::vector<HeuristicAssignment>{{resolved, nlohmann::json::array()}};
   const std::vector<std::string> names = paramNames(describe);
-  // The signature must leave the heuristics' parameters out: Triton's launch overwrites them.
-  std::size_t positional = 0;
-  for (const SignatureEntry &entry : resolved.entries)
-    positional += entry.keyword.empty() ? 1 : 0;
+  // The signature must leave the heuristics' parameters out (Triton's launch overwrites them),
+  // except one a heuristic reads: the caller's value, which the heuristic normalises.
   Signature trial = resolved;
+  std::map<std::string, CallerValue> inputs;
   for (const KernelHeuristic &h : heuristics) {
-    std::size_t index = static_cast<std::size_t>(std::find(names.begin(), names.end(), h.name) - names.begin());
-    bool byName = std::any_of(resolved.entries.begin(), resolved.entries.end(),
-                              [&](const SignatureEntry &e) { return e.keyword == h.name; });
-    if (byName || index < positional) {
-      Diagnostic diag = usage("the signature gives '" + h.name + "', which @triton.heuristics of '" +
-                              function + "' sets: leave it out of the signature (give the " +
-                              "parameters after it by name)");
+    const bool readsItself = h.expr.names.count(h.name) > 0;
+    const std::size_t at = entryFor(resolved, names, h.name);
+    auto locate = [&](Diagnostic diag) {
+      diag.file = shownPath(h.file.empty() ? file : h.file);
+      diag.line = h.line;
       diag.notes.push_back("signature: " + resolved.text);
       return diag;
-    }
+    };
+    if (at != std::string::npos && !readsItself)
+      return locate(usage("the signature gives '" + h.name + "', which @triton.heuristics of '" +
+                          function + "' sets: leave it out of the signature (give the " +
+                          "parameters after it by name)"));
     SignatureEntry placeholder;
     placeholder.kind = SignatureEntry::Kind::Constexpr;
     placeholder.keyword = h.name;
     placeholder.text = h.name + "=0";
-    trial.entries.push_back(placeholder);
+    if (!readsItself) {
+      trial.entries.push_back(placeholder);
+      continue;
+    }
+    CallerValue &input = inputs[h.name];
+    if (at == std::string::npos) {
+      input.type = defaultInputType(h);
+      trial.entries.push_back(placeholder);
+      continue;
+    }
+    const SignatureEntry &given = resolved.entries[at];
+    const std::string what = "the signature gives '" + h.name + "' as '" + given.text + "'; " +
+                             "@triton.heuristics of '" + function + "' computes it from the " +
+                             "caller's value (" + h.written + ")";
+    if (given.kind == SignatureEntry::Kind::Constexpr) {
+      input.value = fromConstexpr(given.value);
+      if (!input.value)
+        return locate(usage(what + ", which cannot be a string or a dtype"));
+    } else if (given.kind == SignatureEntry::Kind::Scalar) {
+      if (given.hint != 0)
+        return locate(usage(what + ": a hint (:" + std::to_string(given.hint) +
+                            ") means nothing for it; give the type alone ('" +
+                            std::string(typeInfo(given.type).name) + "')"));
+      if (given.type == ScalarType::FP16 || given.type == ScalarType::BF16)
+        return locate(usage(what + ": C has no arithmetic on " +
+                            std::string(typeInfo(given.type).name) + "; take it as fp32"));
+      input.type = given.type;
+    } else {
+      return locate(usage(what + ": give a value (compiled in) or a scalar type (the C API "
+                          "takes it), or leave it out (the C API takes it as " +
+                          std::string(typeInfo(defaultInputType(h)).name) + ")"));
+    }
+    placeholder.keyword = given.keyword;
+    trial.entries[at] = placeholder;
   }
   auto complete = completeSignature(trial, describe, function, file);
   if (!complete)
@@ -228,6 +298,7 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
 
   std::map<std::string, HeuristicValue> constants;
   std::set<std::string> runtime;
+  std::set<std::string> pointers;   // runtime arguments that may be NULL (None)
   std::set<std::string> heuristicNames;
   for (const KernelHeuristic &h : heuristics)
     heuristicNames.insert(h.name);
@@ -240,6 +311,8 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
         constants[names[i]] = *v;
     } else {
       runtime.insert(names[i]);   // ":1" scalars too: the caller passes them
+      if (entry.kind != SignatureEntry::Kind::Scalar)
+        pointers.insert(names[i]);
     }
   }
 
@@ -249,35 +322,60 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   };
   std::vector<Branch> branches(1);
   std::set<std::string> varying;   // heuristics whose value the dispatcher decides
+  // A scalar argument is never None: one read only in tests against None needs no value.
+  const HeuristicValue notNone{HeuristicValue::Kind::Int, 0, 0};
   for (const KernelHeuristic &h : heuristics) {
     auto locate = [&](Diagnostic diag) {
       diag.file = shownPath(h.file.empty() ? file : h.file);
       diag.line = h.line;
       return diag;
     };
+    const std::set<std::string> values = namesReadAsValues(h.expr);
+    const auto input = inputs.find(h.name);
+    std::map<std::string, HeuristicValue> known;   // what this heuristic reads beyond the branch
+    std::vector<std::string> read;                 // the runtime arguments it reads
     bool readsRuntime = false;   // a runtime argument: variants per value
     bool varies = false;         // or a heuristic that has them: differs within a config
     for (const std::string &used : h.expr.names) {
-      if (runtime.count(used))
-        readsRuntime = true;
-      else if (varying.count(used))
+      if (input != inputs.end() && used == h.name) {   // the caller's value
+        if (input->second.value) {
+          known[used] = *input->second.value;
+        } else if (values.count(used)) {
+          readsRuntime = true;
+          read.push_back(used);
+        } else {
+          known[used] = notNone;
+        }
+      } else if (runtime.count(used)) {
+        if (values.count(used) || pointers.count(used)) {
+          readsRuntime = true;
+          read.push_back(used);
+        } else {
+          known[used] = notNone;
+        }
+      } else if (varying.count(used)) {
         varies = true;
-      else if (heuristicNames.count(used) && !branches[0].assigned.count(used))
+      } else if (heuristicNames.count(used) && !branches[0].assigned.count(used)) {
         return locate(usage("heuristic '" + h.name + "' of '" + function + "' reads '" + used +
                             "', which a later heuristic sets (Triton evaluates them outer "
                             "decorator first, each dict in order)"));
+      }
     }
     nlohmann::json base = {{"name", h.name},
                            {"expression", formatHeuristic(h.expr)},
                            {"written", h.written},
                            {"runtime", readsRuntime || varies}};
+    if (input != inputs.end() && input->second.type && readsRuntime &&
+        std::find(read.begin(), read.end(), h.name) != read.end())
+      base["input"] = std::string(typeInfo(*input->second.type).name);
     if (readsRuntime || varies)
       varying.insert(h.name);
     std::vector<Branch> next;
     for (Branch &branch : branches) {
       if (!readsRuntime) {
-        std::map<std::string, HeuristicValue> env = constants;
+        std::map<std::string, HeuristicValue> env = known;
         env.insert(branch.assigned.begin(), branch.assigned.end());
+        env.insert(constants.begin(), constants.end());
         auto value = evaluateHeuristic(h.expr, env);
         if (!value)
           return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
@@ -289,17 +387,13 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
         next.push_back(std::move(branch));
         continue;
       }
-      std::vector<HeuristicValue> values;
+      std::vector<HeuristicValue> choices;
       if (isBoolValued(h.expr)) {
-        values = {{HeuristicValue::Kind::Bool, 1, 0}, {HeuristicValue::Kind::Bool, 0, 0}};
+        choices = {{HeuristicValue::Kind::Bool, 1, 0}, {HeuristicValue::Kind::Bool, 0, 0}};
       } else if (auto listed = declared.values.find(h.name); listed != declared.values.end()) {
         for (std::int64_t v : listed->second)
-          values.push_back({HeuristicValue::Kind::Int, v, 0});
+          choices.push_back({HeuristicValue::Kind::Int, v, 0});
       } else {
-        std::vector<std::string> read;
-        for (const std::string &used : h.expr.names)
-          if (runtime.count(used))
-            read.push_back(used);
         Diagnostic diag = locate(usage(
             "heuristic '" + h.name + "' of '" + function + "' (" + h.written +
             ") computes an integer from runtime arguments (" + joinNames(read) +
@@ -309,7 +403,7 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
                              "is not listed fails with TRITON_AOT_ERROR_INVALID_ARGUMENT");
         return diag;
       }
-      for (const HeuristicValue &v : values) {
+      for (const HeuristicValue &v : choices) {
         Branch split = branch;
         split.assigned[h.name] = v;
         nlohmann::json item = base;
@@ -328,8 +422,15 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
     for (const KernelHeuristic &h : heuristics) {
       SignatureEntry entry;
       entry.kind = SignatureEntry::Kind::Constexpr;
-      entry.keyword = h.name;
       entry.value = toConstexpr(branch.assigned.at(h.name));
+      // The caller's entry (value or type) becomes the compiled-in value, where it stood.
+      if (const std::size_t at = entryFor(resolved, names, h.name); at != std::string::npos) {
+        entry.keyword = resolved.entries[at].keyword;
+        entry.text = (entry.keyword.empty() ? "" : h.name + "=") + entry.value.text;
+        a.signature.entries[at] = entry;
+        continue;
+      }
+      entry.keyword = h.name;
       entry.text = h.name + "=" + entry.value.text;
       a.signature.entries.push_back(entry);
     }

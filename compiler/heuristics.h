@@ -58,7 +58,12 @@ struct HeuristicAssignment {
 /// The variants \p resolved (a job's signature, constexpr names resolved) becomes: every
 /// heuristic that reads only constexprs (and heuristics already decided) is evaluated; a bool
 /// over runtime arguments doubles the variants, an integer one multiplies them by its declared
-/// values. Errors: the signature sets a heuristic's parameter; an integer heuristic over
+/// values. A runtime scalar read only against None is never None (decided here). A heuristic
+/// that reads the parameter it sets normalises the caller's value: the signature's (a value:
+/// evaluated here), or one the C API takes (the signature gives a type, or leaves it out: i1
+/// for a bool heuristic, else i64), recorded as "input" (its type) in the record. Errors: the
+/// signature sets a heuristic's parameter that the heuristic does not read, or gives such a
+/// caller's value as a pointer, string, hinted or fp16/bf16 scalar; an integer heuristic over
 /// runtime arguments without declared values; an evaluation error (division by zero).
 Expected<std::vector<HeuristicAssignment>>
 expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &heuristics,

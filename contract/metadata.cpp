@@ -1,5 +1,7 @@
 #include "contract/metadata.h"
 
+#include "contract/types.h"
+
 #include <algorithm>
 #include <climits>
 #include <set>
@@ -18,6 +20,8 @@ const char *paramKindName(ParamInfo::Kind kind) {
     return "constexpr";
   case ParamInfo::Kind::SpecializedToOne:
     return "specialized_to_one";
+  case ParamInfo::Kind::HeuristicInput:
+    return "heuristic_input";
   case ParamInfo::Kind::TensorDesc:
     return "tensordesc";
   case ParamInfo::Kind::TensorDescShape:
@@ -37,13 +41,15 @@ namespace {
 constexpr ParamInfo::Kind kParamKinds[] = {
     ParamInfo::Kind::Pointer,          ParamInfo::Kind::Scalar,
     ParamInfo::Kind::Constexpr,        ParamInfo::Kind::SpecializedToOne,
-    ParamInfo::Kind::TensorDesc,       ParamInfo::Kind::TensorDescShape,
-    ParamInfo::Kind::TensorDescStride, ParamInfo::Kind::GlobalScratch,
-    ParamInfo::Kind::ProfileScratch};
+    ParamInfo::Kind::HeuristicInput,   ParamInfo::Kind::TensorDesc,
+    ParamInfo::Kind::TensorDescShape,  ParamInfo::Kind::TensorDescStride,
+    ParamInfo::Kind::GlobalScratch,    ParamInfo::Kind::ProfileScratch};
 
-/// Constexpr and ":1" parameters are compiled in: they carry a value and take no argument slot.
+/// Constexpr, ":1" and heuristic-input parameters are compiled in: they carry a value and take
+/// no argument slot.
 bool isCompiledIn(ParamInfo::Kind kind) {
-  return kind == ParamInfo::Kind::Constexpr || kind == ParamInfo::Kind::SpecializedToOne;
+  return kind == ParamInfo::Kind::Constexpr || kind == ParamInfo::Kind::SpecializedToOne ||
+         kind == ParamInfo::Kind::HeuristicInput;
 }
 
 bool isTrailing(ParamInfo::Kind kind) {
@@ -394,8 +400,8 @@ ParamInfo readParam(const ObjectReader &obj) {
   param.name = obj.string("name");
   std::string kind = readChoice(obj, "kind",
                                 {"pointer", "scalar", "constexpr", "specialized_to_one",
-                                 "tensordesc", "tensordesc_shape", "tensordesc_stride",
-                                 "global_scratch", "profile_scratch"});
+                                 "heuristic_input", "tensordesc", "tensordesc_shape",
+                                 "tensordesc_stride", "global_scratch", "profile_scratch"});
   for (ParamInfo::Kind candidate : kParamKinds)
     if (kind == paramKindName(candidate))
       param.kind = candidate;
@@ -414,6 +420,14 @@ ParamInfo readParam(const ObjectReader &obj) {
     if (param.kind == ParamInfo::Kind::SpecializedToOne && param.value != 1)
       fail(obj.path("value"), "a specialized_to_one parameter has the value 1, got " +
                                   show(param.value));
+  }
+  if (param.kind == ParamInfo::Kind::HeuristicInput) {
+    // The generated C computes the heuristic from it: a scalar C has arithmetic on.
+    auto scalar = parseScalarType(param.type);
+    if (!scalar || !typeInfo(*scalar).scalarAllowed || *scalar == ScalarType::FP16 ||
+        *scalar == ScalarType::BF16)
+      fail(obj.path("type"), "a heuristic_input parameter takes a scalar type C computes with "
+                             "(i1, i8 ... i64, u8 ... u64, fp32, fp64), got " + show(param.type));
   }
   if (param.kind == ParamInfo::Kind::TensorDesc) {
     const ObjectReader t = obj.object("tensordesc");
@@ -595,6 +609,17 @@ KernelMetadata readMetadata(const json &root) {
   readTarget(top.object("target"), meta);
   readVariant(top.object("variant"), meta.variant);
   readParams(top.array("params"), meta.params);
+  // The caller's value of a heuristic_input parameter means something only to the heuristic
+  // that computes the parameter at launch.
+  for (std::size_t i = 0; i < meta.params.size(); ++i)
+    if (meta.params[i].kind == ParamInfo::Kind::HeuristicInput &&
+        std::none_of(meta.variant.heuristics.begin(), meta.variant.heuristics.end(),
+                     [&](const HeuristicRecord &h) {
+                       return h.name == meta.params[i].name && h.runtime;
+                     }))
+      fail(indexPath("params", i) + ".kind",
+           "heuristic_input '" + meta.params[i].name + "' has no runtime heuristic setting it "
+           "in variant.heuristics");
   readLaunch(top.object("launch"), meta.target, meta.launch);
 
   // Absent (or null): the caller passes the grid.

@@ -42,6 +42,9 @@ struct ParamInfo {
     Scalar,           ///< runtime scalar, passed at its exact width
     Constexpr,        ///< compiled in; not passed
     SpecializedToOne, ///< declared ":1": compiled in as 1, not passed; the caller must pass 1
+    HeuristicInput,   ///< a constexpr a @triton.heuristics value computes from the caller's
+                      ///< value: the C API takes it (type), the heuristic's value is compiled
+                      ///< in (value); not passed
     TensorDesc,       ///< host tensor descriptor: its 128-byte CUtensorMap, encoded per launch
     TensorDescShape,  ///< the i32 shape arguments that follow a TensorDesc, one per dimension
     TensorDescStride, ///< then its i64 strides (elements), one per dimension
@@ -53,7 +56,7 @@ struct ParamInfo {
   std::string type;          ///< Triton type: "*fp32", "i32", "fp16"; "constexpr" for constexprs
   std::size_t size = 0;      ///< bytes in the launch argument buffer; 0 when not passed
   int hint = 0;              ///< 0, 16 or 1 as declared
-  nlohmann::json value;      ///< Constexpr / SpecializedToOne: the value (JSON number, bool, string, null)
+  nlohmann::json value;      ///< Constexpr / SpecializedToOne / HeuristicInput: the value (JSON number, bool, string, null)
   std::string valueText;     ///< the value in signature syntax ("1024", "tl.float16", "'ieee'")
   std::optional<TensorDescInfo> tensordesc;  ///< TensorDesc only
   bool operator==(const ParamInfo &) const = default;

@@ -64,8 +64,10 @@ gridNames(const Kernel &kernel, const KernelPlan &plan, const KernelConfig *conf
   if (config)
     for (const auto &[name, value] : config->constexprs)
       names[name] = constexprLiteral(value).value_or("tta_constexpr_" + name + "_is_not_a_number");
+  // A heuristic input is the caller's value; the grid reads the value computed from it (the
+  // variant's constexpr: a grid that names it is computed per variant).
   for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
-    if (!isTensorPart(kernel.cParams[p]))   // no grid names them (checkGridNames)
+    if (!isTensorPart(kernel.cParams[p]) && !kernel.cParams[p].heuristicInput)   // no grid names them (checkGridNames)
       names[kernel.cParams[p].name] = "(int64_t)" + plan.params[p];
   return names;
 }
@@ -229,7 +231,7 @@ private:
         values.push_back("NULL");   // the runtime points these at tta_storage
       else if (entry.passed[p])
         values.push_back("&" + kp_.params[p]);
-      else
+      else if (!kernel_.cParams[p].heuristicInput)   // never passed
         omitted += (omitted.empty() ? "" : ", ") + kernel_.cParams[p].name + " == 1";
     }
     if (split)
@@ -328,7 +330,7 @@ private:
       return {};
     if (constant) {
       std::map<std::string, HeuristicValue> known;
-      auto resolve = heuristicResolver(kernel_, {}, constexprs);
+      auto resolve = heuristicResolver(kernel_, {}, constexprs, h.name);
       bool all = true;
       for (const std::string &name : expr->names) {
         auto b = resolve(name);
@@ -340,7 +342,7 @@ private:
         if (auto v = evaluateHeuristic(*expr, known))
           *constant = *v;
     }
-    auto text = emitHeuristicC(*expr, heuristicResolver(kernel_, kp_.params, constexprs),
+    auto text = emitHeuristicC(*expr, heuristicResolver(kernel_, kp_.params, constexprs, h.name),
                                &used_.heuristicHelpers);
     return text ? *text : std::string();
   }

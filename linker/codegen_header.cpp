@@ -75,6 +75,16 @@ std::string configText(const KernelConfig &config) {
   return out;
 }
 
+/// The C expression of the heuristic that sets \p name ("bool(GEMMA)").
+std::string heuristicExpression(const Kernel &kernel, const std::string &name) {
+  for (const KernelConfig &config : kernel.configs)
+    for (const HintVariant &variant : config.variants)
+      for (const HeuristicRecord &h : variant.heuristics)
+        if (h.name == name)
+          return h.expression;
+  return name;   // unreachable: the metadata reader requires the heuristic
+}
+
 void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPlan &plan) {
   std::vector<std::string> lines;
   lines.push_back(kernel.name + ": @triton.jit " + kernel.function + " in " + kernel.source);
@@ -93,6 +103,9 @@ void writeKernelComment(std::ostream &out, const Kernel &kernel, const KernelPla
       line += " " + param.tensor + ".shape[" + dim + "], elements";
     else if (param.tensorPart == CParam::TensorPart::Stride)
       line += " " + param.tensor + ".strides[" + dim + "], elements (innermost: 1)";
+    else if (param.heuristicInput)
+      line += " (" + param.name + " = " + heuristicExpression(kernel, param.name) +
+              " by @triton.heuristics picks the variant)";
     else if (plan.params[p] != param.name)
       line += " (the kernel's " + param.name + ")";
     lines.push_back(line);

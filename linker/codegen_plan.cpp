@@ -110,7 +110,7 @@ CodegenPlan planCodegen(const Library &library) {
         const std::vector<int> &hints = kernel.configs[c].variants[v].hints;
         std::vector<bool> passed(kernel.cParams.size(), true);
         for (std::size_t p = 0; p < passed.size() && p < hints.size(); ++p)
-          passed[p] = hints[p] != 1;
+          passed[p] = hints[p] != 1 && !kernel.cParams[p].heuristicInput;
         std::size_t e = 0;
         while (e < kp.entries.size() && plan.entries[kp.entries[e]].passed != passed)
           ++e;

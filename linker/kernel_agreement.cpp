@@ -19,6 +19,7 @@ ParamClass classOf(ParamInfo::Kind kind) {
     return ParamClass::Pointer;
   case ParamInfo::Kind::Scalar:
   case ParamInfo::Kind::SpecializedToOne:
+  case ParamInfo::Kind::HeuristicInput:
     return ParamClass::Scalar;
   case ParamInfo::Kind::Constexpr:
     return ParamClass::Constexpr;
@@ -116,7 +117,8 @@ Status checkSameKernel(const ReadVariant &first, const ReadVariant &other) {
       continue;
     }
     if (p.kind != q.kind &&
-        (p.kind == ParamInfo::Kind::TensorDesc || q.kind == ParamInfo::Kind::TensorDesc))
+        (p.kind == ParamInfo::Kind::TensorDesc || q.kind == ParamInfo::Kind::TensorDesc ||
+         p.kind == ParamInfo::Kind::HeuristicInput || q.kind == ParamInfo::Kind::HeuristicInput))
       return errorIn(other.file, where + ", '" + p.name + "', is a " + paramKindName(p.kind) +
                                      " here but a " + paramKindName(q.kind) + there + fix);
     if (pc != ParamClass::Constexpr && p.type != q.type)

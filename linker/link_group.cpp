@@ -1,6 +1,7 @@
 #include "linker/link_group.h"
 
 #include "contract/grid.h"
+#include "contract/types.h"
 #include "linker/c_names.h"
 #include "linker/kernel_agreement.h"
 #include "linker/link_input.h"
@@ -149,7 +150,8 @@ private:
         continue;
       const ReadVariant *runtime = nullptr;
       for (const ReadVariant *v : variants_)
-        if (isRuntime(v->meta.params[i].kind)) {
+        if (isRuntime(v->meta.params[i].kind) ||
+            v->meta.params[i].kind == ParamInfo::Kind::HeuristicInput) {
           runtime = v;
           break;
         }
@@ -164,6 +166,10 @@ private:
       param.cType = cTypeOf(p.type);
       param.size = runtime->meta.params[i].size;
       param.kernelIndex = i;
+      // Every variant agrees on the kind (checkSameKernel); the C function takes it at its width.
+      param.heuristicInput = p.kind == ParamInfo::Kind::HeuristicInput;
+      if (auto scalar = parseScalarType(p.type); param.heuristicInput && scalar)
+        param.size = typeInfo(*scalar).size;
       if (param.cType.empty())
         return errorIn(runtime->file, "parameter '" + p.name + "' of kernel '" + kernel_.name +
                                           "' has type '" + p.type +
@@ -296,7 +302,8 @@ private:
     for (const CParam &c : kernel_.cParams)
       cNames.push_back(c.cName);
     Expected<std::string> emitted =
-        expr ? emitHeuristicC(*expr, heuristicResolver(kernel_, cNames, v.meta.variant.constexprs))
+        expr ? emitHeuristicC(*expr, heuristicResolver(kernel_, cNames, v.meta.variant.constexprs,
+                                                       h.name))
              : Expected<std::string>(expr.takeError());
     if (!emitted)
       return errorIn(v.file, "heuristic '" + h.name + "' of kernel '" + kernel_.name + "' (" +
@@ -613,13 +620,16 @@ Status checkGeneratedNames(const Library &library,
 } // namespace
 
 HeuristicResolver heuristicResolver(const Kernel &kernel, std::vector<std::string> cNames,
-                                    std::map<std::string, nlohmann::json> constexprs) {
+                                    std::map<std::string, nlohmann::json> constexprs,
+                                    std::string heuristic) {
   std::vector<CParam> params = kernel.cParams;
-  return [params, cNames = std::move(cNames),
-          constexprs = std::move(constexprs)](const std::string &name)
+  return [params, cNames = std::move(cNames), constexprs = std::move(constexprs),
+          heuristic = std::move(heuristic)](const std::string &name)
              -> std::optional<HeuristicBinding> {
     for (std::size_t i = 0; i < params.size() && i < cNames.size(); ++i) {
-      if (params[i].name != name)
+      // The caller's value of a heuristic's parameter is read by that heuristic only: any
+      // other expression reads the value the heuristic computed (the variant's constexpr).
+      if (params[i].name != name || (params[i].heuristicInput && name != heuristic))
         continue;
       const std::string &type = params[i].tritonType;
       HeuristicBinding b;
@@ -634,6 +644,10 @@ HeuristicResolver heuristicResolver(const Kernel &kernel, std::vector<std::strin
         b.kind = HeuristicBinding::Kind::Int;
       return b;
     }
+    if (name == heuristic &&
+        std::any_of(params.begin(), params.end(),
+                    [&](const CParam &p) { return p.heuristicInput && p.name == name; }))
+      return std::nullopt;   // the caller's value: known only at launch
     auto it = constexprs.find(name);
     if (it == constexprs.end())
       return std::nullopt;

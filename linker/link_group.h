@@ -55,9 +55,12 @@ Status groupVariants(const std::vector<ReadVariant> &variants, Library &library,
 /// "x_ptr:16, n:1", or \p none for the generic variant: for messages, --inspect and the
 /// comments of generated code (which separate with " " and say "generic").
 /// Names in a heuristic, for generated C: the kernel's C parameters (\p cNames, parallel to
-/// kernel.cParams: the C variables holding them), else constants from \p constexprs.
+/// kernel.cParams: the C variables holding them), else constants from \p constexprs. A
+/// heuristic input (CParam::heuristicInput) is the C parameter only in the expression of
+/// \p heuristic, the one that sets it; elsewhere it is the constexpr it computed.
 HeuristicResolver heuristicResolver(const Kernel &kernel, std::vector<std::string> cNames,
-                                    std::map<std::string, nlohmann::json> constexprs);
+                                    std::map<std::string, nlohmann::json> constexprs,
+                                    std::string heuristic = {});
 
 std::string hintsText(const std::vector<CParam> &params, const std::vector<int> &hints,
                       const std::string &separator = ", ", const std::string &none = "no hints");

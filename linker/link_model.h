@@ -32,6 +32,10 @@ struct CParam {
   TensorPart tensorPart = TensorPart::None;
   std::string tensor{};         ///< the descriptor's parameter name (tensorPart != None)
   int dim = 0;                  ///< Shape / Stride: the dimension, outermost first
+  /// The caller's value of a constexpr a @triton.heuristics value computes from it (metadata
+  /// kind heuristic_input): the dispatcher computes the heuristic to pick the variant; it is
+  /// never passed to the kernel, which has the heuristic's value compiled in.
+  bool heuristicInput = false;
 };
 
 /// An embedded image, shared between functions when the bytes are identical.

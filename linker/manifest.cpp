@@ -102,6 +102,8 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
       param["tensordesc"] = p.tensor;
     if (p.tensorPart == CParam::TensorPart::Shape || p.tensorPart == CParam::TensorPart::Stride)
       param["dim"] = p.dim;
+    if (p.heuristicInput)
+      param["heuristic_input"] = true;
     params.push_back(std::move(param));
   }
   json constexprParams = json::array();

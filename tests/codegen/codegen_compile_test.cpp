@@ -68,16 +68,22 @@ std::set<std::string> exportedSymbols(const fs::path &sharedLibrary) {
   return names;
 }
 
+/// The test library called \p name (test_libraries.h); any other name: an empty one.
+Library libraryNamed(const std::string &name) {
+  return name == "mk"     ? vectorAddLibrary()
+         : name == "edge" ? edgeLibrary()
+         : name == "td"   ? tensorDescLibrary()
+         : name == "heur" ? heuristicFormsLibrary()
+                          : makeLibrary(name);
+}
+
 class GeneratedC : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(GeneratedC, CompilesWithoutWarningsUnderGccAndClang) {
   const TestDirectory scratch;
   const fs::path &dir = scratch.path();
   const std::string name = GetParam();
-  const Library library = name == "mk"     ? vectorAddLibrary()
-                          : name == "edge" ? edgeLibrary()
-                          : name == "td"   ? tensorDescLibrary()
-                                           : makeLibrary(name);
+  const Library library = libraryNamed(name);
   writeLibrary(library, dir);
   for (const Compiler &compiler : kCompilers) {
     SCOPED_TRACE(compiler.name);
@@ -119,10 +125,7 @@ TEST_P(GeneratedC, SharedLibraryExportsExactlyTheDocumentedApi) {
   const TestDirectory scratch;
   const fs::path &dir = scratch.path();
   const std::string name = GetParam();
-  const Library library = name == "mk"     ? vectorAddLibrary()
-                          : name == "edge" ? edgeLibrary()
-                          : name == "td"   ? tensorDescLibrary()
-                                           : makeLibrary(name);
+  const Library library = libraryNamed(name);
   writeLibrary(library, dir);
   ASSERT_EQ(compileLibrary(TTA_RUNTIME_C_COMPILER, dir, name, "build"), "");
   const fs::path so = dir / ("lib" + name + ".so");
@@ -136,7 +139,7 @@ TEST_P(GeneratedC, SharedLibraryExportsExactlyTheDocumentedApi) {
 
 // "empty" has no kernels: no empty arrays (invalid C), only the library-wide API.
 INSTANTIATE_TEST_SUITE_P(Libraries, GeneratedC,
-                         ::testing::Values("mk", "edge", "td", "empty"));
+                         ::testing::Values("mk", "edge", "td", "heur", "empty"));
 
 /// main.c using both "mk" (prefix mk) and "other" (prefix oth): the same kernel, twice.
 constexpr const char *kTwoLibrariesMain = R"C(#include "mk.h"

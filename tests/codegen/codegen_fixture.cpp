@@ -114,6 +114,16 @@ KernelBuilder &KernelBuilder::oneParam(const std::string &name) {
   return *this;
 }
 
+KernelBuilder &KernelBuilder::heuristicInput(const std::string &name,
+                                             const std::string &tritonType) {
+  param(name, tritonType);
+  kernel_.cParams.back().heuristicInput = true;
+  ParamInfo &info = kernel_.params.back();
+  info.kind = ParamInfo::Kind::HeuristicInput;
+  info.size = 0;
+  return *this;
+}
+
 KernelBuilder &KernelBuilder::grid(std::string x, std::string y, std::string z) {
   kernel_.grid = std::array<std::string, 3>{std::move(x), std::move(y), std::move(z)};
   return *this;
@@ -163,6 +173,26 @@ KernelBuilder &KernelBuilder::config(const std::string &name, nlohmann::json con
     config.variants.push_back(variant);
   }
   kernel_.configs.push_back(config);
+  return *this;
+}
+
+KernelBuilder &
+KernelBuilder::heuristicConfig(const std::string &name, nlohmann::json constexprs,
+                               const std::vector<std::pair<std::string, std::string>> &heuristics,
+                               const std::vector<std::vector<nlohmann::json>> &values) {
+  config(name, constexprs, {});
+  KernelConfig &config = kernel_.configs.back();
+  for (const std::vector<nlohmann::json> &row : values) {
+    HintVariant variant;
+    variant.hints.assign(kernel_.cParams.size(), 0);
+    variant.constexprs = config.constexprs;
+    for (std::size_t h = 0; h < heuristics.size() && h < row.size(); ++h) {
+      const auto &[heuristic, expression] = heuristics[h];
+      variant.heuristics.push_back({heuristic, expression, expression, true, row[h]});
+      variant.constexprs[heuristic] = row[h];
+    }
+    config.variants.push_back(variant);
+  }
   return *this;
 }
 

@@ -32,6 +32,9 @@ public:
   KernelBuilder &constexprParam(const std::string &name);
   /// A parameter declared ":1" in every variant (not in the C API).
   KernelBuilder &oneParam(const std::string &name);
+  /// The caller's value of a constexpr that a @triton.heuristics value computes from it
+  /// (metadata kind heuristic_input): in the C API as \p tritonType, never passed to the kernel.
+  KernelBuilder &heuristicInput(const std::string &name, const std::string &tritonType);
   KernelBuilder &grid(std::string x, std::string y = "1", std::string z = "1");
   /// No grid expressions: the caller passes grid_x, grid_y, grid_z.
   KernelBuilder &callerGrid();
@@ -41,6 +44,12 @@ public:
   /// {"x:16", "n:1"}; {} is the generic variant), in the order the model keeps them.
   KernelBuilder &config(const std::string &name, nlohmann::json constexprs,
                         std::vector<std::vector<std::string>> variants = {{}});
+  /// A config whose variants differ in @triton.heuristics values the dispatcher tests at
+  /// launch: \p heuristics are (name, C expression); each of \p values gives one variant's
+  /// values of them, in order (no hints).
+  KernelBuilder &heuristicConfig(const std::string &name, nlohmann::json constexprs,
+                                 const std::vector<std::pair<std::string, std::string>> &heuristics,
+                                 const std::vector<std::vector<nlohmann::json>> &values);
   /// Fills images into \p library and appends the kernel.
   void addTo(Library &library);
 

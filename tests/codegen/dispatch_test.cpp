@@ -159,6 +159,7 @@ protected:
                                            : which == "td"    ? tensorDescLibrary()
                                            : which == "tuned" ? tunedLibrary(dir)
                                            : which == "tdt"   ? tunedTensorDescLibrary(dir)
+                                           : which == "heur"  ? heuristicFormsLibrary()
                                                               : edgeLibrary(),
                                            compiler, dir);
     }
@@ -697,6 +698,47 @@ TEST_P(Dispatch, LibraryWideFunctionsForwardToTheRuntime) {
   lib.symbol<void (*)(const triton_aot_allocator *)>("edge_set_allocator")(nullptr);
   EXPECT_EQ(state.allocator, nullptr);
   EXPECT_EQ(state.allocator_calls, 2);
+}
+
+using FormsFn = triton_aot_status (*)(void *, const void *, std::int64_t, std::int32_t, float,
+                                      std::int32_t);
+
+TEST_P(Dispatch, HeuristicsComputedAtLaunchPickTheVariantOfTheirValues) {
+  FakeLibrary &lib = load("heur");
+  ASSERT_EQ(lib.error(), "");
+  auto forms = lib.symbol<FormsFn>("heur_forms");
+  struct Case {
+    const char *what;
+    std::int64_t n;
+    std::int32_t k;
+    float s;
+    std::int32_t flag;
+    bool wide, odd, shaped;
+  };
+  const Case cases[] = {
+      // n ** 2 reaches 2 ** 20; int(3.0) is odd but n * k is 0; next_power_of_2(1024) != 64
+      {"wide", 1024, 0, 0.75f, 1, true, false, false},
+      // 2 ** 3 is not below 0.75; int(3.0) odd and n * k != 0; next_power_of_2(64) == 64
+      {"odd shaped", 64, 3, 0.75f, 0, false, true, true},
+      // 2 ** -2 (0.25, a float) is below 0.5; int(2.0) even; any non-zero FLAG is True
+      {"negative exponent", 50, -2, 0.5f, 7, true, false, true},
+      // int(1.6) is 1 (toward zero), odd, but n * k is 0
+      {"none", 2, 0, 0.4f, 0, false, false, false},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    fake_runtime &state = lib.reset({8, 8, 4, 4});
+    EXPECT_EQ(forms(kStream, kAligned, c.n, c.k, c.s, c.flag), TRITON_AOT_SUCCESS);
+    ASSERT_EQ(state.launches, 1);
+    // True before False, FLAG outermost (heuristicFormsLibrary).
+    const std::uint32_t variant = (c.flag ? 0u : 8u) + (c.wide ? 0u : 4u) + (c.odd ? 0u : 2u) +
+                                  (c.shaped ? 0u : 1u);
+    EXPECT_EQ(state.variant, variant);
+    // FLAG picks the variant; the kernel gets its value compiled in, not the argument.
+    EXPECT_EQ(state.arg_count, 4u);
+    EXPECT_EQ(recorded(state, 1, 8), bytesOf(c.n));
+    EXPECT_EQ(recorded(state, 3, 4), bytesOf(c.s));
+  }
 }
 
 TEST_P(Dispatch, TablesDescribeTheModelAndPointIntoTheBlob) {

@@ -26,6 +26,29 @@ Library vectorAddLibrary(const std::string &name, const std::string &prefix) {
   return library;
 }
 
+Library heuristicFormsLibrary(const std::string &name) {
+  Library library = makeLibrary(name);
+  const std::vector<std::pair<std::string, std::string>> heuristics = {
+      {"FLAG", "bool(FLAG)"},
+      {"WIDE", "n ** 2 >= 1048576 || 2 ** k < s"},
+      {"ODD", "int(s * 4) % 2 == 1 && n * k"},
+      {"SHAPED", "next_power_of_2(n) == BLOCK && s != NULL"}};
+  std::vector<std::vector<nlohmann::json>> values;
+  for (int bits = 0; bits < 16; ++bits)
+    values.push_back({(bits & 8) == 0, (bits & 4) == 0, (bits & 2) == 0, (bits & 1) == 0});
+  KernelBuilder("forms")
+      .param("x", "*fp32")
+      .param("n", "i64")
+      .param("k", "i32")
+      .param("s", "fp32")
+      .heuristicInput("FLAG", "i32")
+      .constexprParam("BLOCK")
+      .target("cuda:80")
+      .heuristicConfig("c", {{"BLOCK", 64}}, heuristics, values)
+      .addTo(library);
+  return library;
+}
+
 Library tensorDescLibrary(const std::string &name, const std::string &prefix) {
   Library library = makeLibrary(name, prefix);
   const std::vector<std::vector<std::string>> variants = {{"s:1"}, {}};

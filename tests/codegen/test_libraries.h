@@ -34,6 +34,15 @@ Library edgeLibrary(const std::string &name = "edge", const std::string &prefix 
 /// fp4_padded and shape_args_padded (to see the flags through).
 Library tensorDescLibrary(const std::string &name = "td", const std::string &prefix = "");
 
+/// "heur": forms(x: *fp32, n: i64, k: i32, s: fp32, FLAG: the caller's i32, BLOCK) with grid
+/// (1, 1, 1) for sm_80, one config (BLOCK=64) whose 16 variants are every combination of four
+/// bool heuristics tested at launch, True before False, FLAG outermost: FLAG = bool(FLAG) (a
+/// heuristic input, not passed); WIDE = n ** 2 >= 1048576 || 2 ** k < s (an int power, a
+/// float one with an exponent read at launch); ODD = int(s * 4) % 2 == 1 && n * k (int() of a
+/// float, a product as a truth value); SHAPED = next_power_of_2(n) == BLOCK && s != NULL (a
+/// scalar is never NULL). Every helper a heuristic's C calls.
+Library heuristicFormsLibrary(const std::string &name = "heur");
+
 /// "tuned": mm(a: *fp16, M: i32, N: i32, K: i64), grid (M, N, 1), configs small, tall, wide,
 /// big, targets sm_80 and sm_90a, without tuning.
 Library untunedLibrary(const std::string &name = "tuned");

@@ -1,8 +1,10 @@
 // @triton.heuristics and do_not_specialize on real kernels written as FlagGems, vLLM and unsloth
 // write them (tests/kernels/fusedops/ops/): stacked and assigned decorators, bool heuristics
 // compiled both ways, integer ones for the listed values, constexpr-only ones evaluated at build
-// time, the refusal of an untranslatable lambda with its fix; then linked, the generated C built
-// with gcc and clang -Wall -Wextra -Werror and run (no GPU: the dispatcher's checks).
+// time, bool()/int()/float(), powers, `is not None` on a scalar, a flag the caller passes that a
+// heuristic setting the same parameter normalises, the refusal of an untranslatable lambda with
+// its fix; then linked, the generated C built with gcc and clang -Wall -Wextra -Werror and run
+// (no GPU: the dispatcher's checks, and with a recording runtime, the variant it launches).
 #include "cli_runner.h"
 #include "contract/metadata.h"
 
@@ -246,6 +248,143 @@ int main(void) {
     EXPECT_EQ(got["listed"], "0");
     EXPECT_EQ(got["clamp"], "0");
   }
+}
+
+const std::string kFlagsSignature =
+    "*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, i32, fp32, fp32, BLOCK_SIZE=1000";
+
+RunResult compileFlags(const fs::path &dir, const std::string &signature) {
+  return runCompiler({kOps + "rms_norm_flags.py", "-n", "rms_norm_rows", "-s", signature, "-g",
+                      "n_rows, 1, 1", "-t", "cuda:80", "-o", "out/", "--index", "out/index.json"},
+                     dir);
+}
+
+TEST(HeuristicKernels, FlagsTheCallerPassesAreNormalisedAndPickTheVariant) {
+  // unsloth's "GEMMA": lambda args: bool(args["GEMMA"]): left out of the signature, the C API
+  // takes GEMMA and the heuristic's value picks the variant; `scale is not None` on a float is
+  // decided at build time (a scalar of the C API is never None); the block size the signature
+  // asks for is rounded by its heuristic (int(), next_power_of_2, a power).
+  fs::path dir = freshDir("heuristics", "flags");
+  RunResult r = compileFlags(dir, kFlagsSignature);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = metadataIn(dir / "out");
+  std::set<std::string> expected;
+  for (const char *gemma : {"True", "False"})
+    for (const char *wide : {"True", "False"})
+      for (const char *unit : {"True", "False"})
+        expected.insert(std::string("GEMMA=") + gemma + " LONG_INDEXING=" + wide +
+                        " HAS_SCALE=True UNIT_SCALE=" + unit + " BLOCK_SIZE=1024");
+  EXPECT_EQ(heuristicValues(metas), expected);
+  for (const KernelMetadata &m : metas) {
+    ASSERT_EQ(m.variant.heuristics.size(), 5u);
+    const std::vector<HeuristicRecord> &h = m.variant.heuristics;
+    EXPECT_EQ(h[0].expression, "bool(GEMMA)");
+    EXPECT_EQ(h[1].expression, "n_rows * Y_row_stride >= 2 ** 31");
+    EXPECT_EQ(h[2].expression, "scale != NULL");
+    EXPECT_EQ(h[3].expression, "float(scale) == 1.0");
+    EXPECT_EQ(h[4].expression, "min(65536, next_power_of_2(int(BLOCK_SIZE)))");
+    EXPECT_EQ(std::vector<bool>({h[0].runtime, h[1].runtime, h[2].runtime, h[3].runtime, h[4].runtime}),
+              std::vector<bool>({true, true, false, true, false}));
+    EXPECT_EQ(m.params[9].name, "GEMMA");
+    EXPECT_EQ(m.params[9].kind, ParamInfo::Kind::HeuristicInput);
+    EXPECT_EQ(m.params[9].type, "i1");
+    EXPECT_EQ(m.params[9].size, 0u);
+  }
+
+  RunResult linked = run(TTA_LINKER, {"--name", "flags", "-o", "lib", "out/index.json"}, dir);
+  ASSERT_EQ(linked.status, 0) << linked.err;
+  const std::string header = readText(dir / "lib/flags.h");
+  EXPECT_THAT(header, HasSubstr("int32_t n_cols, float eps, float scale, bool GEMMA);"));
+  EXPECT_THAT(header, HasSubstr("GEMMA = bool(GEMMA) by @triton.heuristics picks the variant"));
+  const std::string source = readText(dir / "lib/flags.c");
+  EXPECT_THAT(source, Not(HasSubstr("NULL)")));   // no test of the scale against NULL
+  EXPECT_THAT(source, HasSubstr("((int64_t)GEMMA != 0)"));
+  EXPECT_THAT(source, HasSubstr("INT64_C(2147483648)"));
+  EXPECT_THAT(source, HasSubstr("void *args[9 + 2]"));   // GEMMA is not passed to the kernel
+  const nlohmann::json manifest = nlohmann::json::parse(readText(dir / "lib/flags.json"));
+  const nlohmann::json &kernel = manifest["kernels"][0];
+  EXPECT_EQ(kernel["params"][9]["name"], "GEMMA");
+  EXPECT_EQ(kernel["params"][9]["heuristic_input"], true);
+  EXPECT_EQ(kernel["params"][9]["c_type"], "bool");
+  // The variant each launch should get, as the manifest lists them (the dispatcher passes the
+  // variant's row; one config, one argument list: the row is the index).
+  const nlohmann::json &variants = kernel["configs"][0]["variants"];
+  ASSERT_EQ(variants.size(), 8u);
+  auto row = [&](bool gemma, bool wide, bool unit) {
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      std::map<std::string, nlohmann::json> values;
+      for (const nlohmann::json &h : variants[v]["heuristics"])
+        values[h["name"].get<std::string>()] = h["value"];
+      if (values["GEMMA"] == gemma && values["LONG_INDEXING"] == wide && values["UNIT_SCALE"] == unit)
+        return std::to_string(v);
+    }
+    return std::string("none");
+  };
+
+  // A recording runtime in place of the real one: what the dispatcher launched.
+  const std::string program = R"(#include "flags.h"
+#include "fake_runtime.h"
+#include <stdio.h>
+static float buffer[64] __attribute__((aligned(16)));
+static void launch(const char *name, int32_t rows, int32_t stride, float scale, int gemma) {
+  fake_runtime *state = fake_runtime_state();
+  state->launches = 0;
+  triton_aot_status status = flags_rms_norm_rows(NULL, buffer, stride, buffer, stride, buffer,
+                                                 rows, 48, 1e-6f, scale, gemma);
+  printf("%s %d %d %u %u\n", name, (int)status, state->launches, (unsigned)state->variant,
+         (unsigned)state->arg_count);
+}
+int main(void) {
+  launch("plain", 4, 64, 0.5f, 0);
+  launch("gemma", 4, 64, 0.5f, 1);
+  launch("gemma_as_two", 4, 64, 0.5f, 2); /* any non-zero flag, as bool() takes it */
+  launch("unit", 4, 64, 1.0f, 1);
+  launch("long", 70000, 40000, 1.0f, 0);
+  return 0;
+}
+)";
+  std::ofstream(dir / "main.c") << program;
+  const std::vector<std::string> compilers = cCompilers();
+  ASSERT_FALSE(compilers.empty());
+  for (const std::string &compiler : compilers) {
+    SCOPED_TRACE(compiler);
+    RunResult built = run(compiler, {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
+                                     "-I", (dir / "lib").string(), "-I", TTA_RUNTIME_INCLUDE, "-I",
+                                     TTA_FAKE_RUNTIME_DIR, "main.c", (dir / "lib/flags.c").string(),
+                                     (dir / "lib/flags.images.S").string(),
+                                     std::string(TTA_FAKE_RUNTIME_DIR) + "/fake_runtime.c", "-o",
+                                     "program"},
+                          dir);
+    ASSERT_EQ(built.status, 0) << built.err;
+    EXPECT_EQ(built.err, "");
+    RunResult ran = run((dir / "program").string(), {}, dir);
+    ASSERT_EQ(ran.status, 0) << ran.err;
+    auto got = keyedLines(ran.out);
+    // status 0, one launch, the variant, 9 arguments (GEMMA is not one of them)
+    EXPECT_EQ(got["plain"], "0 1 " + row(false, false, false) + " 9");
+    EXPECT_EQ(got["gemma"], "0 1 " + row(true, false, false) + " 9");
+    EXPECT_EQ(got["gemma_as_two"], "0 1 " + row(true, false, false) + " 9");
+    EXPECT_EQ(got["unit"], "0 1 " + row(true, false, true) + " 9");
+    EXPECT_EQ(got["long"], "0 1 " + row(false, true, true) + " 9");
+  }
+}
+
+TEST(HeuristicKernels, AFlagTheSignatureGivesIsNormalisedAtBuildTime) {
+  // The signature gives GEMMA's value: compiled in (normalised: 1 is True), not in the C API.
+  fs::path dir = freshDir("heuristics", "flags_given");
+  RunResult r = compileFlags(dir, "*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, i32, fp32, fp32, "
+                                  "GEMMA=1, BLOCK_SIZE=1000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = metadataIn(dir / "out");
+  EXPECT_EQ(metas.size(), 4u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(m.variant.constexprs.at("GEMMA"), true);
+    EXPECT_FALSE(m.variant.heuristics[0].runtime);
+    EXPECT_EQ(m.params[9].kind, ParamInfo::Kind::Constexpr);
+  }
+  RunResult linked = run(TTA_LINKER, {"--name", "flags", "-o", "lib", "out/index.json"}, dir);
+  ASSERT_EQ(linked.status, 0) << linked.err;
+  EXPECT_THAT(readText(dir / "lib/flags.h"), HasSubstr("float eps, float scale);"));
 }
 
 } // namespace

@@ -149,5 +149,128 @@ TEST(Heuristics, RefusalsNameTheProblem) {
   EXPECT_NE(given.error().message.find("gives 'HALF', which @triton.heuristics"), std::string::npos);
 }
 
+/// rms_norm(X, n_cols, scale, GEMMA, BLOCK, SHIFTED) as describe gives it.
+nlohmann::json describeFlags(nlohmann::json heuristics) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const char *name : {"X", "n_cols", "scale"})
+    params.push_back({{"name", name}, {"constexpr", false}, {"annotation", nullptr}});
+  for (const char *name : {"GEMMA", "BLOCK", "SHIFTED"})
+    params.push_back({{"name", name}, {"constexpr", true}, {"annotation", "tl.constexpr"}});
+  return {{"ok", true}, {"function", "rms_norm"}, {"params", params}, {"line", 3},
+          {"heuristics", std::move(heuristics)}};
+}
+
+struct Expanded {
+  std::vector<std::string> signatures;
+  nlohmann::json records = nlohmann::json::array();   // each variant's record
+};
+
+Expected<Expanded> expandFlags(const nlohmann::json &describe, const std::string &signature,
+                               const HeuristicDeclarations &declared = {}) {
+  auto heuristics = translateHeuristics(describe, declared, "rms_norm", "/k/rms.py");
+  if (!heuristics)
+    return heuristics.takeError();
+  auto variants = expandHeuristics(sig(signature), *heuristics, declared, describe, "rms_norm",
+                                   "/k/rms.py");
+  if (!variants)
+    return variants.takeError();
+  Expanded out;
+  for (const HeuristicAssignment &a : *variants) {
+    out.signatures.push_back(formatSignature(a.signature));
+    out.records.push_back(a.record);
+  }
+  return out;
+}
+
+TEST(Heuristics, AScalarArgumentIsNeverNone) {
+  // A float argument of the C API cannot be None: `scale is not None` is decided at build time
+  // (one variant), and so is the None test inside a heuristic that reads another argument.
+  auto d = describeFlags({lambda("GEMMA", "args['scale'] is not None"),
+                          lambda("SHIFTED", "args['scale'] is None or args['n_cols'] > 64")});
+  auto e = expandFlags(d, "*fp32, i32, fp32, BLOCK=128");
+  ASSERT_TRUE(e) << e.error().message;
+  EXPECT_EQ(e->signatures,
+            (std::vector<std::string>{"*fp32, i32, fp32, BLOCK=128, GEMMA=True, SHIFTED=True",
+                                      "*fp32, i32, fp32, BLOCK=128, GEMMA=True, SHIFTED=False"}));
+  EXPECT_EQ(e->records[0][0]["runtime"], false);
+  EXPECT_EQ(e->records[0][1]["runtime"], true);
+  // A pointer may be NULL: its test stays a launch-time one.
+  auto pointer = expandFlags(describeFlags({lambda("GEMMA", "args['X'] is None")}),
+                             "*fp32, i32, fp32, BLOCK=128, SHIFTED=False");
+  ASSERT_TRUE(pointer) << pointer.error().message;
+  EXPECT_EQ(pointer->signatures.size(), 2u);
+}
+
+TEST(Heuristics, AHeuristicSettingItsOwnParameterNormalisesTheCallersValue) {
+  // unsloth: "GEMMA": lambda args: bool(args["GEMMA"]), the caller passing GEMMA=gemma.
+  auto d = describeFlags({lambda("GEMMA", "bool(args['GEMMA'])"),
+                          lambda("SHIFTED", "args['GEMMA'] and args['BLOCK'] >= 128")});
+
+  // Left out: the C API takes it (a bool: the heuristic's value is one), and the heuristic's
+  // value picks the variant; a later heuristic reads the value it computed.
+  auto left = expandFlags(d, "*fp32, i32, fp32, BLOCK=128");
+  ASSERT_TRUE(left) << left.error().message;
+  EXPECT_EQ(left->signatures,
+            (std::vector<std::string>{"*fp32, i32, fp32, BLOCK=128, GEMMA=True, SHIFTED=True",
+                                      "*fp32, i32, fp32, BLOCK=128, GEMMA=False, SHIFTED=False"}));
+  EXPECT_EQ(left->records[0][0]["input"], "i1");
+  EXPECT_EQ(left->records[0][0]["runtime"], true);
+  EXPECT_EQ(left->records[0][0]["expression"], "bool(GEMMA)");
+  EXPECT_FALSE(left->records[0][1].contains("input"));
+  EXPECT_EQ(left->records[0][1]["runtime"], true);   // varies with GEMMA
+
+  // A type: the C API takes it as that type.
+  auto typed = expandFlags(d, "*fp32, i32, fp32, GEMMA=i32, BLOCK=128");
+  ASSERT_TRUE(typed) << typed.error().message;
+  EXPECT_EQ(typed->signatures,
+            (std::vector<std::string>{"*fp32, i32, fp32, GEMMA=True, BLOCK=128, SHIFTED=True",
+                                      "*fp32, i32, fp32, GEMMA=False, BLOCK=128, SHIFTED=False"}));
+  EXPECT_EQ(typed->records[1][0]["input"], "i32");
+
+  // A value, by name or by position: normalised at build time, one variant, nothing to pass.
+  for (const char *signature : {"*fp32, i32, fp32, GEMMA=2, BLOCK=64", "*fp32, i32, fp32, 2, 64"}) {
+    auto valued = expandFlags(d, signature);
+    ASSERT_TRUE(valued) << valued.error().message;
+    ASSERT_EQ(valued->signatures.size(), 1u) << signature;
+    EXPECT_EQ(valued->signatures[0], std::string(signature).find("GEMMA=") != std::string::npos
+                                         ? "*fp32, i32, fp32, GEMMA=True, BLOCK=64, SHIFTED=False"
+                                         : "*fp32, i32, fp32, True, 64, SHIFTED=False");
+    EXPECT_EQ(valued->records[0][0]["runtime"], false);
+    EXPECT_FALSE(valued->records[0][0].contains("input"));
+  }
+
+  // An integer computed from the caller's value: compiled for the listed values.
+  auto rounded = describeFlags({lambda("BLOCK", "min(triton.next_power_of_2(int(args['BLOCK'])), 2 ** 12)")});
+  auto unlisted = expandFlags(rounded, "*fp32, i32, fp32, GEMMA=True, SHIFTED=False");
+  ASSERT_FALSE(unlisted);
+  EXPECT_NE(unlisted.error().message.find("computes an integer from runtime arguments (BLOCK)"),
+            std::string::npos);
+  HeuristicDeclarations declared;
+  ASSERT_TRUE(addHeuristicValues("BLOCK=1024,4096", declared));
+  auto listed = expandFlags(rounded, "*fp32, i32, fp32, GEMMA=True, SHIFTED=False", declared);
+  ASSERT_TRUE(listed) << listed.error().message;
+  EXPECT_EQ(listed->signatures.size(), 2u);
+  EXPECT_EQ(listed->records[1][0]["input"], "i64");
+  EXPECT_EQ(listed->records[1][0]["value"], 4096);
+  auto valued = expandFlags(rounded, "*fp32, i32, fp32, GEMMA=True, BLOCK=1000, SHIFTED=False");
+  ASSERT_TRUE(valued) << valued.error().message;
+  EXPECT_EQ(valued->signatures,
+            std::vector<std::string>{"*fp32, i32, fp32, GEMMA=True, BLOCK=1024, SHIFTED=False"});
+
+  // What the caller's value cannot be.
+  for (const auto &[signature, why] : std::vector<std::pair<std::string, std::string>>{
+           {"*fp32, i32, fp32, GEMMA=i32:16, BLOCK=64", "a hint (:16) means nothing for it"},
+           {"*fp32, i32, fp32, GEMMA=fp16, BLOCK=64", "C has no arithmetic on fp16"},
+           {"*fp32, i32, fp32, GEMMA=*fp32, BLOCK=64", "give a value (compiled in) or a scalar type"},
+           {"*fp32, i32, fp32, GEMMA='ieee', BLOCK=64", "cannot be a string or a dtype"}}) {
+    auto refused = expandFlags(d, signature);
+    ASSERT_FALSE(refused) << signature;
+    EXPECT_NE(refused.error().message.find("the signature gives 'GEMMA'"), std::string::npos)
+        << refused.error().message;
+    EXPECT_NE(refused.error().message.find(why), std::string::npos) << refused.error().message;
+    EXPECT_EQ(refused.error().line, 10);
+  }
+}
+
 } // namespace
 } // namespace tta

@@ -1,6 +1,7 @@
 // buildLibrary(): grouping of hand-written metadata into kernels, configs, hint variants and
 // per-target functions, and every validation error with the file that caused it.
 #include "link_fixture.h"
+#include "linker/link_group.h"
 #include "linker/link_input.h"
 
 #include <gmock/gmock.h>
@@ -165,6 +166,59 @@ TEST_F(LinkInput, ParametersOneInEveryVariantLeaveTheApi) {
   ASSERT_EQ(k.configs.at(0).variants.size(), 2u);
   EXPECT_THAT(k.configs[0].variants[0].hints, ElementsAre(16));
   EXPECT_THAT(k.configs[0].variants[1].hints, ElementsAre(0));
+}
+
+TEST_F(LinkInput, AHeuristicInputIsACParameterThatPicksTheVariantAndIsNeverPassed) {
+  // unsloth's "FLAG": lambda args: bool(args["FLAG"]), the caller's FLAG an i32 of the C API.
+  auto flagged = [&](bool value, ParamInfo flag) {
+    KernelMetadata m = variant("scale", "cuda:80", {ptr("x"), scalar("n"), flag, constant("BLOCK", 128)});
+    m.variant.constexprs["FLAG"] = value;
+    m.variant.heuristics.push_back({"FLAG", "bool(FLAG)", "bool(args['FLAG'])", true, value});
+    m.variant.id += value ? "t" : "f";
+    return m;
+  };
+  ParamInfo input{"FLAG", ParamInfo::Kind::HeuristicInput, "i32", 0, 0, true, "True", std::nullopt};
+  auto withValue = [&](bool value) {
+    ParamInfo p = input;
+    p.value = value;
+    p.valueText = value ? "True" : "False";
+    return p;
+  };
+  const std::string on = write(flagged(true, withValue(true))),
+                    off = write(flagged(false, withValue(false)));
+  Library lib = build(options({on, off}));
+  const Kernel &k = lib.kernels.at(0);
+  ASSERT_EQ(k.cParams.size(), 3u);
+  EXPECT_EQ(k.cParams[2].name, "FLAG");
+  EXPECT_TRUE(k.cParams[2].heuristicInput);
+  EXPECT_EQ(k.cParams[2].cType, "int32_t");
+  EXPECT_EQ(k.cParams[2].size, 4u);   // what the C function takes
+  ASSERT_EQ(k.configs.size(), 1u);   // FLAG is not the config's
+  EXPECT_EQ(k.configs[0].constexprs.count("FLAG"), 0u);
+  ASSERT_EQ(k.configs[0].variants.size(), 2u);
+  EXPECT_EQ(k.configs[0].variants[0].heuristics.at(0).value, true);
+
+  // The caller's FLAG is read by FLAG's own heuristic only; elsewhere FLAG is what it computed.
+  HeuristicResolver own = heuristicResolver(k, {"x", "n", "FLAG"}, {{"FLAG", true}}, "FLAG");
+  ASSERT_TRUE(own("FLAG"));
+  EXPECT_EQ(own("FLAG")->kind, HeuristicBinding::Kind::Int);
+  EXPECT_EQ(own("FLAG")->cExpr, "FLAG");
+  HeuristicResolver other = heuristicResolver(k, {"x", "n", "FLAG"}, {{"FLAG", true}}, "LATER");
+  ASSERT_TRUE(other("FLAG"));
+  EXPECT_EQ(other("FLAG")->kind, HeuristicBinding::Kind::Constant);
+  EXPECT_FALSE(heuristicResolver(k, {}, {{"FLAG", true}}, "FLAG")("FLAG"))
+      << "the caller's value is not the compiled-in one";
+
+  // Every variant takes it the same way: not a constexpr in one, nor a plain scalar.
+  KernelMetadata fixed = flagged(true, constant("FLAG", true));
+  fixed.variant.heuristics[0].runtime = false;
+  const std::string constexprFile = write(fixed, "constexpr.json");
+  EXPECT_THAT(fails(options({on, constexprFile}), constexprFile),
+              HasSubstr("'FLAG', is a constexpr here but a runtime scalar"));
+  KernelMetadata passed = flagged(false, scalar("FLAG"));
+  const std::string scalarFile = write(passed, "scalar.json");
+  EXPECT_THAT(fails(options({on, scalarFile}), scalarFile),
+              HasSubstr("'FLAG', is a scalar here but a heuristic_input"));
 }
 
 TEST_F(LinkInput, EqualHintCountsKeepDeclarationOrder) {

@@ -343,8 +343,59 @@ TEST(MetadataTest, ParamKindNames) {
   EXPECT_STREQ(paramKindName(ParamInfo::Kind::Scalar), "scalar");
   EXPECT_STREQ(paramKindName(ParamInfo::Kind::Constexpr), "constexpr");
   EXPECT_STREQ(paramKindName(ParamInfo::Kind::SpecializedToOne), "specialized_to_one");
+  EXPECT_STREQ(paramKindName(ParamInfo::Kind::HeuristicInput), "heuristic_input");
   EXPECT_STREQ(paramKindName(ParamInfo::Kind::GlobalScratch), "global_scratch");
   EXPECT_STREQ(paramKindName(ParamInfo::Kind::ProfileScratch), "profile_scratch");
+}
+
+/// \p meta whose BLOCK is computed at launch by a @triton.heuristics value from the caller's
+/// BLOCK (an i32 the C API takes): unsloth's "BLOCK": lambda args: ..., args["BLOCK"].
+KernelMetadata withHeuristicInput(KernelMetadata meta) {
+  for (ParamInfo &p : meta.params)
+    if (p.name == "BLOCK") {
+      p.kind = ParamInfo::Kind::HeuristicInput;
+      p.type = "i32";
+    }
+  meta.variant.heuristics.push_back(
+      {"BLOCK", "min(next_power_of_2(BLOCK), 1024)",
+       "min(triton.next_power_of_2(args['BLOCK']), 1024)", true, 1024});
+  return meta;
+}
+
+TEST(MetadataTest, AHeuristicInputRoundTripsWithTheHeuristicThatReadsIt) {
+  KernelMetadata meta = withHeuristicInput(cudaExample());
+  json out = toJson(meta);
+  EXPECT_EQ(out["params"][5]["kind"], "heuristic_input");
+  EXPECT_EQ(out["params"][5]["size"], 0);
+  EXPECT_EQ(out["params"][5]["value"], 1024);
+  Expected<KernelMetadata> parsed = parseMetadata(json::parse(out.dump()));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, meta);
+
+  // Its value means something only to a heuristic computing the parameter at launch.
+  json orphan = out;
+  orphan["variant"]["heuristics"][0]["runtime"] = false;
+  Expected<KernelMetadata> refused = parseMetadata(orphan);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "params[5].kind: heuristic_input 'BLOCK' has no runtime "
+                                     "heuristic setting it in variant.heuristics");
+  // A type the generated C computes with.
+  for (const char *type : {"fp16", "*fp32", "constexpr", "fp8e4nv"}) {
+    json bad = out;
+    bad["params"][5]["type"] = type;
+    Expected<KernelMetadata> typed = parseMetadata(bad);
+    ASSERT_FALSE(typed) << type;
+    EXPECT_NE(typed.error().message.find("params[5].type: a heuristic_input parameter takes a "
+                                         "scalar type C computes with"),
+              std::string::npos)
+        << typed.error().message;
+  }
+  json sized = out;
+  sized["params"][5]["size"] = 4;
+  ASSERT_FALSE(parseMetadata(sized));
+  EXPECT_EQ(parseMetadata(sized).error().message,
+            "params[5].size: 4 is not a valid size for a heuristic_input parameter; expected 0 "
+            "(it is not passed)");
 }
 
 struct BadCase {
@@ -377,7 +428,8 @@ TEST(MetadataTest, RejectsBadFiles) {
       {"/params", removed(), "params: missing required field"},
       {"/params/0/kind", "tensor",
        "params[0].kind: expected one of pointer, scalar, constexpr, specialized_to_one, "
-       R"(tensordesc, tensordesc_shape, tensordesc_stride, global_scratch, profile_scratch; got "tensor")"},
+       "heuristic_input, tensordesc, tensordesc_shape, tensordesc_stride, global_scratch, "
+       R"(profile_scratch; got "tensor")"},
       {"/params/0/hint", 8, "params[0].hint: expected 0, 1 or 16, got 8"},
       {"/params/0/size", 4,
        "params[0].size: 4 is not a valid size for a pointer parameter; expected 8"},
@@ -516,7 +568,7 @@ TEST(MetadataSchemaTest, IsValidJson) {
 TEST(MetadataSchemaTest, DescribesWhatToJsonWrites) {
   json schema = readJsonFile(kDocsDir + "/metadata.schema.json");
   ASSERT_FALSE(schema.is_discarded());
-  for (const KernelMetadata &meta : {cudaExample(), hipExample()}) {
+  for (const KernelMetadata &meta : {cudaExample(), hipExample(), withHeuristicInput(cudaExample())}) {
     std::vector<std::string> problems;
     checkSchema(schema, schema, toJson(meta), "", problems);
     std::ostringstream all;
