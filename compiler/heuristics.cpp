@@ -200,7 +200,8 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   if (heuristics.empty())
     return std::vector<HeuristicAssignment>{{resolved, nlohmann::json::array()}};
   const std::vector<std::string> names = paramNames(describe);
-  // The signature must leave the heuristics' parameters out: Triton's launch overwrites them.
+  // The signature must leave the heuristics' parameters out (resolveKernelNames took out the
+  // entries that name them): Triton's launch overwrites them.
   std::size_t positional = 0;
   for (const SignatureEntry &entry : resolved.entries)
     positional += entry.keyword.empty() ? 1 : 0;
@@ -210,9 +211,10 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
     bool byName = std::any_of(resolved.entries.begin(), resolved.entries.end(),
                               [&](const SignatureEntry &e) { return e.keyword == h.name; });
     if (byName || index < positional) {
-      Diagnostic diag = usage("the signature gives '" + h.name + "', which @triton.heuristics of '" +
-                              function + "' sets: leave it out of the signature (give the " +
-                              "parameters after it by name)");
+      Diagnostic diag =
+          usage("the signature gives '" + h.name + "' a value, but @triton.heuristics of '" +
+                function + "' sets it: write its name, " + h.name +
+                ", in its place (the heuristic then gives the value), or leave it out");
       diag.notes.push_back("signature: " + resolved.text);
       return diag;
     }
