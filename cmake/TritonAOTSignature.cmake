@@ -5,7 +5,6 @@ include_guard(GLOBAL)
 # <text> with every (...) group, innermost first, and every quoted string blanked, so that the
 # commas left are the ones that separate entries.
 function(_triton_aot_top_level text out_var)
-  # A string is blanked to a literal ("0"), not to a name: 'mean' is a value, no constexpr name.
   string(REGEX REPLACE "'[^']*'|\"[^\"]*\"" "0" text "${text}")
   set(previous "")
   while(NOT text STREQUAL previous)
@@ -65,51 +64,4 @@ function(_triton_aot_check_function context file function)
   endif()
   message(FATAL_ERROR "${context}: no function '${function}' in ${file}${names}; set FUNCTION "
                       "to the @triton.jit function's name")
-endfunction()
-
-# The constexpr names in a signature: entries that are bare identifiers, not a type or a literal
-# (also after "PARAM=", an entry written by name).
-function(_triton_aot_signature_names signature out_var)
-  _triton_aot_top_level("${signature}" flat)
-  string(REPLACE "," ";" entries "${flat}")
-  set(names "")
-  foreach(entry IN LISTS entries)
-    string(STRIP "${entry}" entry)
-    if(entry MATCHES "^[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*(.*)$")
-      set(entry "${CMAKE_MATCH_1}")
-    endif()
-    if(entry MATCHES "^[A-Za-z_][A-Za-z0-9_]*$"
-       AND NOT entry MATCHES "^(True|False|None|[iu](1|8|16|32|64)|fp(16|32|64)|bf16|f32)$")
-      list(APPEND names "${entry}")
-    endif()
-  endforeach()
-  set(${out_var} "${names}" PARENT_SCOPE)
-endfunction()
-
-# Fails when a constexpr name of a signature has no value in some CONFIG.
-function(_triton_aot_check_constexpr_values context signatures configs)
-  set(names "")
-  foreach(signature IN LISTS signatures)
-    _triton_aot_signature_names("${signature}" found)
-    list(APPEND names ${found})
-  endforeach()
-  if(NOT names)
-    return()
-  endif()
-  list(REMOVE_DUPLICATES names)
-  # Without CONFIG the values may come from a @triton.autotune decorator, which only the
-  # compiler sees: it reports a name that nothing gives a value.
-  if(NOT configs)
-    return()
-  endif()
-  set(number 0)
-  foreach(config IN LISTS configs)
-    math(EXPR number "${number} + 1")
-    foreach(name IN LISTS names)
-      if(NOT config MATCHES "(^|[ \t])${name}[ \t]*=")
-        message(FATAL_ERROR "${context}: CONFIG ${number} (\"${config}\") gives no value for the "
-                            "constexpr '${name}' of the signature; add ${name}=<value>")
-      endif()
-    endforeach()
-  endforeach()
 endfunction()

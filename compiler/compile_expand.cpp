@@ -53,6 +53,19 @@ Config withBackendDefaults(Config config, const Target &target, const std::strin
   return config;
 }
 
+/// How messages name \p job's config: "config big", "config 'BLOCK=128 num_warps=4'" as
+/// declared, or "" where the kernel declares none.
+std::string configLabel(const Job &job) {
+  if (!job.config.name.empty())
+    return "config " + job.config.name;
+  if (job.kernel->configsFromDecorator)
+    return "";
+  for (const Config &declared : job.kernel->configs)
+    if (withBackendDefaults(declared, job.target, job.kernel->sourceKind) == job.config)
+      return "config '" + formatConfig(declared) + "'";
+  return "config '" + formatConfig(job.config) + "'";
+}
+
 /// Triton (3.5 through 3.9) compiles CUDA capability 90 and later only arch-specifically
 /// (sm_arch_from_capability appends "a"), so "cuda:90" is "cuda:90a" in fact.
 Expected<Target> effectiveTarget(Target target) {
@@ -262,7 +275,9 @@ bool CompileRun::nameJobs() {
   return outcome_.errors.empty();
 }
 
-/// Each job of a kernel with @triton.heuristics becomes one job per assignment of them.
+/// The names a job's config gives no value decided by the kernel (resolveKernelNames: a
+/// heuristic's value, a default); then each job of a kernel with @triton.heuristics becomes one
+/// job per assignment of them.
 bool CompileRun::applyHeuristics() {
   std::map<DescribeKey, std::vector<KernelHeuristic>> translated;
   std::vector<Job> expanded;
@@ -287,6 +302,13 @@ bool CompileRun::applyHeuristics() {
       failAt(s.takeError(), kernel);
       continue;
     }
+    auto named =
+        resolveKernelNames(job.signature, configLabel(job), info->second, kernel.function, file);
+    if (!named) {
+      failAt(named.takeError(), kernel);
+      continue;
+    }
+    job.signature = std::move(*named);
     auto assignments = expandHeuristics(job.signature, known->second, kernel.heuristics,
                                         info->second, kernel.function, file);
     if (!assignments) {

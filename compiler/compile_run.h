@@ -42,9 +42,10 @@ struct Job {
   std::string name;      ///< the entry point's name
   std::string requested; ///< the target as asked for ("cuda:90" for a cuda:90a job)
   Target target;
-  Signature signature; ///< resolved (no Name entries); empty for IR sources
-  Config config;       ///< with the backend's defaults filled in
-  /// Config as declared (before the defaults), for resolving names after heuristics expand.
+  /// With the config's values filled in (resolveSignature), and after applyHeuristics the
+  /// kernel's too (resolveKernelNames: no Name entries left). Empty for IR sources.
+  Signature signature;
+  Config config;                                       ///< with the backend's defaults filled in
   nlohmann::json heuristics = nlohmann::json::array(); ///< metadata "heuristics"
   std::string id;
   OutputPaths paths;

@@ -308,27 +308,18 @@ std::optional<ConstexprValue> optionAsConstexpr(const Config &config, const std:
 Expected<Signature> resolveSignature(const Signature &signature, const Config &config) {
   Signature resolved = signature;
   std::vector<std::string> entryNames;
-  for (std::size_t n = 0; n < resolved.entries.size(); ++n) {
-    SignatureEntry &entry = resolved.entries[n];
+  for (SignatureEntry &entry : resolved.entries) {
     if (entry.kind != SignatureEntry::Kind::Constexpr ||
         entry.value.kind != ConstexprValue::Kind::Name)
       continue;
     const std::string name = entry.value.text;
     entryNames.push_back(name);
-    auto found = config.constexprs.find(name);
-    if (found == config.constexprs.end()) {
-      if (std::optional<ConstexprValue> option = optionAsConstexpr(config, name)) {
-        entry.value = *option;
-        continue;
-      }
-      Diagnostic diag = makeError(ExitCode::UsageError,
-                                  "signature entry " + std::to_string(n + 1) + " '" + entry.text +
-                                      "' has no value: add " + name + "=<value> to the config");
-      diag.column = static_cast<int>(entry.column);
-      diag.sourceLine = signature.text;
-      return diag;
-    }
-    entry.value = found->second;
+    // A name the config gives no value stays: the kernel's parameters decide it
+    // (resolveKernelNames).
+    if (auto found = config.constexprs.find(name); found != config.constexprs.end())
+      entry.value = found->second;
+    else if (std::optional<ConstexprValue> option = optionAsConstexpr(config, name))
+      entry.value = *option;
   }
   for (const auto &[key, value] : config.constexprs) {
     bool used = false;

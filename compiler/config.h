@@ -51,8 +51,9 @@ std::string formatConfig(const Config &config);
 
 /// Replaces every Name entry of \p signature with its value from \p config: its constexpr, else
 /// the option of that name the config sets (num_stages=4 gives a `num_stages` entry 4, as
-/// Triton's launch does). Errors: a name with no value ("signature entry 5 'BLOCK' has no
-/// value: add BLOCK=<value> to the config"), and a config constexpr that no entry uses.
+/// Triton's launch does). A name the config gives no value stays a name: the kernel's
+/// parameters decide it (resolveKernelNames, compiler/frontend_client.h: a heuristic's value or
+/// the default). Error: a config constexpr that no entry uses.
 Expected<Signature> resolveSignature(const Signature &signature, const Config &config);
 
 } // namespace tta

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 namespace tta {
@@ -286,6 +287,116 @@ Expected<Signature> completeSignature(const Signature &signature, const nlohmann
   if (!missing.empty())
     return countError("no entry for " + joinNames(missing));
   return complete;
+}
+
+Expected<Signature> resolveKernelNames(const Signature &signature, const std::string &configLabel,
+                                       const nlohmann::json &describe, const std::string &function,
+                                       const std::string &file) {
+  const nlohmann::json &params = arrayOf(describe, "params");
+  std::vector<std::string> names;
+  for (const auto &p : params)
+    names.push_back(stringOr(p, "name"));
+  std::set<std::string> setByHeuristics;
+  for (const auto &h : arrayOf(describe, "heuristics"))
+    setByHeuristics.insert(stringOr(h, "name"));
+  auto locate = [&](std::string message, std::vector<std::string> notes) {
+    Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
+    diag.file = displayPath(file);
+    diag.line = static_cast<int>(integerOf(describe, "line").value_or(0));
+    diag.notes = std::move(notes);
+    diag.notes.push_back("signature: " + signature.text);
+    return diag;
+  };
+  // Each entry's parameter. An entry without one (one too many by position, a keyword that
+  // names none) is reported as completeSignature reports it, with the signature as written.
+  std::vector<std::size_t> indices;
+  std::size_t position = 0;
+  for (const SignatureEntry &entry : signature.entries) {
+    indices.push_back(
+        entry.keyword.empty()
+            ? position++
+            : static_cast<std::size_t>(std::find(names.begin(), names.end(), entry.keyword) -
+                                       names.begin()));
+    if (indices.back() >= names.size())
+      if (auto complete = completeSignature(signature, describe, function, file); !complete)
+        return complete.takeError();
+  }
+  Signature resolved;
+  resolved.text = signature.text;
+  bool byNameFromHere = false; // an entry by position was left out: the rest go by name
+  for (std::size_t n = 0; n < signature.entries.size(); ++n) {
+    SignatureEntry entry = signature.entries[n];
+    const std::size_t index = indices[n];
+    if (index >= names.size()) { // reported above
+      resolved.entries.push_back(std::move(entry));
+      continue;
+    }
+    if (entry.kind != SignatureEntry::Kind::Constexpr ||
+        entry.value.kind != ConstexprValue::Kind::Name) {
+      if (byNameFromHere && entry.keyword.empty()) {
+        entry.keyword = names[index];
+        entry.text = names[index] + "=" + entry.text;
+      }
+      resolved.entries.push_back(std::move(entry));
+      continue;
+    }
+    const std::string &name = entry.value.text;
+    const std::string &param = names[index];
+    const std::string where = "signature entry " + std::to_string(n + 1) + " '" + entry.text + "'";
+    const std::string unset = configLabel.empty() ? "no config gives " + name + " a value"
+                                                  : configLabel + " gives " + name + " no value";
+    const std::string inConfigs = "each config (--config '" + name +
+                                  "=<value> ...'; CMake: CONFIG \"" + name + "=<value> ...\")";
+    if (name != param) {
+      if (auto other = std::find(names.begin(), names.end(), name); other != names.end()) {
+        // The other parameter's own heuristic or default would give it a value in its place.
+        const nlohmann::json &otherParam = params[static_cast<std::size_t>(other - names.begin())];
+        const bool decided = setByHeuristics.count(name) || member(otherParam, "default");
+        return locate(
+            where + " stands for parameter '" + param + "', not for '" + name + "', and " + unset,
+            {"entries by position follow the parameters of '" + function + "': " + joinNames(names),
+             "write it in the place of '" + name + "' (or as " + name + "=" + name + ")" +
+                 (decided ? "" : ", or give " + name + " a value in " + inConfigs)});
+      }
+      std::string message = where + " has no value: " + unset + ", and '" + function +
+                            "' has no parameter " + name + " (its parameters: " + joinNames(names) +
+                            ")";
+      if (std::optional<std::string> guess = closestMatch(name, names))
+        message += "; did you mean " + *guess + "?";
+      return locate(std::move(message),
+                    {"a name takes its value from " + inConfigs +
+                     ", or, when it is the name of the parameter in its place, from that "
+                     "parameter's @triton.heuristics or default"});
+    }
+    if (setByHeuristics.count(param)) {
+      byNameFromHere = byNameFromHere || entry.keyword.empty();
+      continue; // left out: expandHeuristics gives it its heuristic's value per variant
+    }
+    const bool constexprParam = boolOr(params[index], "constexpr", false);
+    if (!member(params[index], "default")) {
+      if (!constexprParam)
+        return locate(where + " names the parameter '" + param + "', which is not tl.constexpr " +
+                          "and has no default: give its type",
+                      {"e.g. i32 or *fp32 (docs/compiler.md#signatures)"});
+      return locate(where + " has no value: " + unset + ", and '" + function +
+                        "' has no default or @triton.heuristics for " + param,
+                    {"give it a value in the signature (" + param +
+                     "=128, or 128 in its place) or in " + inConfigs});
+    }
+    Expected<SignatureEntry> fallback = defaultEntry(params[index], param);
+    if (!fallback)
+      return locate(where + " takes the default of '" + param + "', " +
+                        stringOr(objectOf(params[index], "default"), "repr", "(unknown)") +
+                        ", which cannot be compiled in",
+                    {"give its value instead (" + param + "=<value>)"});
+    entry.value = fallback->value;
+    if (byNameFromHere && entry.keyword.empty()) {
+      entry.keyword = param;
+      entry.text = param + "=" + entry.text;
+    }
+    resolved.entries.push_back(std::move(entry));
+  }
+  return resolved;
 }
 
 Status checkDoNotSpecialize(const Signature &signature, const nlohmann::json &describe,

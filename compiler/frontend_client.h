@@ -40,6 +40,20 @@ Diagnostic diagnosticFromResponse(const nlohmann::json &response, const std::str
 Expected<Signature> completeSignature(const Signature &signature, const nlohmann::json &describe,
                                       const std::string &function, const std::string &file);
 
+/// The signature with each name that its config left without a value (resolveSignature)
+/// decided as Triton's launch decides the parameter it stands for, when it is that parameter's
+/// own name (EVEN_N in EVEN_N's place, by position or as EVEN_N=EVEN_N): a parameter that
+/// @triton.heuristics sets is left out (its heuristic gives the value, per variant; entries by
+/// position after it go by name), any other takes its default. So a signature that names every
+/// parameter, as upstream compile.py's users write one, builds. Errors, at the kernel's line:
+/// a name that is no parameter (the parameters listed), one in another parameter's place, a
+/// constexpr with no default and no heuristic (how to give it a value), a runtime parameter
+/// named without a default. \p configLabel names the config in messages ("config big"; "": none
+/// was declared).
+Expected<Signature> resolveKernelNames(const Signature &signature, const std::string &configLabel,
+                                       const nlohmann::json &describe, const std::string &function,
+                                       const std::string &file);
+
 /// Checks that no entry asks for a hint Triton's @jit(do_not_specialize=...,
 /// do_not_specialize_on_alignment=...) rules out (describe's lists, by name): ":16" or ":1" on a
 /// do_not_specialize parameter, ":16" on a do_not_specialize_on_alignment one. Such a variant

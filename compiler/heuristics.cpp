@@ -236,8 +236,9 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   if (heuristics.empty())
     return std::vector<HeuristicAssignment>{{resolved, nlohmann::json::array()}};
   const std::vector<std::string> names = paramNames(describe);
-  // The signature must leave the heuristics' parameters out (Triton's launch overwrites them),
-  // except one a heuristic reads: the caller's value, which the heuristic normalises.
+  // The signature must leave the heuristics' parameters out (resolveKernelNames took out the
+  // entries that name them; Triton's launch overwrites them), except one a heuristic reads: the
+  // caller's value, which the heuristic normalises.
   Signature trial = resolved;
   std::map<std::string, CallerValue> inputs;
   for (const KernelHeuristic &h : heuristics) {
@@ -250,9 +251,9 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
       return diag;
     };
     if (at != std::string::npos && !readsItself)
-      return locate(usage("the signature gives '" + h.name + "', which @triton.heuristics of '" +
-                          function + "' sets: leave it out of the signature (give the " +
-                          "parameters after it by name)"));
+      return locate(usage("the signature gives '" + h.name + "' a value, but @triton.heuristics of '" +
+                          function + "' sets it: write its name, " + h.name +
+                          ", in its place (the heuristic then gives the value), or leave it out"));
     SignatureEntry placeholder;
     placeholder.kind = SignatureEntry::Kind::Constexpr;
     placeholder.keyword = h.name;

@@ -12,7 +12,10 @@
 //   constexpr := integer | float | 'True' | 'False' | 'None'
 //              | string                         "ieee" or 'ieee' (quotes may hold commas)
 //              | dtype                          tl.float16, tl.bfloat16, tl.int32 ...
-//              | name                           BLOCK: the value comes from the config
+//              | name                           BLOCK: the value comes from the config, else
+//                                               from the kernel when it names the parameter in
+//                                               whose place it is (a heuristic's value, the
+//                                               default): resolveSignature, resolveKernelNames
 #pragma once
 
 #include "contract/diagnostic.h"

@@ -2,6 +2,8 @@
 // the variants one signature becomes (build-time values, bool pairs, listed integers).
 #include "compiler/heuristics.h"
 
+#include "compiler/frontend_client.h"
+
 #include <gtest/gtest.h>
 
 namespace tta {
@@ -51,6 +53,27 @@ TEST(Heuristics, ConstexprOnlyValuesAreEvaluatedAtBuildTime) {
   EXPECT_EQ(expand(d, "*fp32, None, *fp32, i32, BLOCK_N=256"),
             std::vector<std::string>{
                 "*fp32, None, *fp32, i32, BLOCK_N=256, HALF=128, EVEN_N=True, HAS_BIAS=False"});
+}
+
+TEST(Heuristics, ASignatureNamingTheirParametersExpandsAsOneLeavingThemOut) {
+  auto d = describeWith({lambda("EVEN_N", "args['n_cols'] % args['BLOCK_N'] == 0"),
+                         lambda("HAS_BIAS", "args['bias_ptr'] is not None"),
+                         lambda("HALF", "args['BLOCK_N'] // 2")});
+  auto named = resolveKernelNames(sig("*fp32, *fp32, *fp32, i32, 128, EVEN_N, HAS_BIAS, HALF"), "",
+                                  d, "scale_rows", "/k/rows.py");
+  ASSERT_TRUE(named) << named.error().message;
+  auto heuristics = translateHeuristics(d, {}, "scale_rows", "/k/rows.py");
+  ASSERT_TRUE(heuristics);
+  auto fromNamed = expandHeuristics(*named, *heuristics, {}, d, "scale_rows", "/k/rows.py");
+  auto fromLeftOut = expandHeuristics(sig("*fp32, *fp32, *fp32, i32, 128"), *heuristics, {}, d,
+                                      "scale_rows", "/k/rows.py");
+  ASSERT_TRUE(fromNamed && fromLeftOut);
+  ASSERT_EQ(fromNamed->size(), 4u);   // EVEN_N and HAS_BIAS both ways
+  ASSERT_EQ(fromNamed->size(), fromLeftOut->size());
+  for (std::size_t i = 0; i < fromNamed->size(); ++i) {
+    EXPECT_EQ(formatSignature((*fromNamed)[i].signature), formatSignature((*fromLeftOut)[i].signature));
+    EXPECT_EQ((*fromNamed)[i].record, (*fromLeftOut)[i].record);
+  }
 }
 
 TEST(Heuristics, ABoolOverRuntimeArgumentsGivesBothVariants) {
@@ -146,7 +169,9 @@ TEST(Heuristics, RefusalsNameTheProblem) {
   auto given = expandHeuristics(sig("*fp32, *fp32, *fp32, i32, BLOCK_N=64, HALF=32"), *heuristics,
                                 {}, d, "scale_rows", "/k/rows.py");
   ASSERT_FALSE(given);
-  EXPECT_NE(given.error().message.find("gives 'HALF', which @triton.heuristics"), std::string::npos);
+  EXPECT_EQ(given.error().message,
+            "the signature gives 'HALF' a value, but @triton.heuristics of 'scale_rows' sets it: "
+            "write its name, HALF, in its place (the heuristic then gives the value), or leave it out");
 }
 
 /// rms_norm(X, n_cols, scale, GEMMA, BLOCK, SHIFTED) as describe gives it.
