@@ -147,21 +147,24 @@ def runtime_entry(param, value):
 
 
 def _options_config(options):
-    parts = [f"{k}={v}" for k, v in sorted(options.items())]
+    parts = [f"{k}={v}" for k, v in sorted(options.items()) if v is not None]
     return ("name=launch " + " ".join(parts)) if parts else ""
 
 
-def build_entries(launches, declare=None):
+def build_entries(launches, declare=None, first_config=False):
     """[Entry] for the recorded launches, and {launch index: reason} for those left out.
     declare: {"module.attribute": [more triton_add_kernel arguments]}, what a user adds by hand
-    (a HEURISTIC for a lambda the compiler cannot translate)."""
+    (a HEURISTIC for a lambda the compiler cannot translate). first_config: an autotuned kernel
+    is declared with the one config it launched with (a dry run's: the decorator's first) as
+    its CONFIG, not with every config of its decorator."""
     declare = declare or {}
     groups, skipped = {}, {}
     for index, launch in enumerate(launches):
         try:
             attribute = _outer_attribute(launch)
             left_out = set(launch.heuristic_names)
-            if launch.autotuner is not None:
+            autotuned = launch.autotuner is not None and not first_config
+            if autotuned:
                 left_out |= set(launch.config.kwargs)
             generic, hinted, key_values = [], [], []
             for param in launch.jit.params:
@@ -178,7 +181,7 @@ def build_entries(launches, declare=None):
                     generic.append(f"{param.name}={ty}")
                     hinted.append(f"{param.name}={hint}")
                     key_values.append(ty)
-            config = "" if launch.autotuner is not None else _options_config(launch.options)
+            config = "" if autotuned else _options_config(launch.options)
         except (ValueError, KeyError, TypeError) as e:
             skipped[index] = f"no declaration: {e}"
             continue

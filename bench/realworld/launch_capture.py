@@ -156,8 +156,11 @@ class Recorder:
                 stack.append(("autotune", tuner, frame))
                 try:
                     if recorder.mode == "dry":
-                        tuner.best_config = tuner.configs[0]
-                        return tuner.fn.run(*args, **kwargs, **tuner.configs[0].all_kwargs())
+                        config = tuner.best_config = tuner.configs[0]
+                        if config.pre_hook is not None:  # as the autotuner runs it (block shapes)
+                            config.pre_hook({**dict(zip(tuner.arg_names, args)), **kwargs,
+                                             **config.all_kwargs()})
+                        return tuner.fn.run(*args, **kwargs, **config.all_kwargs())
                     return tune_run(tuner, *args, **kwargs)
                 finally:
                     stack.pop()

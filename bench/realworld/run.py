@@ -198,6 +198,10 @@ def main():
     parser.add_argument("--shard", default="0/1", metavar="I/N",
                         help="run only cases i, i+n, i+2n...: a workload too long for one run "
                              "(a GPU machine's time limit) in n runs; `merge` adds their CSVs")
+    parser.add_argument("--first-config", action="store_true",
+                        help="declare an autotuned kernel with the config it launched with (in a "
+                             "dry run its decorator's first) instead of all its decorator's: "
+                             "which kernels build, on a machine with few CPUs")
     parser.add_argument("--every-config", action="store_true",
                         help="gpu: also run every config of each autotuned launch through Triton "
                              "and the library (not only the one the autotuner chose)")
@@ -229,7 +233,7 @@ def main():
     for case, why in failures.items():
         print(f"case {case} failed: {why}")
     print(f"recorded {len(launches)} launches in {time.monotonic() - started:.0f} s", flush=True)
-    entries, skipped = build_entries(launches, getattr(workload, "DECLARE", {}))
+    entries, skipped = build_entries(launches, getattr(workload, "DECLARE", {}), args.first_config)
     for index, why in skipped.items():
         print(f"launch {index} of {launches[index].name}: {why}")
     started = time.monotonic()
@@ -316,7 +320,7 @@ def report(kernels, launches, entries, built, replays, config_rows, args):
     print(f"\n{args.workload}: {len(rows)} @triton.jit functions, "
           f"{sum(r['status'] == 'helper' for r in rows)} device helpers, "
           f"{len(launched)} launched by the workload"
-          + (f" ({len(outside)} of them in modules outside MODULES, the project's run-time ones)"
+          + (f" ({len(outside)} of them in modules not in MODULES)"
              if outside else "") + ", "
           + (f"{len(complete)} of them built ({100.0 * len(complete) / max(1, len(launched)):.1f}%)"
              if built else "not built")

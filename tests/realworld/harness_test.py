@@ -81,6 +81,9 @@ def generated_kernel(value, n, BLOCK: tl.constexpr):
 
 
 class DryRecording(unittest.TestCase):
+    def setUp(self):
+        kept.compiled = tuned.compiled = None  # each test's first launch goes through Triton
+
     def record(self, launch):
         with Recorder("dry") as recorder:
             launch()
@@ -106,6 +109,27 @@ class DryRecording(unittest.TestCase):
         entries, _ = build_entries(launches)
         self.assertEqual(entries[0].attribute, "tuned")  # the wrapper holding the autotuner
         self.assertNotIn("BLOCK", entries[0].signatures[-1])  # the configs set it
+
+    def test_first_config_declares_the_config_the_dry_launch_took(self):
+        launches = self.record(lambda: tuned[(4,)](1, 500))
+        entry = build_entries(launches, first_config=True)[0][0]
+        self.assertIn("BLOCK=128", entry.signatures[-1])
+        self.assertTrue(entry.config.startswith("name=launch "), entry.config)
+        self.assertIn(" num_warps=4", entry.config)
+        self.assertNotIn("None", entry.config)  # options the config leaves unset are left out
+
+    def test_a_dry_autotuned_launch_runs_its_configs_pre_hook(self):
+        class Descriptor:  # what the hook sets, as on a host TensorDescriptor
+            block_shape = [1]
+
+        def set_block(nargs):
+            nargs["value"].block_shape = [nargs["BLOCK"]]
+
+        hooked = triton.autotune([triton.Config({"BLOCK": 64}, pre_hook=set_block)], key=[])(
+            fill_kernel)
+        descriptor = Descriptor()
+        self.record(lambda: hooked[(1,)](descriptor, 500))
+        self.assertEqual(descriptor.block_shape, [64])
 
     def test_a_heuristic_that_sets_a_launch_option_goes_into_the_config(self):
         launches = self.record(lambda: warps_by_heuristic[(4,)](1, 5000, BLOCK=128))
