@@ -90,7 +90,7 @@ std::string wrappedStringLiteral(const std::string &text, std::size_t column, st
 }
 
 std::vector<std::string> selectConfigParameters(const Kernel &kernel, const KernelPlan &plan) {
-  std::vector<std::string> out = {"const char *target"};
+  std::vector<std::string> out = {"const char *" + plan.target};
   for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
     out.push_back(cDeclaration(kernel.cParams[p].cType, plan.params[p]));
   return out;

@@ -217,7 +217,8 @@ std::string generateHeader(const Library &library, const CodegenPlan &plan) {
         << "TRITON_AOT_API triton_aot_status " << kp.api
         << "_config_argv(void *stream, int config, const uint32_t *grid,\n"
         << "    void *const *args);\n"
-        << "/* The config " << kp.api << "() runs for these arguments on a device of `target`\n"
+        << "/* The config " << kp.api << "() runs for these arguments on a device of `"
+        << kp.target << "`\n"
         << " * (\"cuda:90a\"), by the tuning compiled in (docs/tuning.md); 0 when untuned. No driver. */\n"
         << wrapCall("TRITON_AOT_API int " + kp.api + "_select_config",
                     selectConfigParameters(kernel, kp), ";\n")

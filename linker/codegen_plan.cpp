@@ -145,6 +145,7 @@ CodegenPlan planCodegen(const Library &library) {
     kp.variant = local("variant");
     kp.entry = local("kernel");
     kp.args = local("args");
+    kp.target = local("target");
     if (!kernel.grid) {
       kp.gridX = local("grid_x");
       kp.gridY = local("grid_y");

@@ -39,6 +39,8 @@ struct KernelPlan {
   std::vector<std::string> params; ///< C names of Kernel::cParams in generated code
   /// Names of the dispatcher's own parameters and locals, none equal to a parameter's.
   std::string stream, config, grid, variant, entry, args;
+  /// The target parameter of <api>_select_config() in the header ("target" may be a parameter's).
+  std::string target;
   /// The caller's grid parameters (grid_x, grid_y, grid_z); set only for a kernel without grid
   /// expressions.
   std::string gridX, gridY, gridZ;

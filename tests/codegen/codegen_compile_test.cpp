@@ -74,6 +74,7 @@ Library libraryNamed(const std::string &name) {
          : name == "edge" ? edgeLibrary()
          : name == "td"   ? tensorDescLibrary()
          : name == "heur" ? heuristicFormsLibrary()
+         : name == "ce"   ? targetParameterLibrary()
                           : makeLibrary(name);
 }
 
@@ -139,7 +140,7 @@ TEST_P(GeneratedC, SharedLibraryExportsExactlyTheDocumentedApi) {
 
 // "empty" has no kernels: no empty arrays (invalid C), only the library-wide API.
 INSTANTIATE_TEST_SUITE_P(Libraries, GeneratedC,
-                         ::testing::Values("mk", "edge", "td", "heur", "empty"));
+                         ::testing::Values("mk", "edge", "td", "heur", "ce", "empty"));
 
 /// main.c using both "mk" (prefix mk) and "other" (prefix oth): the same kernel, twice.
 constexpr const char *kTwoLibrariesMain = R"C(#include "mk.h"

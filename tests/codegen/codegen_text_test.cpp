@@ -505,6 +505,10 @@ TEST(CodegenText, ATunedKernelCarriesItsTablesAndSelectsByTarget) {
   at(c, "  static const char *const tta_targets[2] = {\"cuda:80\", \"cuda:90a\"};\n");
   at(sources.header, "TRITON_AOT_API int tuned_mm_select_config(const char *target, const void *a, "
                      "int32_t M, int32_t N,\n");
+  // A parameter named target keeps its name; select_config's own takes the "_".
+  at(generate(targetParameterLibrary()).header,
+     "TRITON_AOT_API int ce_loss_select_config(const char *target_, const void *logits,\n"
+     "                                         const void *target, int32_t N);\n");
   // An untuned library has neither the helper nor <string.h>; select_config returns 0.
   const std::string plain = generate(untunedLibrary()).source;
   EXPECT_EQ(plain.find("tta_snap"), std::string::npos);

@@ -189,6 +189,18 @@ Library edgeLibrary(const std::string &name, const std::string &prefix) {
   return library;
 }
 
+Library targetParameterLibrary(const std::string &name) {
+  Library library = makeLibrary(name);
+  KernelBuilder("loss")
+      .param("logits", "*fp32")
+      .param("target", "*i64")
+      .param("N", "i32")
+      .target("cuda:90a")
+      .config("launch", nlohmann::json::object())
+      .addTo(library);
+  return library;
+}
+
 Library untunedLibrary(const std::string &name) {
   Library library = makeLibrary(name);
   KernelBuilder builder("mm");

@@ -43,6 +43,10 @@ Library tensorDescLibrary(const std::string &name = "td", const std::string &pre
 /// scalar is never NULL). Every helper a heuristic's C calls.
 Library heuristicFormsLibrary(const std::string &name = "heur");
 
+/// "ce": loss(logits: *fp32, target: *i64, N: i32), the caller's grid, sm_90a: a parameter named
+/// as the target parameter of <api>_select_config() (fla's cross entropy kernels).
+Library targetParameterLibrary(const std::string &name = "ce");
+
 /// "tuned": mm(a: *fp16, M: i32, N: i32, K: i64), grid (M, N, 1), configs small, tall, wide,
 /// big, targets sm_80 and sm_90a, without tuning.
 Library untunedLibrary(const std::string &name = "tuned");
