@@ -145,7 +145,7 @@ std::optional<nlohmann::json> CompileRun::compileRequest(Job &job) {
                             {"function", job.kernel->function},
                             {"params", params},
                             {"target", requestTarget(job.target)},
-                            {"options", requestOptions(job.config)},
+                            {"options", requestOptions(job.config, job.target.backend)},
                             {"outputs", outputs},
                             {"source_names", sourceNames().request()}};
   if (job.config.preHook >= 0)

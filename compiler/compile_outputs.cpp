@@ -78,10 +78,13 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
           p.kind = ParamInfo::Kind::HeuristicInput;
           p.type = type;
         }
-  // A config whose shared memory exceeds the target's limit is left out for it.
-  if (std::string why = refusalOfCompiled(job.target, meta->launch.shared +
-                                                          meta->resources.staticShared.value_or(0));
-      !why.empty()) {
+  // A config whose blocks (a .ttgir fixes its own warps) or shared memory exceed the target's
+  // limits is left out for it.
+  std::string why = threadsRefusal(job.target, meta->launch.numWarps);
+  if (why.empty())
+    why = refusalOfCompiled(job.target,
+                            meta->launch.shared + meta->resources.staticShared.value_or(0));
+  if (!why.empty()) {
     job.refusal = why;
     stageRefusal(job);
     return;

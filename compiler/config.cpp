@@ -15,30 +15,36 @@ namespace {
 
 enum class OptionKind { Bool, Count, String };
 
+/// The backends whose Triton options have the field (CUDAOptions, HIPOptions).
+enum class OptionBackends { Both, Cuda, Hip };
+
 struct OptionSpec {
   std::string_view key;
   OptionKind kind;
+  OptionBackends backends;
 };
 
-// The CUDAOptions / HIPOptions fields a config may set besides the typed ones (Triton 3.x
-// backends' compiler.py). Counts are non-negative integers.
+// The CUDAOptions / HIPOptions fields a config may set besides the typed ones, and which backend
+// has each (the backends' compiler.py of Triton 3.6 and 3.9 agree). Counts are non-negative
+// integers.
 constexpr OptionSpec kOptions[] = {
-    {"allow_flush_denorm", OptionKind::Bool},
-    {"debug", OptionKind::Bool},
-    {"default_dot_input_precision", OptionKind::String},
-    {"enable_fp_fusion", OptionKind::Bool},
-    {"enable_reflect_ftz", OptionKind::Bool},
-    {"kpack", OptionKind::Count},
-    {"launch_cooperative_grid", OptionKind::Bool},
-    {"launch_pdl", OptionKind::Bool},
-    {"matrix_instr_nonkdim", OptionKind::Count},
-    {"max_num_imprecise_acc_default", OptionKind::Count},
-    {"ptx_options", OptionKind::String},
-    {"sanitize_overflow", OptionKind::Bool},
-    {"schedule_hint", OptionKind::String},
-    {"waves_per_eu", OptionKind::Count},
+    {"allow_flush_denorm", OptionKind::Bool, OptionBackends::Hip},
+    {"debug", OptionKind::Bool, OptionBackends::Both},
+    {"default_dot_input_precision", OptionKind::String, OptionBackends::Both},
+    {"enable_fp_fusion", OptionKind::Bool, OptionBackends::Both},
+    {"enable_reflect_ftz", OptionKind::Bool, OptionBackends::Cuda},
+    {"kpack", OptionKind::Count, OptionBackends::Hip},
+    {"launch_cooperative_grid", OptionKind::Bool, OptionBackends::Both},
+    {"launch_pdl", OptionKind::Bool, OptionBackends::Cuda},
+    {"matrix_instr_nonkdim", OptionKind::Count, OptionBackends::Hip},
+    {"max_num_imprecise_acc_default", OptionKind::Count, OptionBackends::Both},
+    {"ptx_options", OptionKind::String, OptionBackends::Cuda},
+    {"sanitize_overflow", OptionKind::Bool, OptionBackends::Both},
+    {"schedule_hint", OptionKind::String, OptionBackends::Hip},
+    {"waves_per_eu", OptionKind::Count, OptionBackends::Hip},
 };
 
+// maxnreg (ptxas' register cap) is CUDA's only; the others are both backends'.
 constexpr std::string_view kTypedOptions[] = {"maxnreg", "num_ctas", "num_stages", "num_warps"};
 
 const OptionSpec *findOption(std::string_view key) {
@@ -159,6 +165,16 @@ bool isTritonOption(std::string_view key) {
     if (typed == key)
       return true;
   return findOption(key) != nullptr;
+}
+
+bool backendHasOption(Backend backend, std::string_view key) {
+  if (key == "maxnreg")
+    return backend == Backend::Cuda;
+  const OptionSpec *spec = findOption(key);
+  if (!spec)
+    return true; // a typed option both have
+  return spec->backends == OptionBackends::Both ||
+         spec->backends == (backend == Backend::Cuda ? OptionBackends::Cuda : OptionBackends::Hip);
 }
 
 Expected<Config> parseConfig(std::string_view text) {

@@ -6,6 +6,7 @@
 
 #include "compiler/signature.h"
 #include "contract/diagnostic.h"
+#include "contract/target.h"
 
 #include <map>
 #include <optional>
@@ -38,6 +39,14 @@ struct Config {
 
 /// Option keys a config may set besides constexprs.
 bool isTritonOption(std::string_view key);
+
+/// Does Triton's \p backend have the option \p key (a field of its CUDAOptions / HIPOptions)?
+/// The other backend's options are ignored there, as Triton's own launch ignores them (its
+/// parse_options keeps only its fields): maxnreg, enable_reflect_ftz and ptx_options on HIP;
+/// waves_per_eu, matrix_instr_nonkdim, kpack, schedule_hint and allow_flush_denorm on CUDA.
+/// launch_pdl=True is the exception: it asks for a launch HIP does not have, so the config is
+/// left out for HIP targets (compiler/target_limits.h).
+bool backendHasOption(Backend backend, std::string_view key);
 
 /// Does \p archs (a config's archs=) include the target arch \p arch ("90a", "80", "gfx942",
 /// "gfx90a:xnack-")? "90" names "90a" too (Triton builds 90 only as 90a); a HIP processor names

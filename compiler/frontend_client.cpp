@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -533,6 +534,13 @@ nlohmann::json requestOptions(const Config &config) {
     options["maxnreg"] = *config.maxnreg;
   for (const auto &[key, value] : config.options)
     options[key] = constexprJson(value);
+  return options;
+}
+
+nlohmann::json requestOptions(const Config &config, Backend backend) {
+  nlohmann::json options = requestOptions(config);
+  for (auto it = options.begin(); it != options.end();)
+    it = backendHasOption(backend, it.key()) ? std::next(it) : options.erase(it);
   return options;
 }
 

@@ -67,8 +67,13 @@ nlohmann::json requestParams(const Signature &signature, const nlohmann::json &d
 /// The "target" object of a compile request: CUDA arch as an integer, HIP processor string.
 nlohmann::json requestTarget(const Target &target);
 
-/// The "options" object of a compile request (num_warps, num_stages and every other option).
+/// Every option \p config sets (num_warps, num_stages and every other option), as the metadata
+/// and refusal records list them.
 nlohmann::json requestOptions(const Config &config);
+
+/// The "options" object of a compile request for \p backend: requestOptions() less the other
+/// backend's options, which Triton ignores there (backendHasOption()).
+nlohmann::json requestOptions(const Config &config, Backend backend);
 
 /// JSON value of a constexpr for metadata: number, bool, string, or null.
 nlohmann::json constexprJson(const ConstexprValue &value);

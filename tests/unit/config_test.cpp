@@ -1,4 +1,5 @@
 #include "compiler/config.h"
+#include "compiler/frontend_client.h"
 
 #include "parse_expect.h"
 
@@ -92,6 +93,35 @@ TEST(ConfigTest, IsTritonOption) {
     EXPECT_TRUE(isTritonOption(key)) << key;
   for (std::string_view key : {"BLOCK", "name", "num_warp", "NUM_WARPS", "warp_size", ""})
     EXPECT_FALSE(isTritonOption(key)) << key;
+}
+
+TEST(ConfigTest, EachBackendHasItsOwnOptions) {
+  for (std::string_view both : {"num_warps", "num_stages", "num_ctas", "debug", "enable_fp_fusion",
+                                "launch_cooperative_grid", "sanitize_overflow",
+                                "default_dot_input_precision", "max_num_imprecise_acc_default"}) {
+    EXPECT_TRUE(backendHasOption(Backend::Cuda, both)) << both;
+    EXPECT_TRUE(backendHasOption(Backend::Hip, both)) << both;
+  }
+  for (std::string_view cuda : {"maxnreg", "launch_pdl", "enable_reflect_ftz", "ptx_options"}) {
+    EXPECT_TRUE(backendHasOption(Backend::Cuda, cuda)) << cuda;
+    EXPECT_FALSE(backendHasOption(Backend::Hip, cuda)) << cuda;
+  }
+  for (std::string_view hip :
+       {"waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "allow_flush_denorm"}) {
+    EXPECT_FALSE(backendHasOption(Backend::Cuda, hip)) << hip;
+    EXPECT_TRUE(backendHasOption(Backend::Hip, hip)) << hip;
+  }
+}
+
+TEST(ConfigTest, ACompileRequestLeavesOutTheOtherBackendsOptions) {
+  Config c = parsed("BLOCK=64 num_warps=8 maxnreg=128 waves_per_eu=2 kpack=2 debug=True");
+  const nlohmann::json all = {
+      {"num_warps", 8}, {"maxnreg", 128}, {"waves_per_eu", 2}, {"kpack", 2}, {"debug", true}};
+  EXPECT_EQ(requestOptions(c), all); // what the metadata records
+  EXPECT_EQ(requestOptions(c, Backend::Cuda),
+            nlohmann::json({{"num_warps", 8}, {"maxnreg", 128}, {"debug", true}}));
+  EXPECT_EQ(requestOptions(c, Backend::Hip),
+            nlohmann::json({{"num_warps", 8}, {"waves_per_eu", 2}, {"kpack", 2}, {"debug", true}}));
 }
 
 TEST(ConfigTest, NumWarpsMustBeAPowerOfTwo) {

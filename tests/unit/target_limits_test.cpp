@@ -117,5 +117,39 @@ TEST(TargetLimits, RefusedBeforeCompiling) {
   EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=1"), target("hip:gfx942")), "");
 }
 
+TEST(TargetLimits, BlocksOfMoreThan1024ThreadsAreLeftOut) {
+  EXPECT_EQ(threadsRefusal(target("cuda:80"), 32), ""); // 32 x 32: the most a block has
+  EXPECT_EQ(threadsRefusal(target("hip:gfx942"), 16), "");
+  EXPECT_EQ(threadsRefusal(target("hip:gfx942"), 32),
+            "num_warps=32 makes blocks of 2048 threads (64 a wavefront on gfx942), more than the "
+            "1024 a block may have");
+  EXPECT_NE(threadsRefusal(target("hip:gfx90a:xnack-"), 32), "");
+  EXPECT_EQ(threadsRefusal(target("hip:gfx1100"), 32), ""); // RDNA: 32-thread wavefronts
+  EXPECT_EQ(threadsRefusal(target("hip:gfx1250"), 32), "");
+  EXPECT_EQ(threadsRefusal(target("cuda:90a"), 64), // a .ttgir's own num_warps
+            "num_warps=64 makes blocks of 2048 threads (32 a warp on sm_90a), more than the 1024 "
+            "a block may have");
+  // Known from the config: left out before compiling.
+  EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=8192 num_warps=32"), target("hip:gfx942")),
+            threadsRefusal(target("hip:gfx942"), 32));
+  EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=8192 num_warps=32"), target("cuda:80")), "");
+  EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=8192 num_warps=32"), target("hip:gfx1100")), "");
+}
+
+TEST(TargetLimits, ClustersAndPdlAreLeftOutOnHip) {
+  EXPECT_EQ(refusalBeforeCompiling(config("launch_pdl=True"), target("hip:gfx942")),
+            "launch_pdl=True needs programmatic dependent launch, which HIP does not have (CUDA "
+            "sm_90 or newer)");
+  EXPECT_EQ(refusalBeforeCompiling(config("launch_pdl=False"), target("hip:gfx942")), "");
+  EXPECT_EQ(refusalBeforeCompiling(config("launch_pdl=True"), target("cuda:90a")), "");
+  // Triton refuses num_ctas > 1 on gfx942 and builds it on gfx1250, which the runtime cannot
+  // launch as a cluster.
+  for (const char *hip : {"hip:gfx942", "hip:gfx1250"})
+    EXPECT_EQ(refusalBeforeCompiling(config("BLOCK=1 num_ctas=2"), target(hip)),
+              "num_ctas=2 needs thread block clusters, which triton-aot launches on CUDA only "
+              "(sm_90 or newer)")
+        << hip;
+}
+
 } // namespace
 } // namespace tta
