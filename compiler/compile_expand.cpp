@@ -223,7 +223,8 @@ bool CompileRun::expand() {
         say("note: " + requested.spelling() + " compiles as " + target->spelling() +
             " (Triton builds sm_90 and later arch-specifically)");
       for (const Signature &signature : signatures) {
-        for (const Config &config : kernel.configs) {
+        for (std::size_t c = 0; c < kernel.configs.size(); ++c) {
+          const Config &config = kernel.configs[c];
           Job job;
           job.kernel = &kernel;
           job.kernelIndex = k;
@@ -231,6 +232,7 @@ bool CompileRun::expand() {
           job.requested = requested.spelling();
           job.target = *target;
           job.config = withBackendDefaults(config, *target, kernel.sourceKind);
+          job.configIndex = static_cast<int>(c);
           job.refusal = refusalBeforeCompiling(job.config, job.target);
           // Before the defaults: an option names a constexpr only where the config sets it.
           auto resolved = resolveSignature(signature, config);

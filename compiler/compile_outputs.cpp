@@ -65,6 +65,7 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
     return;
   }
   meta->source = stringOr(job.result, "source_name", sourceNames().name(job.kernel->sourcePath));
+  meta->variant.configIndex = job.configIndex;
   for (const auto &h : job.heuristics)
     meta->variant.heuristics.push_back({stringOr(h, "name"), stringOr(h, "expression"),
                                         stringOr(h, "written"), boolOr(h, "runtime", false),
@@ -204,6 +205,7 @@ void CompileRun::stageRefusal(const Job &job) {
                            {"variant",
                             {{"id", job.id},
                              {"config", job.config.name},
+                             {"config_index", job.configIndex},
                              {"signature", formatSignature(job.signature)},
                              {"num_warps", job.config.numWarps.value_or(0)},
                              {"num_stages", job.config.numStages.value_or(0)},

@@ -46,6 +46,7 @@ struct Job {
   /// kernel's too (resolveKernelNames: no Name entries left). Empty for IR sources.
   Signature signature;
   Config config;                                       ///< with the backend's defaults filled in
+  int configIndex = 0; ///< the config's place in its kernel's list (metadata config_index)
   nlohmann::json heuristics = nlohmann::json::array(); ///< metadata "heuristics"
   std::string id;
   OutputPaths paths;

@@ -155,6 +155,8 @@ json toJson(const KernelMetadata &meta) {
                             {"value", h.value}});
     out["variant"]["heuristics"] = std::move(heuristics);
   }
+  if (variant.configIndex)
+    out["variant"]["config_index"] = *variant.configIndex;
   if (const std::optional<AutotuneInfo> &autotune = variant.autotune)
     out["variant"]["autotune"] = {{"key", autotune->key},
                                   {"reset_to_zero", autotune->resetToZero},
@@ -332,6 +334,8 @@ void readTarget(const ObjectReader &obj, KernelMetadata &meta) {
 void readVariant(const ObjectReader &obj, VariantInfo &variant) {
   variant.id = obj.string("id");
   variant.config = obj.string("config", /*allowEmpty=*/true);
+  if (obj.find("config_index"))
+    variant.configIndex = obj.integer("config_index", 0);
   variant.signature = obj.string("signature", /*allowEmpty=*/true);
   ObjectReader constexprs = obj.object("constexprs");
   for (const auto &[name, value] : constexprs.value().items())

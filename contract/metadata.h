@@ -127,6 +127,10 @@ struct AutotuneInfo {
 struct VariantInfo {
   std::string id;                      ///< unique within a library: "<name>.<target tag>.<digest>"
   std::string config;                  ///< config name ("" when none was given)
+  /// The config's place in its kernel's declared list (0-based: --config order, or the
+  /// @triton.autotune decorator's after build-time pruning); the library keeps that order.
+  /// None from an older triton-aot-cc.
+  std::optional<int> configIndex;
   std::string signature;               ///< canonical signature after constexpr names were resolved
   std::map<std::string, nlohmann::json> constexprs;   ///< name -> value, including ":1" ones
   int numWarps = 0;                    ///< as requested

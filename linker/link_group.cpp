@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <map>
 #include <set>
 
@@ -326,6 +327,7 @@ private:
     ConfigGroup &group = configFor(v, status);
     if (!status)
       return status;
+    groupOfVariant_.push_back(static_cast<std::size_t>(&group - groups_.data()));
     std::vector<int> hints = hintsOf(v);
     std::vector<HeuristicRecord> tested;
     nlohmann::json values = nlohmann::json::object();
@@ -391,6 +393,8 @@ private:
                                    "'): name the configs (name=...) so they can be told apart");
     }
 
+    for (const ConfigGroup &g : groups_)
+      groupNames_.push_back(g.config.name);
     for (ConfigGroup &g : groups_) {
       for (HintGroup &h : g.hints) {
         HintVariant variant;
@@ -432,12 +436,59 @@ private:
     }
     if (Status s = addConfigsRefusedEverywhere(names); !s)
       return s;
+    orderAsDeclared();
     return checkEveryTargetHasAConfig();
   }
 
+  /// The kernel's configs in their declared order, whichever targets built them: each target's
+  /// configs (its variants and refusal records) by their config_index, ties and records without
+  /// one in order of first appearance; the first target's list first (targets in order of first
+  /// appearance), then each other target's configs not yet placed. Where every target has the
+  /// same list, that is the declaration; where a module chose its @triton.autotune list by
+  /// backend and each target was compiled on its own, the lists follow one another, as the
+  /// compiler merges them in one run.
+  void orderAsDeclared() {
+    struct Mention {
+      std::string target;
+      std::string config;
+      std::optional<int> index;
+    };
+    std::vector<Mention> mentions;   // variants, then refusal records, in input order
+    for (std::size_t i = 0; i < variants_.size(); ++i)
+      mentions.push_back({targetKey(variants_[i]->meta.target), groupNames_[groupOfVariant_[i]],
+                          variants_[i]->meta.variant.configIndex});
+    for (const Refusal *r : refusals_)
+      mentions.push_back({r->target, r->config, r->configIndex});
+    std::vector<std::string> targets;
+    std::map<std::string, std::vector<const Mention *>> byTarget;
+    for (const Mention &m : mentions) {
+      auto &list = byTarget[m.target];
+      if (list.empty())
+        targets.push_back(m.target);
+      list.push_back(&m);
+    }
+    std::map<std::string, std::size_t> place;   // config name -> its place in the library
+    for (const std::string &target : targets) {
+      std::vector<const Mention *> &list = byTarget[target];
+      std::stable_sort(list.begin(), list.end(), [](const Mention *a, const Mention *b) {
+        return a->index.value_or(INT_MAX) < b->index.value_or(INT_MAX);
+      });
+      for (const Mention *m : list)
+        place.emplace(m->config, place.size());
+    }
+    auto placeOf = [&](const KernelConfig &config) {
+      auto found = place.find(config.name);   // every config has a variant or a record
+      return found == place.end() ? place.size() : found->second;
+    };
+    std::stable_sort(kernel_.configs.begin(), kernel_.configs.end(),
+                     [&](const KernelConfig &a, const KernelConfig &b) {
+                       return placeOf(a) < placeOf(b);
+                     });
+  }
+
   /// A config with refusal records and no variant (every target refused it) stays a config of
-  /// the kernel, after the built ones: one generic variant whose launch on any target says why,
-  /// rather than a config that silently disappears from the library.
+  /// the kernel (orderAsDeclared() puts it in its place): one generic variant whose launch on any
+  /// target says why, rather than a config that silently disappears from the library.
   Status addConfigsRefusedEverywhere(const std::map<std::string, std::string> &built) {
     std::vector<std::string> order;
     for (const Refusal *r : refusals_)
@@ -589,6 +640,8 @@ private:
   std::map<std::string, std::size_t> configIndex_;
   std::map<Backend, std::map<std::string, std::vector<int>>> stagesSeen_;
   std::map<std::string, Target> targets_;
+  std::vector<std::size_t> groupOfVariant_;   ///< per variants_ entry: its groups_ index
+  std::vector<std::string> groupNames_;       ///< per groups_ entry: its final name
 };
 
 /// Every public symbol of the library is <prefix>_<name>: no two may be the same.
@@ -696,6 +749,34 @@ bool isOutputName(const std::string &name) {
            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
                   c == '+';
          });
+}
+
+std::vector<std::string> defaultConfigWarnings(const Library &library) {
+  std::vector<std::string> warnings;
+  for (const Kernel &kernel : library.kernels) {
+    if (kernel.configs.empty())
+      continue;
+    const KernelConfig &first = kernel.configs.front();
+    std::string missing;
+    for (std::size_t t = 0; t < kernel.targets.size(); ++t) {
+      if (kernel.tuning && t < kernel.tuning->targets.size() && kernel.tuning->targets[t])
+        continue;   // the table picks the config there
+      const bool built =
+          std::any_of(first.variants.begin(), first.variants.end(),
+                      [&](const HintVariant &v) { return v.functions[t].refusal.empty(); });
+      if (!built)
+        missing += (missing.empty() ? "" : ", ") + kernel.targets[t].spelling();
+    }
+    if (missing.empty())
+      continue;
+    const std::string api = library.prefix + "_" + kernel.name;
+    warnings.push_back("kernel '" + kernel.name + "': its first config, " + first.name +
+                       ", is not built for " + missing + ", so " + api +
+                       "(), which runs the first config, returns TRITON_AOT_ERROR_NO_IMAGE on " +
+                       "such a device; call " + api + "_config() with a config built there, " +
+                       "tune the kernel (--tuning), or declare first a config every target builds");
+  }
+  return warnings;
 }
 
 Status checkLibraryNames(const Library &library) {

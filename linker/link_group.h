@@ -38,6 +38,7 @@ struct Refusal {
   std::string kernel;    ///< kernel.name
   std::string target;    ///< target spelling ("cuda:80")
   std::string config;    ///< the config's name
+  std::optional<int> configIndex;   ///< variant.config_index: its place in the declared list
   std::string reason;
   int numWarps = 0;      ///< variant.num_warps (for a config refused on every target)
   int numStages = 0;     ///< variant.num_stages
@@ -45,12 +46,18 @@ struct Refusal {
   std::map<std::string, nlohmann::json> constexprs;   ///< variant.constexprs
 };
 
-/// Fills Library::kernels from \p variants (in order of first appearance). A config with a
-/// refusal for a target gets a function that refuses to launch there; one refused on every
-/// target of its kernel is still a config of it (after the built ones), refused everywhere; a
-/// kernel left with no config for one of its targets is an error. Errors name the metadata file that caused them.
+/// Fills Library::kernels from \p variants (in order of first appearance), each kernel's configs
+/// in their declared order (config_index). A config with a refusal for a target gets a function
+/// that refuses to launch there; one refused on every target of its kernel is still a config of
+/// it, in its place, refused everywhere; a kernel left with no config for one of its targets is
+/// an error. Errors name the metadata file that caused them.
 Status groupVariants(const std::vector<ReadVariant> &variants, Library &library,
                      const std::vector<Refusal> &refusals = {});
+
+/// One warning per kernel whose first config is not built for some of its targets (left out
+/// there), where no tuning table picks its configs: <prefix>_<kernel>() runs the first config, so
+/// on such a device it returns TRITON_AOT_ERROR_NO_IMAGE. Empty when every default launches.
+std::vector<std::string> defaultConfigWarnings(const Library &library);
 
 /// "x_ptr:16, n:1", or \p none for the generic variant: for messages, --inspect and the
 /// comments of generated code (which separate with " " and say "generic").

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -236,6 +237,13 @@ Expected<Library> buildLibrary(const LinkOptions &options, const LogSink &log) {
       refusal.kernel = stringOr(objectOf(file.json, "kernel"), "name");
       refusal.target = stringOr(objectOf(file.json, "target"), "spelling");
       refusal.config = stringOr(variant, "config");
+      if (const nlohmann::json *index = member(variant, "config_index")) {
+        if (!index->is_number_integer() || index->get<std::int64_t>() < 0 ||
+            index->get<std::int64_t>() > std::numeric_limits<int>::max())
+          return errorIn(file.path, "variant.config_index: expected a non-negative integer, got " +
+                                        index->dump());
+        refusal.configIndex = index->get<int>();
+      }
       refusal.reason = stringOr(file.json, "reason");
       refusal.numWarps = static_cast<int>(integerOf(variant, "num_warps").value_or(0));
       refusal.numStages = static_cast<int>(integerOf(variant, "num_stages").value_or(0));

@@ -52,6 +52,9 @@ Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransactio
     return library.takeError();
   if (Status s = applyTuning(*library, options.tuningTables, log); !s)
     return s;
+  if (log)
+    for (const std::string &warning : defaultConfigWarnings(*library))
+      log("warning: " + warning);
   if (stopped())
     return interruptedError();
 

@@ -1,7 +1,8 @@
 // A config not built for a target (archs=90a in a library for cuda:80 and cuda:90a): on an
 // sm_80 device its launch returns TRITON_AOT_ERROR_NO_IMAGE naming config, target and device,
 // preloading skips it, and the other config runs; on sm_90 both run. A config refused on
-// every target (archs=100a) is still in the library, and refused on every device.
+// every target (archs=100a), declared second, is still in the library in its place, and refused
+// on every device.
 #include "runtime_fixture.h"
 
 #include <rt_per_target.h>
@@ -51,6 +52,11 @@ TEST_F(PerTargetConfigs, TheRefusedConfigSaysWhyAndTheOthersRun) {
 TEST_F(PerTargetConfigs, AConfigRefusedOnEveryTargetIsRefusedOnEveryDevice) {
   useCudaDevices("sm_80,sm_90");
   EXPECT_EQ(ptg_vector_add_config_count(), 3u);
+  // Declaration order, whichever targets built each config.
+  EXPECT_EQ(ptg_vector_add_CONFIG_anywhere, 0);
+  EXPECT_EQ(ptg_vector_add_CONFIG_blackwell, 1);
+  EXPECT_EQ(ptg_vector_add_CONFIG_hopper, 2);
+  EXPECT_STREQ(ptg_vector_add_config_name(1), "blackwell");
   for (int device : {0, 1}) {
     selectDevice(device);
     EXPECT_EQ(ptg_preload(), TRITON_AOT_SUCCESS) << ptg_last_error();

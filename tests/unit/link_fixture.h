@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -151,6 +152,39 @@ protected:
 
   fs::path dir_;
 };
+
+/// A refusal record as triton-aot-cc writes it (docs/metadata.md#refusal-records), written into
+/// \p dir; \p configIndex: its variant.config_index (none: a record of an older triton-aot-cc).
+inline std::string writeRefusal(const fs::path &dir, const std::string &kernel,
+                                const std::string &target, const std::string &config,
+                                const std::string &reason,
+                                nlohmann::json constexprs = {{"BLOCK", 1024}},
+                                std::optional<int> configIndex = std::nullopt) {
+  const std::string file =
+      kernel + "." + config + "." + target.substr(target.find(':') + 1) + ".json";
+  nlohmann::json record = {{"schema", kRefusalSchema},
+                           {"schema_version", 1},
+                           {"generator", "triton-aot-cc 0.1.0"},
+                           {"kernel",
+                            {{"name", kernel},
+                             {"function", kernel + "_fn"},
+                             {"source", "kernels/" + kernel + ".py"},
+                             {"source_kind", "python"}}},
+                           {"target", {{"spelling", target}}},
+                           {"variant",
+                            {{"id", kernel + "." + config},
+                             {"config", config},
+                             {"signature", "*fp32, i32, 1024"},
+                             {"num_warps", 8},
+                             {"num_stages", 5},
+                             {"options", nlohmann::json::object()},
+                             {"constexprs", std::move(constexprs)}}},
+                           {"reason", reason}};
+  if (configIndex)
+    record["variant"]["config_index"] = *configIndex;
+  writeFile(dir / file, record.dump(2));
+  return (dir / file).string();
+}
 
 inline std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string> &b) {
   a.insert(a.end(), b.begin(), b.end());

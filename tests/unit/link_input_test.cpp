@@ -607,28 +607,6 @@ TEST_F(LinkInput, GridsAreIntegerExpressions) {
   EXPECT_EQ(lib.kernels.size(), 1u);
 }
 
-/// A refusal record as triton-aot-cc writes it (docs/metadata.md#refusal-records).
-std::string writeRefusal(const fs::path &dir, const std::string &kernel, const std::string &target,
-                         const std::string &config, const std::string &reason,
-                         nlohmann::json constexprs = {{"BLOCK", 1024}}) {
-  const std::string file = kernel + "." + config + "." + target.substr(target.find(':') + 1) + ".json";
-  nlohmann::json record = {
-      {"schema", kRefusalSchema},
-      {"schema_version", 1},
-      {"generator", "triton-aot-cc 0.1.0"},
-      {"kernel",
-       {{"name", kernel}, {"function", kernel + "_fn"}, {"source", "kernels/" + kernel + ".py"},
-        {"source_kind", "python"}}},
-      {"target", {{"spelling", target}}},
-      {"variant",
-       {{"id", kernel + "." + config}, {"config", config}, {"signature", "*fp32, i32, 1024"},
-        {"num_warps", 8}, {"num_stages", 5}, {"options", nlohmann::json::object()},
-        {"constexprs", std::move(constexprs)}}},
-      {"reason", reason}};
-  writeFile(dir / file, record.dump(2));
-  return (dir / file).string();
-}
-
 TEST_F(LinkInput, AConfigRefusedOnEveryTargetIsStillAConfigRefusedEverywhere) {
   auto inputs = writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams(), "small");
   inputs.push_back(writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory"));
@@ -683,6 +661,104 @@ TEST_F(LinkInput, AKernelWhoseEveryConfigIsRefusedOnATargetDoesNotLink) {
   EXPECT_THAT(fails(options({inputs[0], alone}), alone),
               HasSubstr("kernel 'lonely' has no config built for cuda:80 (big: too much shared "
                         "memory) nor for any other target"));
+}
+
+std::vector<std::string> configNames(const Kernel &kernel) {
+  std::vector<std::string> names;
+  for (const KernelConfig &c : kernel.configs)
+    names.push_back(c.name);
+  return names;
+}
+
+TEST_F(LinkInput, ConfigsKeepTheirDeclaredOrderWhicheverTargetsBuildThem) {
+  // Declared: first (too big for cuda:80), never (built for no target), plain. Each target's
+  // run lists its built variants before its refusal records.
+  auto built = [&](const std::string &target, const std::string &config, int block, int index) {
+    KernelMetadata m = variant("scale", target, withBlock(defaultParams(), block), config);
+    m.variant.configIndex = index;
+    return write(m);
+  };
+  const std::vector<std::string> sm80 = {
+      built("cuda:80", "plain", 128, 2),
+      writeRefusal(dir_, "scale", "cuda:80", "first", "too much shared memory", {{"BLOCK", 1024}},
+                   0),
+      writeRefusal(dir_, "scale", "cuda:80", "never", "limited to archs=100a", {{"BLOCK", 64}}, 1)};
+  const std::vector<std::string> gfx90a = {
+      built("hip:gfx90a", "first", 1024, 0), built("hip:gfx90a", "plain", 128, 2),
+      writeRefusal(dir_, "scale", "hip:gfx90a", "never", "limited to archs=100a", {{"BLOCK", 64}},
+                   1)};
+  for (const auto &inputs : {concat(sm80, gfx90a), concat(gfx90a, sm80)}) {
+    Library lib = build(options(inputs));
+    const Kernel &k = lib.kernels.at(0);
+    ASSERT_THAT(spellings(k.targets), ElementsAre("cuda:80", "hip:gfx90a"));
+    EXPECT_THAT(configNames(k), ElementsAre("first", "never", "plain"));
+    if (k.configs.size() != 3)
+      continue;
+    const std::vector<Function> &first = k.configs[0].variants.at(0).functions;
+    EXPECT_EQ(first.at(0).refusal, "config first is not built for cuda:80: too much shared memory");
+    EXPECT_EQ(first.at(1).refusal, "");
+    EXPECT_EQ(k.configs[0].constexprs.at("BLOCK"), 1024);
+    for (const Function &f : k.configs[1].variants.at(0).functions) // never: no image anywhere
+      EXPECT_THAT(f.refusal, HasSubstr("config never is not built for "));
+    EXPECT_EQ(k.configs[1].constexprs.at("BLOCK"), 64);
+    for (const Function &f : k.configs[2].variants.at(0).functions)
+      EXPECT_EQ(f.refusal, "");
+    // The untuned entry point runs config 0, which cuda:80 does not have: said once.
+    EXPECT_THAT(defaultConfigWarnings(lib),
+                ElementsAre("kernel 'scale': its first config, first, is not built for cuda:80, "
+                            "so lib_scale(), which runs the first config, returns "
+                            "TRITON_AOT_ERROR_NO_IMAGE on such a device; call lib_scale_config() "
+                            "with a config built there, tune the kernel (--tuning), or declare "
+                            "first a config every target builds"));
+  }
+}
+
+TEST_F(LinkInput, ATunedTargetPicksItsOwnConfigsSoItsDefaultIsNotWarnedAbout) {
+  auto inputs = writeAll("scale", {"cuda:80", "hip:gfx90a"}, defaultParams(), "plain");
+  inputs.push_back(writeRefusal(dir_, "scale", "cuda:80", "wide", "too much shared memory",
+                                {{"BLOCK", 1024}}, 0));
+  inputs.push_back(
+      writeRefusal(dir_, "scale", "hip:gfx90a", "wide", "too much LDS", {{"BLOCK", 1024}}, 0));
+  Library lib = build(options(inputs));
+  Kernel &k = lib.kernels.at(0);
+  ASSERT_THAT(configNames(k), ElementsAre("wide", "plain"));
+  EXPECT_THAT(defaultConfigWarnings(lib),
+              ElementsAre(HasSubstr("its first config, wide, is not built for cuda:80, "
+                                    "hip:gfx90a, so lib_scale()")));
+  k.tuning = KernelTuning{};
+  k.tuning->targets = {KernelTuning::TargetDispatch{}, std::nullopt}; // cuda:80 is tuned
+  EXPECT_THAT(defaultConfigWarnings(lib),
+              ElementsAre(HasSubstr("its first config, wide, is not built for hip:gfx90a, so")));
+  k.configs = {k.configs[1], k.configs[0]};
+  EXPECT_THAT(defaultConfigWarnings(lib), ElementsAre());
+}
+
+TEST_F(LinkInput, DecoratorListsChosenPerBackendFollowOneAnother) {
+  // A module that picks its @triton.autotune list with is_cuda(), each target compiled on its
+  // own: CUDA lists a, b; HIP lists c, a. The first target's list comes first.
+  auto built = [&](const std::string &target, const std::string &config, int block, int index) {
+    KernelMetadata m = variant("scale", target, withBlock(defaultParams(), block), config);
+    m.variant.configIndex = index;
+    m.variant.autotune = AutotuneInfo{{"n"}, {}, {}, "decorator", {}};
+    return write(m);
+  };
+  const std::vector<std::string> cuda = {built("cuda:80", "a", 128, 0),
+                                         built("cuda:80", "b", 256, 1)};
+  const std::vector<std::string> hip = {built("hip:gfx90a", "c", 512, 0),
+                                        built("hip:gfx90a", "a", 128, 1)};
+  EXPECT_THAT(configNames(build(options(concat(cuda, hip))).kernels.at(0)),
+              ElementsAre("a", "b", "c"));
+  EXPECT_THAT(configNames(build(options(concat(hip, cuda))).kernels.at(0)),
+              ElementsAre("c", "a", "b"));
+}
+
+TEST_F(LinkInput, ARefusalRecordsConfigIndexIsANonNegativeInteger) {
+  auto inputs = writeAll("scale", {"cuda:80"}, defaultParams(), "small");
+  std::string refusal = writeRefusal(dir_, "scale", "cuda:80", "big", "too much shared memory",
+                                     {{"BLOCK", 1024}}, -1);
+  inputs.push_back(refusal);
+  EXPECT_THAT(fails(options(inputs), refusal),
+              HasSubstr("variant.config_index: expected a non-negative integer, got -1"));
 }
 
 TEST_F(LinkInput, AKernelWithoutAGridTakesTheCallersBesideOneWithAGrid) {

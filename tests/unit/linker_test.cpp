@@ -119,6 +119,51 @@ TEST_F(Link, ATuningTableIsCheckedBeforeAnythingIsWritten) {
   EXPECT_THAT(readFile(dir_ / "out/demo.c"), HasSubstr("from good.tuning.json"));
 }
 
+// A config built for no target keeps its declared place in the API (its index, its name, the
+// manifest) and refuses to launch everywhere: an entry without an image that says why. Being
+// first, it is the untuned default, which the link warns about.
+TEST_F(Link, AConfigBuiltForNoTargetKeepsItsPlaceAndHasNoImage) {
+  std::vector<std::string> inputs;
+  for (const char *target : {"cuda:80", "hip:gfx90a"}) {
+    KernelMetadata m = variant("scale", target, defaultParams(), "small");
+    m.variant.configIndex = 1;
+    inputs.push_back(write(m));
+    inputs.push_back(
+        writeRefusal(dir_, "scale", target, "wide", "limited to archs=100a", {{"BLOCK", 1024}}, 0));
+  }
+  std::vector<std::string> log;
+  Status s = link(options(inputs, "demo"), [&](std::string_view line) { log.emplace_back(line); });
+  ASSERT_TRUE(s) << formatDiagnostic(s.error());
+  EXPECT_THAT(log, ::testing::Contains(HasSubstr(
+                       "warning: kernel 'scale': its first config, wide, is not built for "
+                       "cuda:80, hip:gfx90a, so demo_scale(), which runs the first config, "
+                       "returns TRITON_AOT_ERROR_NO_IMAGE on such a device")));
+
+  const std::string header = readFile(dir_ / "out/demo.h");
+  EXPECT_THAT(header, HasSubstr("demo_scale_CONFIG_wide = 0,"));
+  EXPECT_THAT(header, HasSubstr("demo_scale_CONFIG_small = 1"));
+  auto manifest = parseManifest(nlohmann::json::parse(readFile(dir_ / "out/demo.json")));
+  ASSERT_TRUE(manifest) << manifest.error().message;
+  const auto &configs = manifest->kernels.at(0).configs;
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].name, "wide");
+  EXPECT_EQ(configs[1].name, "small");
+  const nlohmann::json raw = nlohmann::json::parse(readFile(dir_ / "out/demo.json"));
+  for (const auto &f : raw["kernels"][0]["configs"][0]["variants"][0]["functions"])
+    EXPECT_EQ(f["refused"], "config wide is not built for " + f["target"].get<std::string>() +
+                                ": limited to archs=100a");
+  for (const auto &f : raw["kernels"][0]["configs"][1]["variants"][0]["functions"])
+    EXPECT_FALSE(f.contains("refused")) << f;
+  // Its functions in the dispatcher's table: no binary, no PTX, the reason as the message.
+  const std::string source = readFile(dir_ / "out/demo.c");
+  for (const char *target : {"cuda:80", "hip:gfx90a"}) {
+    const std::string reason =
+        std::string("config wide is not built for ") + target + ": limited to archs=100a";
+    EXPECT_THAT(source, HasSubstr(reason)) << target;
+  }
+  EXPECT_THAT(source, HasSubstr("TRITON_AOT_NO_IMAGE, TRITON_AOT_NO_IMAGE"));
+}
+
 TEST_F(Link, AnInterruptedLinkLeavesNothing) {
   LinkOptions o = options(writeAll("scale", {"cuda:80"}, defaultParams()), "demo");
   ASSERT_TRUE(link(o));

@@ -64,6 +64,7 @@ KernelMetadata cudaExample() {
   meta.imageArch = "sm_90a";
   meta.variant.id = "add_fp32.sm90a.3f2a9c1e07d4";
   meta.variant.config = "large";
+  meta.variant.configIndex = 1;
   meta.variant.signature = "*fp32:16, *fp32:16, *fp32:16, i32, i32:1, 1024";
   meta.variant.constexprs = {{"BLOCK", 1024}, {"stride", 1}};
   meta.variant.numWarps = 4;
@@ -424,6 +425,8 @@ TEST(MetadataTest, RejectsBadFiles) {
       {"/target/warp_size", 64,
        "target.warp_size: 64 does not match cuda:90a, whose warps have 32 threads"},
       {"/variant/num_warps", 0, "variant.num_warps: expected an integer >= 1, got 0"},
+      {"/variant/config_index", -1, "variant.config_index: expected an integer >= 0, got -1"},
+      {"/variant/config_index", "1", R"(variant.config_index: expected an integer, got "1")"},
       {"/variant/constexprs", json::array(), "variant.constexprs: expected an object, got []"},
       {"/params", removed(), "params: missing required field"},
       {"/params/0/kind", "tensor",
