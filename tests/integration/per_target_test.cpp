@@ -1,14 +1,20 @@
 // Per-target configs: a config a target cannot build or run (shared memory above its limit,
-// num_ctas=2 before sm_90) or one limited with archs= is left out for that target with one
-// warning line and a refusal record; the linked library refuses it there with the reason; a
-// kernel left with no config for a target does not link.
+// blocks above its threads, num_ctas=2 before sm_90 and on HIP, launch_pdl=True before sm_90
+// and on HIP) or one limited with archs= is left out for that target with one warning line and
+// a refusal record; the linked library refuses it there with the reason, its configs in their
+// declared order; a kernel left with no config for a target does not link. Options of the other
+// backend only are ignored, as Triton's own launch ignores them.
 #include "cli_runner.h"
+#include "compiler/config.h"
 #include "contract/metadata.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -17,8 +23,10 @@ using tta::testing::kernel;
 using tta::testing::occurrences;
 using tta::testing::readText;
 using tta::testing::run;
+using tta::testing::listFiles;
 using tta::testing::runCompiler;
 using tta::testing::RunResult;
+using tta::testing::testPython;
 using tta::testing::testTritonVersion;
 using tta::testing::testWorkDir;
 
@@ -211,6 +219,245 @@ TEST(PerTarget, ATypeTritonRefusesForTheTargetIsLeftOutNotAFailedBuild) {
   EXPECT_EQ(metadata, 1);
   ASSERT_EQ(refusals.size(), 1u);
   EXPECT_EQ(refusals[0]["target"]["spelling"], "cuda:80");
+}
+
+// tests/kernels/pdl_add.py: add_kernel's configs in declaration order, and what each target can
+// run of them (num_warps=32 is 2048 threads on gfx942; launch_pdl=True needs CUDA sm_90).
+const char *kPdl = "BLOCK_SIZE1024_USE_GDCTrue_launch_pdlTrue_w4_s3";
+const char *kWide = "BLOCK_SIZE8192_USE_GDCFalse_w32_s3";
+const char *kPlain = "BLOCK_SIZE1024_USE_GDCFalse_w4_s3";
+const char *kAddSignature = "*fp32:16, *fp32:16, *fp32:16, i32";
+
+RunResult compileAdd(const std::string &function, const std::vector<std::string> &targets,
+                     const fs::path &out, const fs::path &index,
+                     const std::vector<std::string> &extra = {},
+                     const std::string &signature = kAddSignature) {
+  std::vector<std::string> args = {kernel("pdl_add.py"), "-n", function, "-s", signature, "-g",
+                                   "cdiv(n_elements, BLOCK_SIZE), 1, 1", "-o", out.string() + "/",
+                                   "--index", index.string(), "--cache-dir",
+                                   (testWorkDir() / ("per_target-" + testTritonVersion()) / "cache").string()};
+  for (const std::string &target : targets) {
+    args.push_back("-t");
+    args.push_back(target);
+  }
+  args.insert(args.end(), extra.begin(), extra.end());
+  return runCompiler(args, out.parent_path());
+}
+
+/// The kernel metadata files under \p dir (not the refusal records), read with the strict reader.
+std::vector<KernelMetadata> builtIn(const fs::path &dir) {
+  std::vector<KernelMetadata> all;
+  for (const std::string &file : listFiles(dir, ".triton-aot-cache")) {
+    if (fs::path(file).extension() != ".json")
+      continue;
+    auto json = nlohmann::json::parse(readText(dir / file));
+    if (json["schema"] == kRefusalSchema)
+      continue;
+    auto meta = parseMetadata(json);
+    EXPECT_TRUE(meta) << file << ": " << (meta ? "" : meta.error().message);
+    if (meta)
+      all.push_back(std::move(*meta));
+  }
+  return all;
+}
+
+/// Config name -> per target of the manifest's kernel (its "targets" order): built or not.
+std::map<std::string, std::vector<bool>> builtOn(const nlohmann::json &kernel) {
+  std::map<std::string, std::vector<bool>> out;
+  for (const auto &config : kernel["configs"])
+    for (const auto &function : config["variants"][0]["functions"])
+      out[config["name"]].push_back(!function.contains("refused"));
+  return out;
+}
+
+std::vector<std::string> configNames(const nlohmann::json &kernel) {
+  std::vector<std::string> out;
+  for (const auto &config : kernel["configs"])
+    out.push_back(config["name"]);
+  return out;
+}
+
+TEST(PerTarget, BlocksOverTheTargetsThreadsAndPdlOnHipAreLeftOutAndConfigsKeepTheirOrder) {
+  fs::path dir = freshDir("per_target", "pdl_add");
+  RunResult r = compileAdd("add_kernel", {"cuda:80", "cuda:90a", "hip:gfx942"}, dir / "out",
+                           dir / "index.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "warning: config "), 3u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(std::string("warning: config ") + kPdl +
+                               " of add_kernel is not built for cuda:80: launch_pdl=True needs "
+                               "programmatic dependent launch (sm_90 or newer)"));
+  EXPECT_THAT(r.err, HasSubstr(std::string("warning: config ") + kPdl +
+                               " of add_kernel is not built for hip:gfx942: launch_pdl=True needs "
+                               "programmatic dependent launch, which HIP does not have (CUDA "
+                               "sm_90 or newer)"));
+  EXPECT_THAT(r.err, HasSubstr(std::string("warning: config ") + kWide +
+                               " of add_kernel is not built for hip:gfx942: num_warps=32 makes "
+                               "blocks of 2048 threads (64 a wavefront on gfx942), more than the "
+                               "1024 a block may have"));
+  // Each target gets exactly the configs it can run; every file knows its config's place.
+  std::map<std::string, std::set<std::string>> built;
+  for (const KernelMetadata &meta : builtIn(dir / "out")) {
+    built[meta.target.spelling()].insert(meta.variant.config);
+    const std::map<std::string, int> declared = {{kPdl, 0}, {kWide, 1}, {kPlain, 2}};
+    EXPECT_EQ(meta.variant.configIndex, declared.at(meta.variant.config));
+    EXPECT_EQ(meta.launch.block[0], meta.launch.numWarps * meta.launch.warpSize);
+    EXPECT_LE(meta.launch.block[0], 1024);
+  }
+  EXPECT_EQ(built["cuda:80"], (std::set<std::string>{kWide, kPlain}));
+  EXPECT_EQ(built["cuda:90a"], (std::set<std::string>{kPdl, kWide, kPlain}));
+  EXPECT_EQ(built["hip:gfx942"], (std::set<std::string>{kPlain}));
+  auto [metadata, refusals] = indexed(dir);
+  EXPECT_EQ(metadata, 6);
+  ASSERT_EQ(refusals.size(), 3u);
+  for (const auto &refusal : refusals)
+    EXPECT_EQ(refusal["variant"]["config_index"], refusal["variant"]["config"] == kPdl ? 0 : 1);
+
+  RunResult ld = run(TTA_LINKER, {"--name", "pdl", "-o", (dir / "lib").string(),
+                                  (dir / "index.json").string()},
+                     dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  // The first config runs on sm_90a only: the untuned entry point refuses elsewhere, said once.
+  EXPECT_THAT(ld.err, HasSubstr(std::string("warning: kernel 'add_kernel': its first config, ") +
+                                kPdl + ", is not built for cuda:80, hip:gfx942, so "
+                                "pdl_add_kernel(), which runs the first config, returns "
+                                "TRITON_AOT_ERROR_NO_IMAGE on such a device"));
+  auto manifest = nlohmann::json::parse(readText(dir / "lib" / "pdl.json"));
+  const auto &k = manifest["kernels"][0];
+  ASSERT_EQ(k["targets"], nlohmann::json({"cuda:80", "cuda:90a", "hip:gfx942"}));
+  EXPECT_EQ(configNames(k), (std::vector<std::string>{kPdl, kWide, kPlain}));
+  for (std::size_t c = 0; c < k["configs"].size(); ++c)
+    EXPECT_EQ(k["configs"][c]["index"], c);
+  auto on = builtOn(k);
+  EXPECT_EQ(on[kPdl], (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(on[kWide], (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(on[kPlain], (std::vector<bool>{true, true, true}));
+  const std::string header = readText(dir / "lib" / "pdl.h");
+  EXPECT_THAT(header, HasSubstr(std::string("pdl_add_kernel_CONFIG_") + kPdl + " = 0,"));
+  EXPECT_THAT(header, HasSubstr(std::string("pdl_add_kernel_CONFIG_") + kWide + " = 1,"));
+  EXPECT_THAT(header, HasSubstr(std::string("pdl_add_kernel_CONFIG_") + kPlain + " = 2"));
+  EXPECT_THAT(readText(dir / "lib" / "pdl.c"),
+              HasSubstr(std::string("config ") + kWide + " is not built for hip:gfx942: "
+                        "num_warps=32 makes blocks of 2048 threads"));
+}
+
+// The CMake plugin compiles each architecture in a run of its own: the library still has the
+// declared order, whatever order the indexes are given in, though the first config is built
+// for one of them only.
+TEST(PerTarget, OneRunPerTargetLinksTheConfigsInTheirDeclaredOrder) {
+  fs::path dir = freshDir("per_target", "pdl_add_per_run");
+  std::vector<std::string> indexes;
+  for (const char *target : {"hip:gfx942", "cuda:80", "cuda:90a"}) {
+    const std::string tag = fs::path(std::string(target).substr(std::string(target).find(':') + 1))
+                                .string();
+    RunResult r = compileAdd("add_kernel", {target}, dir / tag, dir / (tag + ".json"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    indexes.push_back((dir / (tag + ".json")).string());
+  }
+  std::vector<std::string> args = {"--name", "pdl", "-o", (dir / "lib").string()};
+  args.insert(args.end(), indexes.begin(), indexes.end());
+  RunResult ld = run(TTA_LINKER, args, dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+  auto manifest = nlohmann::json::parse(readText(dir / "lib" / "pdl.json"));
+  const auto &k = manifest["kernels"][0];
+  EXPECT_EQ(configNames(k), (std::vector<std::string>{kPdl, kWide, kPlain}));
+  auto on = builtOn(k);   // targets sorted: cuda:80, cuda:90a, hip:gfx942
+  EXPECT_EQ(on[kPdl], (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(on[kWide], (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(on[kPlain], (std::vector<bool>{true, true, true}));
+}
+
+TEST(PerTarget, AnAutotunedKernelNoConfigOfWhichATargetCanRunDoesNotLinkForIt) {
+  fs::path dir = freshDir("per_target", "pdl_only");
+  RunResult r = compileAdd("pdl_add_kernel", {"cuda:90a", "hip:gfx942"}, dir / "out",
+                           dir / "index.json");
+  ASSERT_EQ(r.status, 0) << r.err;   // the compiler leaves them out; the link says what is left
+  EXPECT_EQ(occurrences(r.err, "is not built for hip:gfx942: launch_pdl=True needs programmatic "
+                               "dependent launch, which HIP does not have"),
+            2u)
+      << r.err;
+  RunResult ld = run(TTA_LINKER, {"--name", "pdl", "-o", (dir / "lib").string(),
+                                  (dir / "index.json").string()},
+                     dir);
+  EXPECT_EQ(ld.status, 2) << ld.err;
+  EXPECT_THAT(ld.err, HasSubstr("error: kernel 'pdl_add_kernel' has no config built for "
+                                "hip:gfx942 (BLOCK_SIZE1024_USE_GDCTrue_launch_pdlTrue_w4_s3: "
+                                "launch_pdl=True needs programmatic dependent launch, which HIP "
+                                "does not have (CUDA sm_90 or newer); "
+                                "BLOCK_SIZE2048_USE_GDCTrue_launch_pdlTrue_w8_s3: "));
+  EXPECT_THAT(ld.err, HasSubstr("give it a config that target can build, or leave hip:gfx942 "
+                                "out of the library"));
+  EXPECT_FALSE(fs::exists(dir / "lib" / "pdl.c"));
+}
+
+TEST(PerTarget, OptionsOfTheOtherBackendAreIgnoredAndClustersAreLeftOutOnHip) {
+  fs::path dir = freshDir("per_target", "backend_options");
+  RunResult r = compileAdd(
+      "add_kernel", {"cuda:80", "hip:gfx942"}, dir / "out", dir / "index.json",
+      {"--config",
+       "name=hinted BLOCK_SIZE=1024 USE_GDC=False maxnreg=128 enable_reflect_ftz=False "
+       "waves_per_eu=2 matrix_instr_nonkdim=16 kpack=2",
+       "--config", "name=cluster BLOCK_SIZE=1024 USE_GDC=False num_ctas=2"},
+      std::string(kAddSignature) + ", BLOCK_SIZE, USE_GDC");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "warning: "), 2u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("warning: config cluster of add_kernel is not built for "
+                               "hip:gfx942: num_ctas=2 needs thread block clusters, which "
+                               "triton-aot launches on CUDA only (sm_90 or newer)"));
+  EXPECT_THAT(r.err, HasSubstr("warning: config cluster of add_kernel is not built for cuda:80: "
+                               "num_ctas=2 needs thread block clusters (sm_90 or newer)"));
+  std::set<std::string> hinted;
+  for (const KernelMetadata &meta : builtIn(dir / "out")) {
+    EXPECT_EQ(meta.variant.config, "hinted");
+    hinted.insert(meta.target.spelling());
+    // The options as declared, on either backend (one config: the linker compares them).
+    EXPECT_EQ(meta.variant.options, nlohmann::json({{"maxnreg", 128},
+                                                     {"enable_reflect_ftz", false},
+                                                     {"waves_per_eu", 2},
+                                                     {"matrix_instr_nonkdim", 16},
+                                                     {"kpack", 2}}));
+  }
+  EXPECT_EQ(hinted, (std::set<std::string>{"cuda:80", "hip:gfx942"}));
+  RunResult ld = run(TTA_LINKER, {"--name", "hints", "-o", (dir / "lib").string(),
+                                  (dir / "index.json").string()},
+                     dir);
+  ASSERT_EQ(ld.status, 0) << ld.err;
+}
+
+// What the compiler takes for each backend's options is what this Triton's CUDAOptions and
+// HIPOptions have: an option passed to the other backend's Triton would fail there.
+TEST(PerTarget, EachBackendsOptionsAreItsTritonOptionsFields) {
+  fs::path dir = freshDir("per_target", "option_fields");
+  RunResult fields = run(testPython(),
+                         {"-c",
+                          "import dataclasses\n"
+                          "from triton.backends.nvidia.compiler import CUDAOptions\n"
+                          "from triton.backends.amd.compiler import HIPOptions\n"
+                          "for name, options in (('cuda', CUDAOptions), ('hip', HIPOptions)):\n"
+                          "    print(name, ' '.join(f.name for f in dataclasses.fields(options)))\n"},
+                         dir);
+  ASSERT_EQ(fields.status, 0) << fields.err;
+  std::map<std::string, std::set<std::string>> known;
+  std::istringstream lines(fields.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string backend, field;
+    words >> backend;
+    while (words >> field)
+      known[backend].insert(field);
+  }
+  ASSERT_EQ(known.size(), 2u) << fields.out;
+  for (std::string_view key :
+       {"num_warps", "num_stages", "num_ctas", "maxnreg", "allow_flush_denorm", "debug",
+        "default_dot_input_precision", "enable_fp_fusion", "enable_reflect_ftz", "kpack",
+        "launch_cooperative_grid", "launch_pdl", "matrix_instr_nonkdim",
+        "max_num_imprecise_acc_default", "ptx_options", "sanitize_overflow", "schedule_hint",
+        "waves_per_eu"}) {
+    ASSERT_TRUE(isTritonOption(key)) << key;
+    EXPECT_EQ(backendHasOption(Backend::Cuda, key), known["cuda"].count(std::string(key)) > 0)
+        << key;
+    EXPECT_EQ(backendHasOption(Backend::Hip, key), known["hip"].count(std::string(key)) > 0)
+        << key;
+  }
 }
 
 } // namespace
