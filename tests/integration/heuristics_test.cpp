@@ -291,6 +291,11 @@ TEST(HeuristicKernels, FlagsTheCallerPassesAreNormalisedAndPickTheVariant) {
     EXPECT_EQ(m.params[9].type, "i1");
     EXPECT_EQ(m.params[9].size, 0u);
   }
+  // Naming the heuristics' parameters in their places is leaving them out: the same variants.
+  RunResult named = compileFlags(dir, "*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, i32, fp32, "
+                                      "fp32, GEMMA, LONG_INDEXING, HAS_SCALE, UNIT_SCALE, 1000");
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(heuristicValues(metadataIn(dir / "out")), expected);
 
   RunResult linked = run(TTA_LINKER, {"--name", "flags", "-o", "lib", "out/index.json"}, dir);
   ASSERT_EQ(linked.status, 0) << linked.err;
