@@ -957,7 +957,8 @@ private:
   }
 
   Expected<Emitted> comparison(const std::string &op, const std::vector<Emitted> &kids) {
-    const bool none0 = kids[0].type == Emitted::Type::None, none1 = kids[1].type == Emitted::Type::None;
+    const bool none0 = kids[0].type == Emitted::Type::None;
+    const bool none1 = kids[1].type == Emitted::Type::None;
     if (none0 || none1) {
       const Emitted &other = kids[none0 ? 1 : 0];
       if (op != "==" && op != "!=")
@@ -970,7 +971,8 @@ private:
     }
     if (kids[0].type == Emitted::Type::Pointer || kids[1].type == Emitted::Type::Pointer)
       return evalError("a pointer can only be compared with None ('is None' / 'is not None')");
-    return made(Emitted::Type::Bool, "(" + kids[0].text + " " + op + " " + kids[1].text + ")", kids);
+    return made(Emitted::Type::Bool, "(" + kids[0].text + " " + op + " " + kids[1].text + ")",
+                kids);
   }
 
   Expected<Emitted> binary(const std::string &op, const std::vector<Emitted> &kids) {
@@ -982,7 +984,8 @@ private:
     if (isFloat && (op == "%" || op == "//"))
       return evalError("'" + op + "' of a float is not supported in generated C");
     return made(isFloat ? Emitted::Type::Float : Emitted::Type::Int,
-                "(" + kids[0].text + " " + (op == "//" ? "/" : op) + " " + kids[1].text + ")", kids);
+                "(" + kids[0].text + " " + (op == "//" ? "/" : op) + " " + kids[1].text + ")",
+                kids);
   }
 
   /// base ** exponent, with Python's types: an int for an int base and a known non-negative
@@ -1007,8 +1010,8 @@ private:
     if (intResult && *known == 0)
       return constantC(makeInt(1));   // Python: x ** 0 is 1 for every x
     if (intResult && *known == 1)
-      return made(Emitted::Type::Int, base.type == Emitted::Type::Bool ? "(int64_t)" + base.text : base.text,
-                  {base});
+      return made(Emitted::Type::Int,
+                  base.type == Emitted::Type::Bool ? "(int64_t)" + base.text : base.text, {base});
     if (intResult)
       return withHelper(made(Emitted::Type::Int,
                              std::string(kHeuristicPowInt) + "(" + base.text + ", " +
@@ -1017,7 +1020,8 @@ private:
                         kHeuristicPowInt);
     const std::string exponentText = known ? intLiteral(*known) : exponent.text;
     return withHelper(made(Emitted::Type::Float,
-                           std::string(kHeuristicPowFloat) + "(" + base.text + ", " + exponentText + ")",
+                           std::string(kHeuristicPowFloat) + "(" + base.text + ", " +
+                               exponentText + ")",
                            kids),
                       kHeuristicPowFloat);
   }
@@ -1079,7 +1083,8 @@ private:
     if (isFloat)
       return evalError(fn + "() of a float");
     if (fn == "cdiv")
-      return made(type, "((" + args[0].text + " + " + args[1].text + " - 1) / " + args[1].text + ")",
+      return made(type,
+                  "((" + args[0].text + " + " + args[1].text + " - 1) / " + args[1].text + ")",
                   args);
     return withHelper(made(type, std::string(kHeuristicNextPow2) + "(" + args[0].text + ")", args),
                       kHeuristicNextPow2);

@@ -42,7 +42,7 @@ std::string formatHeuristicValue(const HeuristicValue &value);
 struct HeuristicNode {
   enum class Kind { Literal, Name, Negate, Binary, Compare, Not, And, Or, Conditional, Call };
   Kind kind = Kind::Literal;
-  std::string op;              ///< Binary: + - * // % **; Compare: == != < <= > >=; Call: the function
+  std::string op;              ///< Binary: + - * // % **; Compare: == != < <= > >=; Call: its name
   HeuristicValue value;        ///< Literal
   std::string name;            ///< Name
   std::vector<HeuristicNode> children;   ///< Conditional: condition, then, else

@@ -56,7 +56,8 @@ struct ParamInfo {
   std::string type;          ///< Triton type: "*fp32", "i32", "fp16"; "constexpr" for constexprs
   std::size_t size = 0;      ///< bytes in the launch argument buffer; 0 when not passed
   int hint = 0;              ///< 0, 16 or 1 as declared
-  nlohmann::json value;      ///< Constexpr / SpecializedToOne / HeuristicInput: the value (JSON number, bool, string, null)
+  /// Constexpr / SpecializedToOne / HeuristicInput: the value (JSON number, bool, string, null)
+  nlohmann::json value;
   std::string valueText;     ///< the value in signature syntax ("1024", "tl.float16", "'ieee'")
   std::optional<TensorDescInfo> tensordesc;  ///< TensorDesc only
   bool operator==(const ParamInfo &) const = default;

@@ -64,10 +64,11 @@ gridNames(const Kernel &kernel, const KernelPlan &plan, const KernelConfig *conf
   if (config)
     for (const auto &[name, value] : config->constexprs)
       names[name] = constexprLiteral(value).value_or("tta_constexpr_" + name + "_is_not_a_number");
-  // A heuristic input is the caller's value; the grid reads the value computed from it (the
-  // variant's constexpr: a grid that names it is computed per variant).
+  // No grid names a tensor descriptor's parts (checkGridNames). A heuristic input is the
+  // caller's value; the grid reads the value computed from it (the variant's constexpr: a grid
+  // that names it is computed per variant).
   for (std::size_t p = 0; p < kernel.cParams.size(); ++p)
-    if (!isTensorPart(kernel.cParams[p]) && !kernel.cParams[p].heuristicInput)   // no grid names them (checkGridNames)
+    if (!isTensorPart(kernel.cParams[p]) && !kernel.cParams[p].heuristicInput)
       names[kernel.cParams[p].name] = "(int64_t)" + plan.params[p];
   return names;
 }

@@ -283,13 +283,19 @@ TEST(HeuristicKernels, FlagsTheCallerPassesAreNormalisedAndPickTheVariant) {
     EXPECT_EQ(h[2].expression, "scale != NULL");
     EXPECT_EQ(h[3].expression, "float(scale) == 1.0");
     EXPECT_EQ(h[4].expression, "min(65536, next_power_of_2(int(BLOCK_SIZE)))");
-    EXPECT_EQ(std::vector<bool>({h[0].runtime, h[1].runtime, h[2].runtime, h[3].runtime, h[4].runtime}),
+    EXPECT_EQ(std::vector<bool>(
+                  {h[0].runtime, h[1].runtime, h[2].runtime, h[3].runtime, h[4].runtime}),
               std::vector<bool>({true, true, false, true, false}));
     EXPECT_EQ(m.params[9].name, "GEMMA");
     EXPECT_EQ(m.params[9].kind, ParamInfo::Kind::HeuristicInput);
     EXPECT_EQ(m.params[9].type, "i1");
     EXPECT_EQ(m.params[9].size, 0u);
   }
+  // Naming the heuristics' parameters in their places is leaving them out: the same variants.
+  RunResult named = compileFlags(dir, "*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, i32, fp32, "
+                                      "fp32, GEMMA, LONG_INDEXING, HAS_SCALE, UNIT_SCALE, 1000");
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(heuristicValues(metadataIn(dir / "out")), expected);
 
   RunResult linked = run(TTA_LINKER, {"--name", "flags", "-o", "lib", "out/index.json"}, dir);
   ASSERT_EQ(linked.status, 0) << linked.err;
@@ -315,7 +321,8 @@ TEST(HeuristicKernels, FlagsTheCallerPassesAreNormalisedAndPickTheVariant) {
       std::map<std::string, nlohmann::json> values;
       for (const nlohmann::json &h : variants[v]["heuristics"])
         values[h["name"].get<std::string>()] = h["value"];
-      if (values["GEMMA"] == gemma && values["LONG_INDEXING"] == wide && values["UNIT_SCALE"] == unit)
+      if (values["GEMMA"] == gemma && values["LONG_INDEXING"] == wide &&
+          values["UNIT_SCALE"] == unit)
         return std::to_string(v);
     }
     return std::string("none");
@@ -348,13 +355,13 @@ int main(void) {
   ASSERT_FALSE(compilers.empty());
   for (const std::string &compiler : compilers) {
     SCOPED_TRACE(compiler);
-    RunResult built = run(compiler, {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
-                                     "-I", (dir / "lib").string(), "-I", TTA_RUNTIME_INCLUDE, "-I",
-                                     TTA_FAKE_RUNTIME_DIR, "main.c", (dir / "lib/flags.c").string(),
-                                     (dir / "lib/flags.images.S").string(),
-                                     std::string(TTA_FAKE_RUNTIME_DIR) + "/fake_runtime.c", "-o",
-                                     "program"},
-                          dir);
+    RunResult built =
+        run(compiler,
+            {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-I",
+             (dir / "lib").string(), "-I", TTA_RUNTIME_INCLUDE, "-I", TTA_FAKE_RUNTIME_DIR,
+             "main.c", (dir / "lib/flags.c").string(), (dir / "lib/flags.images.S").string(),
+             std::string(TTA_FAKE_RUNTIME_DIR) + "/fake_runtime.c", "-o", "program"},
+            dir);
     ASSERT_EQ(built.status, 0) << built.err;
     EXPECT_EQ(built.err, "");
     RunResult ran = run((dir / "program").string(), {}, dir);

@@ -116,8 +116,10 @@ TEST(HeuristicExpr, RefusesWhatItCannotTranslateNamingTheConstruct) {
   EXPECT_NE(refusal("torch.cuda.get_device_capability()[0] >= 9").find("the function 'torch.cuda.get_device_capability'"),
             std::string::npos);
   EXPECT_NE(refusal("args['n'] / 2").find("true division"), std::string::npos);
-  EXPECT_NE(refusal("int(args['n'], 16)").find("'int' takes 1 argument(s), got 2"), std::string::npos);
-  EXPECT_NE(refusal("round(args['x'])").find("(only min, max, abs, bool, int, float,"), std::string::npos);
+  EXPECT_NE(refusal("int(args['n'], 16)").find("'int' takes 1 argument(s), got 2"),
+            std::string::npos);
+  EXPECT_NE(refusal("round(args['x'])").find("(only min, max, abs, bool, int, float,"),
+            std::string::npos);
   EXPECT_NE(refusal("args['n'] & 1").find("bitwise"), std::string::npos);
   EXPECT_NE(refusal("args['n'] in (1, 2)").find("'in'"), std::string::npos);
   EXPECT_NE(refusal("THRESHOLD < args['n']").find("the name 'THRESHOLD'"), std::string::npos);
@@ -181,8 +183,10 @@ TEST(HeuristicExpr, ConversionsFollowPython) {
   EXPECT_FALSE(isBoolValued(py("int(args['a'] > 1)")));
   EXPECT_NE(evalError("int(args['a'])", {{"a", F(1e300)}}).find("integer overflow in 'int'"),
             std::string::npos);
-  EXPECT_NE(evalError("int(args['a'])", {{"a", F(HUGE_VAL)}}).find("int() of inf"), std::string::npos);
-  EXPECT_NE(evalError("float(args['a'])", {{"a", None()}}).find("float() of None"), std::string::npos);
+  EXPECT_NE(evalError("int(args['a'])", {{"a", F(HUGE_VAL)}}).find("int() of inf"),
+            std::string::npos);
+  EXPECT_NE(evalError("float(args['a'])", {{"a", None()}}).find("float() of None"),
+            std::string::npos);
 }
 
 TEST(HeuristicExpr, PowersFollowPython) {
@@ -303,17 +307,18 @@ TEST(HeuristicExpr, EmitsConversionsAndPowersWithPythonTypes) {
   EXPECT_EQ(c("args['n'] ** -1", &helpers), "tta_pow_float((int64_t)n, (-1))");
   EXPECT_EQ(c("args['n'] ** 2.0", &helpers), "tta_pow_float((int64_t)n, 2)");
   // An int exponent read at launch may be negative (then Python's result is a float).
-  EXPECT_EQ(c("2 ** args['m'] > args['n']", &helpers), "(tta_pow_float(2, (int64_t)m) > (int64_t)n)");
+  EXPECT_EQ(c("2 ** args['m'] > args['n']", &helpers),
+            "(tta_pow_float(2, (int64_t)m) > (int64_t)n)");
   EXPECT_EQ(helpers, (std::set<std::string>{kHeuristicPowFloat}));
   helpers.clear();
   EXPECT_EQ(c("int(args['s'] * 4)", &helpers), "tta_float_to_int(((double)s * 4))");
   EXPECT_EQ(helpers, (std::set<std::string>{kHeuristicFloatToInt}));
-  for (const char *helper : {kHeuristicPowInt, kHeuristicPowFloat, kHeuristicFloatToInt})
-    EXPECT_NE(heuristicHelperDefinition(helper).find(std::string("static ") +
-                                                     (helper == kHeuristicPowFloat ? "double " : "int64_t ") +
-                                                     helper + "("),
+  for (const char *helper : {kHeuristicPowInt, kHeuristicPowFloat, kHeuristicFloatToInt}) {
+    const std::string type = helper == kHeuristicPowFloat ? "double " : "int64_t ";
+    EXPECT_NE(heuristicHelperDefinition(helper).find("static " + type + helper + "("),
               std::string::npos)
         << helper;
+  }
 
   // Only the helpers of the text that is left: a branch folded away calls none.
   helpers.clear();

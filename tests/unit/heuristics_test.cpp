@@ -265,7 +265,8 @@ TEST(Heuristics, AHeuristicSettingItsOwnParameterNormalisesTheCallersValue) {
   }
 
   // An integer computed from the caller's value: compiled for the listed values.
-  auto rounded = describeFlags({lambda("BLOCK", "min(triton.next_power_of_2(int(args['BLOCK'])), 2 ** 12)")});
+  auto rounded = describeFlags(
+      {lambda("BLOCK", "min(triton.next_power_of_2(int(args['BLOCK'])), 2 ** 12)")});
   auto unlisted = expandFlags(rounded, "*fp32, i32, fp32, GEMMA=True, SHIFTED=False");
   ASSERT_FALSE(unlisted);
   EXPECT_NE(unlisted.error().message.find("computes an integer from runtime arguments (BLOCK)"),
@@ -286,7 +287,8 @@ TEST(Heuristics, AHeuristicSettingItsOwnParameterNormalisesTheCallersValue) {
   for (const auto &[signature, why] : std::vector<std::pair<std::string, std::string>>{
            {"*fp32, i32, fp32, GEMMA=i32:16, BLOCK=64", "a hint (:16) means nothing for it"},
            {"*fp32, i32, fp32, GEMMA=fp16, BLOCK=64", "C has no arithmetic on fp16"},
-           {"*fp32, i32, fp32, GEMMA=*fp32, BLOCK=64", "give a value (compiled in) or a scalar type"},
+           {"*fp32, i32, fp32, GEMMA=*fp32, BLOCK=64",
+            "give a value (compiled in) or a scalar type"},
            {"*fp32, i32, fp32, GEMMA='ieee', BLOCK=64", "cannot be a string or a dtype"}}) {
     auto refused = expandFlags(d, signature);
     ASSERT_FALSE(refused) << signature;

@@ -171,7 +171,8 @@ TEST_F(LinkInput, ParametersOneInEveryVariantLeaveTheApi) {
 TEST_F(LinkInput, AHeuristicInputIsACParameterThatPicksTheVariantAndIsNeverPassed) {
   // unsloth's "FLAG": lambda args: bool(args["FLAG"]), the caller's FLAG an i32 of the C API.
   auto flagged = [&](bool value, ParamInfo flag) {
-    KernelMetadata m = variant("scale", "cuda:80", {ptr("x"), scalar("n"), flag, constant("BLOCK", 128)});
+    KernelMetadata m =
+        variant("scale", "cuda:80", {ptr("x"), scalar("n"), flag, constant("BLOCK", 128)});
     m.variant.constexprs["FLAG"] = value;
     m.variant.heuristics.push_back({"FLAG", "bool(FLAG)", "bool(args['FLAG'])", true, value});
     m.variant.id += value ? "t" : "f";

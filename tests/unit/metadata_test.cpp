@@ -571,7 +571,8 @@ TEST(MetadataSchemaTest, IsValidJson) {
 TEST(MetadataSchemaTest, DescribesWhatToJsonWrites) {
   json schema = readJsonFile(kDocsDir + "/metadata.schema.json");
   ASSERT_FALSE(schema.is_discarded());
-  for (const KernelMetadata &meta : {cudaExample(), hipExample(), withHeuristicInput(cudaExample())}) {
+  for (const KernelMetadata &meta :
+       {cudaExample(), hipExample(), withHeuristicInput(cudaExample())}) {
     std::vector<std::string> problems;
     checkSchema(schema, schema, toJson(meta), "", problems);
     std::ostringstream all;
