@@ -1,10 +1,12 @@
 // What a target can build and run, for configs that some targets of a kernel cannot: the
-// shared memory a block may use per target (one table), and the checks that leave a config out
-// for a target (with a warning and a record) instead of failing the build.
+// checks that leave a config out for a target (with a warning and a record) instead of failing
+// the build. The limits themselves are the contract's (contract/target_limits.h), which the
+// linker holds every variant to.
 #pragma once
 
 #include "compiler/config.h"
 #include "contract/target.h"
+#include "contract/target_limits.h"
 
 #include <cstdint>
 #include <optional>
@@ -12,18 +14,12 @@
 
 namespace tta {
 
-/// Bytes of shared memory (LDS on AMD) one block may use on \p target, with the opt-in where
-/// there is one: 227 KiB on sm_90/100/110, 327 KiB on sm_107, 163 KiB on sm_80, 99 KiB on
-/// sm_86/89/120, 64 KiB on gfx942, 160 KiB on gfx950, 320 KiB on gfx1250. Every target the
-/// frontend builds has one; none for another (the check is then left to the device).
-std::optional<std::uint64_t> sharedMemoryLimit(const Target &target);
-
 /// Why \p target cannot build or run \p config at all, known before compiling: archs= leaves
 /// it out, num_ctas > 1 or launch_pdl before sm_90. "" when nothing is known against it.
 std::string refusalBeforeCompiling(const Config &config, const Target &target);
 
 /// Why \p target cannot run what was compiled: \p sharedBytes (dynamic plus static) above the
-/// target's limit. "" when it fits.
+/// target's limit (sharedMemoryRefusal()). "" when it fits.
 std::string refusalOfCompiled(const Target &target, std::uint64_t sharedBytes);
 
 } // namespace tta
