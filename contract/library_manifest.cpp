@@ -176,6 +176,8 @@ ManifestParam readParam(const ObjectReader &obj) {
     param.tensordesc = obj.cName("tensordesc");
   if (part)
     param.dim = obj.integer("dim", 0, 4);
+  if (const json *input = obj.find("heuristic_input"))
+    param.heuristicInput = readBool(*input, obj.path("heuristic_input"));
   return param;
 }
 

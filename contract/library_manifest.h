@@ -94,6 +94,7 @@ struct ManifestParam {
   int size = 0;          ///< bytes the C function takes
   std::string tensordesc;   ///< a descriptor's parts: the descriptor
   int dim = 0;              ///< tensordesc_shape / _stride: the dimension
+  bool heuristicInput = false;   ///< the caller's value goes to a heuristic, not the kernel
   bool operator==(const ManifestParam &) const = default;
 };
 

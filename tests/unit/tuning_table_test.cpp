@@ -1,4 +1,4 @@
-// Tuning tables (tuning/tuning_table.h): reading every malformed table as an error that names the
+// Tuning tables (contract/tuning_table.h): reading every malformed table as an error that names the
 // member, writing and merging, and the nearest rule of the shape dispatch on both sides of every
 // boundary.
 #include "contract/tuning_table.h"
