@@ -77,12 +77,15 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     if (first) {
       CacheOrigin origin = CacheOrigin::Local;
       auto entry = lookupTwoStep(*first, &origin);
-      if (entry && checkDescribeAnswer(entry->result)) {
+      Status valid = entry ? checkDescribeAnswer(entry->result) : ok();
+      if (entry && valid) {
         say(std::string(origin == CacheOrigin::Remote ? "remote" : "local") +
             " cache hit: describe " + w.kernel->function + " for " + k.second);
         described_[k] = std::move(entry->result);
         continue;
       }
+      if (!valid)
+        warnDamagedEntry("describe " + w.kernel->function + " for " + k.second, valid.error());
       describeKeys_[k] = *first;
     }
     kernelOf.push_back(k);
@@ -111,7 +114,7 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     if (!boolOr(info, "ok", false))
       fail(diagnosticFromResponse(info, file));
     else if (Status s = checkDescribeAnswer(info); !s)
-      fail(s.takeError());
+      fail(unusableAnswer(s.takeError(), "describe", kernels_[k.first]));
   }
   return true;
 }

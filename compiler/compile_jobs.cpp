@@ -33,14 +33,19 @@ bool CompileRun::lookupCache() {
     auto entry = first ? lookupTwoStep(*first, &origin) : std::nullopt;
     const char *tier = origin == CacheOrigin::Remote ? "remote" : "local";
     if (entry && member(entry->result, "refused")) { // the target refused it last time
+      if (Status s = checkRefusedAnswer(entry->result); !s) {
+        warnDamagedEntry(job.id, s.error());
+        misses_.push_back(&job);
+        continue;
+      }
       job.refusal = stringOr(entry->result, "refused");
       job.result = std::move(entry->result);
       job.origin = origin;
       say(std::string(tier) + " cache hit (refused for " + job.target.spelling() + "): " + job.id);
       continue;
     }
-    if (entry && !checkCompileAnswer(entry->result)) {
-      say("cache entry for " + job.id + " is damaged; compiling again");
+    if (Status s = entry ? checkCompileAnswer(entry->result) : ok(); !s) {
+      warnDamagedEntry(job.id, s.error());
       entry.reset();
     }
     if (entry) {
@@ -110,7 +115,7 @@ std::optional<nlohmann::json> CompileRun::compileRequest(Job &job) {
     return std::nullopt;
   }
   if (Status s = checkDescribeAnswer(info); !s) {
-    fail(s.takeError());
+    fail(unusableAnswer(s.takeError(), "describe", *job.kernel));
     return std::nullopt;
   }
   // Grid names are checked now, before anything compiles.
@@ -183,7 +188,7 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
   // The kernel file as the metadata names it, kept in the cache entry with the images.
   answer["source_name"] = sourceNames().name(job.kernel->sourcePath);
   if (Status s = checkCompileAnswer(answer); !s) {
-    fail(s.takeError());
+    fail(unusableAnswer(s.takeError(), "compile", *job.kernel));
     return;
   }
   job.result = std::move(answer);

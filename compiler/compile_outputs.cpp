@@ -6,6 +6,7 @@
 #include "compiler/frontend_client.h"
 #include "compiler/target_limits.h"
 #include "compiler/variant_metadata.h"
+#include "contract/index_file.h"
 #include "contract/json_access.h"
 
 #include <set>
@@ -13,6 +14,29 @@
 namespace fs = std::filesystem;
 
 namespace tta {
+
+namespace {
+
+/// \p text on one line: its lines joined by "; ", other control characters as spaces.
+std::string oneLine(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+      if (!out.empty() && out.back() != ';')
+        out += "; ";
+      continue;
+    }
+    const auto byte = static_cast<unsigned char>(c);
+    out += byte < 0x20 || byte == 0x7f ? ' ' : c;
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';'))
+    out.pop_back();
+  return out;
+}
+
+} // namespace
 
 /// Checks every image, builds every metadata file, and stages all outputs, the depfile and
 /// the index in the transaction.
@@ -131,17 +155,14 @@ void CompileRun::stageIndex() {
     list.push_back(ec ? path.string() : relative.string());
   }
   // Where the variants came from, for the linker's one line per library (not in its outputs).
-  int from[3] = {0, 0, 0};   // indexed by CacheOrigin
+  std::uint64_t from[3] = {0, 0, 0};   // indexed by CacheOrigin
   for (const CompiledVariant &v : outcome_.variants)
     ++from[static_cast<int>(v.origin)];
-  nlohmann::json index = {
-      {"schema", "triton-aot-index"},
-      {"schema_version", 1},
-      {"metadata", list},
-      {"variants_from",
-       {{"compiled", from[0]}, {"local", from[1]}, {"remote", from[2]},
-        {"remote_cache", remoteInUse()}}}};
-  if (Status s = transaction_.stage(opts_.index, index.dump(2) + "\n"); !s)
+  IndexFile index;
+  for (const nlohmann::json &entry : list)
+    index.metadata.push_back(entry.get<std::string>());
+  index.variantsFrom = VariantsFrom{from[0], from[1], from[2], remoteInUse()};
+  if (Status s = transaction_.stage(opts_.index, toJson(index).dump(2) + "\n"); !s)
     fail(s.takeError());
 }
 
@@ -192,27 +213,32 @@ void CompileRun::stageRefusal(const Job &job) {
   nlohmann::json options = requestOptions(job.config);
   options.erase("num_warps");
   options.erase("num_stages");
-  nlohmann::json record = {{"schema", kRefusalSchema},
-                           {"schema_version", 1},
-                           {"generator", std::string("triton-aot-cc ") + TRITON_AOT_VERSION},
-                           {"kernel",
-                            {{"name", job.name},
-                             {"function", job.kernel->function},
-                             {"source", stringOr(job.result, "source_name",
-                                                 sourceNames().name(job.kernel->sourcePath))},
-                             {"source_kind", job.kernel->sourceKind}}},
-                           {"target", {{"spelling", job.target.spelling()}}},
-                           {"variant",
-                            {{"id", job.id},
-                             {"config", job.config.name},
-                             {"config_index", job.configIndex},
-                             {"signature", formatSignature(job.signature)},
-                             {"num_warps", job.config.numWarps.value_or(0)},
-                             {"num_stages", job.config.numStages.value_or(0)},
-                             {"options", options},
-                             {"constexprs", refusedConstexprs(job)}}},
-                           {"reason", job.refusal}};
-  if (Status s = transaction_.stage(job.paths.metadata, record.dump(2) + "\n"); !s) {
+  RefusalRecord record;
+  record.generator = std::string("triton-aot-cc ") + TRITON_AOT_VERSION;
+  record.kernel = job.name;
+  record.function = job.kernel->function;
+  record.source = stringOr(job.result, "source_name", sourceNames().name(job.kernel->sourcePath));
+  record.sourceKind = job.kernel->sourceKind;
+  record.target = job.target;
+  record.variantId = job.id;
+  record.config = job.config.name;
+  record.configIndex = job.configIndex;
+  record.signature = formatSignature(job.signature);
+  record.numWarps = job.config.numWarps.value_or(0);
+  record.numStages = job.config.numStages.value_or(0);
+  record.options = options;
+  const nlohmann::json constexprs = refusedConstexprs(job);
+  for (const auto &[name, value] : constexprs.items())
+    record.constexprs[name] = value;
+  // The reason is one line in the library (a launch returns it): Triton's own may be several.
+  record.reason = oneLine(job.refusal);
+  // What we write must be what the linker accepts: read it back with the strict reader.
+  if (auto readBack = parseRefusal(toJson(record)); !readBack) {
+    fail(makeError(ExitCode::InternalError, "refusal record of " + job.id +
+                                                " fails its own schema: " + readBack.error().message));
+    return;
+  }
+  if (Status s = transaction_.stage(job.paths.metadata, toJson(record).dump(2) + "\n"); !s) {
     fail(s.takeError());
     return;
   }

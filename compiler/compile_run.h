@@ -82,6 +82,12 @@ private:
   /// The exit status is the first error's, except that an interrupt always wins.
   void fail(Diagnostic diag);
   void failAt(Diagnostic diag, const KernelSpec &kernel);
+  /// A cache entry that does not pass its reader (contract/compile_answer.h): one warning that
+  /// names the entry and the field, and the job is compiled again (its entry then replaced).
+  void warnDamagedEntry(const std::string &what, const Diagnostic &why);
+  /// The error for a worker's \p answer ("describe", "compile") about \p kernel that does not
+  /// pass its reader: a kernel whose names cannot be C names, or a broken worker.
+  static Diagnostic unusableAnswer(Diagnostic why, const char *answer, const KernelSpec &kernel);
   /// Removes everything this run may have written, including earlier versions of its outputs,
   /// so a failed run leaves nothing stale behind.
   CompileOutcome failed();

@@ -93,6 +93,21 @@ void CompileRun::failAt(Diagnostic diag, const KernelSpec &kernel) {
   fail(std::move(diag));
 }
 
+void CompileRun::warnDamagedEntry(const std::string &what, const Diagnostic &why) {
+  if (log_)
+    log_("warning: cache entry for " + what + " is not valid (" + why.message +
+         "); compiling it again");
+}
+
+Diagnostic CompileRun::unusableAnswer(Diagnostic why, const char *answer,
+                                      const KernelSpec &kernel) {
+  why.message = std::string("the frontend's ") + answer + " answer for '" + kernel.function +
+                "' cannot be used: " + why.message;
+  if (why.file.empty())
+    why.file = kernel.sourcePath.string();
+  return why;
+}
+
 CompileOutcome CompileRun::failed() {
   transaction_.rollback();
   std::error_code ec;

@@ -4,6 +4,7 @@
 
 #include "compiler/config.h"
 #include "compiler/signature.h"
+#include "contract/compile_answer.h"   // checkDescribeAnswer, checkCompileAnswer
 #include "contract/diagnostic.h"
 #include "contract/target.h"
 
@@ -19,14 +20,6 @@ Status checkHello(const nlohmann::json &hello, const std::string &python);
 
 /// Compares dotted versions numerically ("3.10.0" > "3.9.1"); suffixes such as "+git" ignored.
 int compareVersions(const std::string &a, const std::string &b);
-
-/// Checks that a successful describe answer has what the compiler reads (params with names;
-/// for IR sources, their types). Errors name the field.
-Status checkDescribeAnswer(const nlohmann::json &answer);
-
-/// Checks that a successful compile answer, with its "describe" attached, has every field the
-/// metadata is built from, with the right types. Used on worker answers and cache entries.
-Status checkCompileAnswer(const nlohmann::json &answer);
 
 /// Turns an {"ok": false, "error": {...}} answer into a diagnostic. \p fallbackFile locates
 /// errors the worker could not place.

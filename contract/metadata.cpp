@@ -1,5 +1,11 @@
 #include "contract/metadata.h"
 
+#include "contract/c_names.h"
+#include "contract/field_reader.h"
+#include "contract/grid.h"
+#include "contract/heuristic_expr.h"
+#include "contract/launch_fields.h"
+#include "contract/target_limits.h"
 #include "contract/types.h"
 
 #include <algorithm>
@@ -171,187 +177,121 @@ json toJson(const KernelMetadata &meta) {
 
 // --- Reading ---------------------------------------------------------------------------------
 //
-// The reader stops at the first problem. A local exception carries it up to parseMetadata(),
-// which turns it into a Diagnostic; otherwise every one of the ~60 field reads below would
-// need its own early return.
+// Every field is checked where it is read, against what the tools do with it: a name that the
+// linker writes into C must be a C identifier, text that lands in comments and messages is one
+// line, numbers are in the range the target can launch (contract/target_limits.h). The reader
+// stops at the first problem, naming the field (contract/field_reader.h).
 
 namespace {
 
-struct FieldError {
-  std::string message;
-};
+using namespace fields;
 
-[[noreturn]] void fail(const std::string &path, const std::string &what) {
-  throw FieldError{path.empty() ? what : path + ": " + what};
-}
+/// Kernel and function names, versions, file names: short one-line text.
+constexpr std::size_t kShortText = 256;
+/// Signatures and heuristic texts of kernels with many parameters.
+constexpr std::size_t kLongText = 65536;
 
-/// A value as it appears in the file, shortened for a message.
-std::string show(const json &value) {
-  std::string text = value.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
-std::uint64_t readUnsigned(const json &value, const std::string &path) {
-  if (value.is_number_unsigned())
-    return value.get<std::uint64_t>();
-  if (value.is_number_integer() && value.get<std::int64_t>() >= 0)
-    return static_cast<std::uint64_t>(value.get<std::int64_t>());
-  fail(path, "expected an unsigned integer, got " + show(value));
-}
-
-int readInt(const json &value, const std::string &path, int min) {
-  if (!value.is_number_integer())
-    fail(path, "expected an integer, got " + show(value));
-  if (value.is_number_unsigned() ? value.get<std::uint64_t>() > INT_MAX
-                                 : value.get<std::int64_t>() > INT_MAX)
-    fail(path, show(value) + " is too large");
-  auto number = value.get<std::int64_t>();
-  if (number < min)
-    fail(path, "expected an integer >= " + std::to_string(min) + ", got " + show(value));
-  return static_cast<int>(number);
-}
-
-std::string readString(const json &value, const std::string &path, bool allowEmpty) {
-  if (!value.is_string())
-    fail(path, "expected a string, got " + show(value));
-  if (!allowEmpty && value.get_ref<const std::string &>().empty())
-    fail(path, "expected a non-empty string");
-  return value.get<std::string>();
-}
-
-const json &checkArray(const json &value, const std::string &path) {
-  if (!value.is_array())
-    fail(path, "expected an array, got " + show(value));
-  return value;
-}
-
-std::string indexPath(const std::string &path, std::size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
-std::array<int, 3> readTriple(const json &value, const std::string &path) {
-  if (!value.is_array() || value.size() != 3)
-    fail(path, "expected an array of 3 integers, got " + show(value));
-  std::array<int, 3> out{};
-  for (std::size_t i = 0; i < 3; ++i)
-    out[i] = readInt(value[i], indexPath(path, i), 1);
-  return out;
-}
-
-/// One JSON object being read, with its path for messages ("launch", "params[2]").
-class ObjectReader {
-public:
-  ObjectReader(const json &value, std::string path) : value_(value), path_(std::move(path)) {
-    if (!value_.is_object())
-      fail(path_, "expected an object, got " + show(value_));
-  }
-
-  std::string path(const char *key) const { return path_.empty() ? key : path_ + "." + key; }
-
-  /// A required field; null is a value here (and then usually the wrong type).
-  const json &get(const char *key) const {
-    auto it = value_.find(key);
-    if (it == value_.end())
-      fail(path(key), "missing required field");
-    return *it;
-  }
-  /// An optional field: absent and null both mean "not given".
-  const json *find(const char *key) const {
-    auto it = value_.find(key);
-    return it == value_.end() || it->is_null() ? nullptr : &*it;
-  }
-
-  std::string string(const char *key, bool allowEmpty = false) const {
-    return readString(get(key), path(key), allowEmpty);
-  }
-  std::uint64_t uint64(const char *key) const { return readUnsigned(get(key), path(key)); }
-  int integer(const char *key, int min) const { return readInt(get(key), path(key), min); }
-  bool boolean(const char *key) const {
-    const json &value = get(key);
-    if (!value.is_boolean())
-      fail(path(key), "expected true or false, got " + show(value));
-    return value.get<bool>();
-  }
-  std::array<int, 3> triple(const char *key) const { return readTriple(get(key), path(key)); }
-  const json &array(const char *key) const { return checkArray(get(key), path(key)); }
-  ObjectReader object(const char *key) const { return ObjectReader(get(key), path(key)); }
-  const json &value() const { return value_; }
-
-private:
-  const json &value_;
-  std::string path_;
-};
-
-/// Reads the string at \p key and checks it is one of \p allowed.
-std::string readChoice(const ObjectReader &obj, const char *key,
-                       std::initializer_list<std::string_view> allowed) {
-  std::string value = obj.string(key);
-  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
-    return value;
-  std::string list;
-  for (std::string_view choice : allowed)
-    list += (list.empty() ? "" : ", ") + std::string(choice);
-  fail(obj.path(key), "expected one of " + list + "; got " + show(obj.get(key)));
-}
-
-void readSchema(const ObjectReader &top, KernelMetadata &meta) {
+void readSchema(const ObjectReader &top, const char *schema, const char *what, int supported,
+                int &version) {
   if (top.value().find("schema") == top.value().end())
-    fail("schema", std::string("missing required field; this is not a ") + kMetadataSchema +
-                       " metadata file");
-  if (top.get("schema") != kMetadataSchema)
-    fail("schema", std::string("expected \"") + kMetadataSchema + "\", got " +
-                       show(top.get("schema")));
-  meta.schemaVersion = top.integer("schema_version", 1);
-  if (meta.schemaVersion > kMetadataSchemaVersion)
-    fail("", "schema_version " + std::to_string(meta.schemaVersion) +
-                 " is newer than this tool supports (" + std::to_string(kMetadataSchemaVersion) +
-                 "); update triton-aot");
+    fail("schema", std::string("missing required field; this is not a ") + schema + " " + what);
+  if (top.get("schema") != schema)
+    fail("schema", std::string("expected \"") + schema + "\", got " + show(top.get("schema")));
+  version = top.integer("schema_version", 1);
+  if (version > supported)
+    fail("", "schema_version " + std::to_string(version) + " is newer than this tool supports (" +
+                 std::to_string(supported) + "); update triton-aot");
+}
+
+/// The target's spelling is the one authority (parsed); the other fields are for readers
+/// without a parser and must agree with it.
+Target readTargetSpelling(const ObjectReader &obj) {
+  return readTarget(obj.get("spelling"), obj.path("spelling"));
 }
 
 void readTarget(const ObjectReader &obj, KernelMetadata &meta) {
-  // The spelling is the one authority; the other fields are for readers without a parser and
-  // must agree with it.
-  std::string spelling = obj.string("spelling");
-  Expected<Target> target = parseTarget(spelling);
-  if (!target)
-    fail(obj.path("spelling"), target.error().message);
-  meta.target = *target;
-  std::string backend = obj.string("backend");
-  if (backend != backendName(target->backend))
+  meta.target = readTargetSpelling(obj);
+  const Target &target = meta.target;
+  const std::string spelling = target.spelling();
+  if (obj.string("backend") != backendName(target.backend))
     fail(obj.path("backend"), show(obj.get("backend")) + " does not match spelling \"" +
                                   spelling + "\"");
-  if (obj.string("arch") != target->arch)
+  if (obj.string("arch") != target.arch)
     fail(obj.path("arch"), show(obj.get("arch")) + " does not match spelling \"" + spelling +
-                               "\" (expected \"" + target->arch + "\")");
+                               "\" (expected \"" + target.arch + "\")");
   int warpSize = obj.integer("warp_size", 1);
-  if (warpSize != target->warpSize)
+  if (warpSize != target.warpSize)
     fail(obj.path("warp_size"), std::to_string(warpSize) + " does not match " + spelling +
-                                    ", whose warps have " + std::to_string(target->warpSize) +
+                                    ", whose warps have " + std::to_string(target.warpSize) +
                                     " threads");
-  meta.imageArch = obj.string("image_arch");
+  meta.imageArch = obj.text("image_arch", false, kShortText);
 }
 
-void readVariant(const ObjectReader &obj, VariantInfo &variant) {
-  variant.id = obj.string("id");
-  variant.config = obj.string("config", /*allowEmpty=*/true);
+/// Config names: letters, digits and '_' (the compiler's `name=` grammar, and the names it
+/// derives for @triton.autotune configs); "" for an unnamed config.
+std::string readConfigName(const ObjectReader &obj) {
+  std::string name = obj.string("config", /*allowEmpty=*/true);
+  for (char c : name)
+    if (!(c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+      fail(obj.path("config"), show(obj.get("config")) +
+                                   " is not a config name (letters, digits and '_')");
+  return name;
+}
+
+/// name -> value of compiled-in parameters: C identifiers -> numbers, bools, strings or null.
+std::map<std::string, json> readConstexprs(const ObjectReader &obj) {
+  std::map<std::string, json> out;
+  for (const auto &[name, value] : obj.value().items()) {
+    const std::string at = obj.path(name);
+    if (std::string why = notACIdentifier(name); !why.empty())
+      fail(obj.path(), why);
+    out[name] = checkScalar(value, at);
+  }
+  return out;
+}
+
+/// Triton options as recorded: option names (Python keywords) -> scalar values.
+json readOptions(const ObjectReader &obj) {
+  for (const auto &[name, value] : obj.value().items()) {
+    if (std::string why = notACIdentifier(name); !why.empty())
+      fail(obj.path(), why);
+    checkScalar(value, obj.path(name));
+  }
+  return obj.value();
+}
+
+std::vector<std::string> readNames(const ObjectReader &obj, const char *key) {
+  std::vector<std::string> out;
+  const json &list = obj.array(key);
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.push_back(readCName(list[i], indexPath(obj.path(key), i)));
+  return out;
+}
+
+void readVariant(const ObjectReader &obj, KernelMetadata &meta) {
+  VariantInfo &variant = meta.variant;
+  variant.id = readVariantId(obj.get("id"), obj.path("id"));
+  variant.config = readConfigName(obj);
   if (obj.find("config_index"))
     variant.configIndex = obj.integer("config_index", 0);
-  variant.signature = obj.string("signature", /*allowEmpty=*/true);
-  ObjectReader constexprs = obj.object("constexprs");
-  for (const auto &[name, value] : constexprs.value().items())
-    variant.constexprs[name] = value;
-  variant.numWarps = obj.integer("num_warps", 1);
-  variant.numStages = obj.integer("num_stages", 1);
-  variant.options = obj.object("options").value();
+  variant.signature = obj.text("signature", /*allowEmpty=*/true, kLongText);
+  variant.constexprs = readConstexprs(obj.object("constexprs"));
+  variant.numWarps = obj.integer("num_warps", 1, 1024);
+  variant.numStages = obj.integer("num_stages", 1, 1024);
+  variant.options = readOptions(obj.object("options"));
   if (const json *heuristics = obj.find("heuristics")) {
     const std::string where = obj.path("heuristics");
     checkArray(*heuristics, where);
     for (std::size_t i = 0; i < heuristics->size(); ++i) {
       ObjectReader item((*heuristics)[i], indexPath(where, i));
       HeuristicRecord h;
-      h.name = item.string("name");
-      h.expression = item.string("expression");
-      h.written = item.string("written", /*allowEmpty=*/true);
+      h.name = item.cName("name");
+      h.expression = item.text("expression", false, kLongText);
+      // The C dialect, whose names are C identifiers: what the linker emits is made from the
+      // parsed tree, never from this text.
+      if (auto parsed = parseHeuristic(h.expression, HeuristicDialect::C); !parsed)
+        fail(item.path("expression"), parsed.error().message);
+      h.written = item.text("written", /*allowEmpty=*/true, kLongText);
       h.runtime = item.boolean("runtime");
       h.value = item.get("value");
       if (!h.value.is_boolean() && !h.value.is_number() && !h.value.is_null())
@@ -362,16 +302,14 @@ void readVariant(const ObjectReader &obj, VariantInfo &variant) {
   if (obj.find("autotune")) {
     ObjectReader autotune = obj.object("autotune");
     AutotuneInfo info;
-    auto names = [&](const char *key, std::vector<std::string> &out) {
-      const json &list = autotune.array(key);
-      for (std::size_t i = 0; i < list.size(); ++i)
-        out.push_back(readString(list[i], indexPath(autotune.path(key), i), false));
-    };
-    names("key", info.key);
-    names("reset_to_zero", info.resetToZero);
-    names("restore_value", info.restoreValue);
-    info.configsFrom = readChoice(autotune, "configs", {"decorator", "declaration"});
-    names("dropped_pre_hooks", info.droppedPreHooks);
+    info.key = readNames(autotune, "key");
+    info.resetToZero = readNames(autotune, "reset_to_zero");
+    info.restoreValue = readNames(autotune, "restore_value");
+    info.configsFrom = autotune.choice("configs", {"decorator", "declaration"});
+    const json &hooks = autotune.array("dropped_pre_hooks");
+    for (std::size_t i = 0; i < hooks.size(); ++i)
+      info.droppedPreHooks.push_back(
+          readText(hooks[i], indexPath(autotune.path("dropped_pre_hooks"), i), false, kShortText));
     variant.autotune = std::move(info);
   }
 }
@@ -399,17 +337,67 @@ std::string allowedSizes(ParamInfo::Kind kind) {
   return kind == ParamInfo::Kind::Scalar ? "1, 2, 4 or 8" : "8";
 }
 
+bool isTypeName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  });
+}
+
+/// The Triton type of a parameter of \p kind: "*fp32" for pointers, a type name for scalars,
+/// "constexpr", "tensordesc<...>"; the tensordesc parts and scratch pointers are fixed.
+void checkParamType(const ObjectReader &obj, const ParamInfo &param) {
+  const std::string &type = param.type;
+  bool good = true;
+  std::string expected;
+  switch (param.kind) {
+  case ParamInfo::Kind::Pointer:
+    good = type.size() > 1 && type[0] == '*' && isTypeName(std::string_view(type).substr(1));
+    expected = "'*' and a type name (\"*fp32\")";
+    break;
+  case ParamInfo::Kind::Scalar:
+  case ParamInfo::Kind::SpecializedToOne:
+    good = parseScalarType(type).has_value();
+    expected = "one of " + allScalarTypeNames();
+    break;
+  case ParamInfo::Kind::Constexpr:
+    good = type == "constexpr";
+    expected = "\"constexpr\"";
+    break;
+  case ParamInfo::Kind::TensorDesc:
+    good = type.rfind("tensordesc<", 0) == 0 && type.back() == '>';
+    expected = "tensordesc<...>";
+    break;
+  case ParamInfo::Kind::GlobalScratch:
+  case ParamInfo::Kind::ProfileScratch:
+    good = type == "*i8";
+    expected = "\"*i8\"";
+    break;
+  case ParamInfo::Kind::HeuristicInput:
+    break;   // a scalar type C computes with: checked with its value (readParam)
+  case ParamInfo::Kind::TensorDescShape:
+  case ParamInfo::Kind::TensorDescStride:
+    break;   // checked with their tensordesc (checkTensorDescEntries)
+  }
+  if (!good)
+    fail(obj.path("type"), "expected " + expected + " for a " + paramKindName(param.kind) +
+                               " parameter, got " + show(obj.get("type")));
+}
+
 ParamInfo readParam(const ObjectReader &obj) {
   ParamInfo param;
-  param.name = obj.string("name");
-  std::string kind = readChoice(obj, "kind",
-                                {"pointer", "scalar", "constexpr", "specialized_to_one",
-                                 "heuristic_input", "tensordesc", "tensordesc_shape",
-                                 "tensordesc_stride", "global_scratch", "profile_scratch"});
+  std::string kind = obj.choice("kind", {"pointer", "scalar", "constexpr", "specialized_to_one",
+                                         "heuristic_input", "tensordesc", "tensordesc_shape",
+                                         "tensordesc_stride", "global_scratch", "profile_scratch"});
   for (ParamInfo::Kind candidate : kParamKinds)
     if (kind == paramKindName(candidate))
       param.kind = candidate;
-  param.type = obj.string("type");
+  // The name becomes a C parameter (or, for a tensordesc X, X_base, X_shape<d>, X_stride<d>);
+  // the entries that follow a tensordesc are named "<X>.shape<d>" and checked against it.
+  const bool tensorPart = param.kind == ParamInfo::Kind::TensorDescShape ||
+                          param.kind == ParamInfo::Kind::TensorDescStride;
+  param.name = tensorPart ? obj.text("name", false, kShortText) : obj.cName("name");
+  param.type = obj.text("type", false, kShortText);
+  checkParamType(obj, param);
   param.size = obj.uint64("size");
   param.hint = obj.integer("hint", 0);
   if (param.hint != 0 && param.hint != 1 && param.hint != 16)
@@ -419,8 +407,8 @@ ParamInfo readParam(const ObjectReader &obj) {
     fail(obj.path("size"), std::to_string(param.size) + " is not a valid size for a " + kind +
                                " parameter; expected " + allowedSizes(param.kind));
   if (isCompiledIn(param.kind)) {
-    param.value = obj.get("value");
-    param.valueText = obj.string("value_text");
+    param.value = checkScalar(obj.get("value"), obj.path("value"));
+    param.valueText = obj.text("value_text", false, kLongText);
     if (param.kind == ParamInfo::Kind::SpecializedToOne && param.value != 1)
       fail(obj.path("value"), "a specialized_to_one parameter has the value 1, got " +
                                   show(param.value));
@@ -433,28 +421,8 @@ ParamInfo readParam(const ObjectReader &obj) {
       fail(obj.path("type"), "a heuristic_input parameter takes a scalar type C computes with "
                              "(i1, i8 ... i64, u8 ... u64, fp32, fp64), got " + show(param.type));
   }
-  if (param.kind == ParamInfo::Kind::TensorDesc) {
-    const ObjectReader t = obj.object("tensordesc");
-    TensorDescInfo info;
-    info.rank = t.integer("rank", 1);
-    if (info.rank > 5)
-      fail(t.path("rank"), "expected 1 to 5 dimensions, got " + std::to_string(info.rank));
-    info.dataType = t.integer("data_type", 0);
-    info.elemSize = t.integer("elem_size", 1);
-    info.swizzle = t.integer("swizzle", 0);
-    const json &box = t.array("box");
-    if (box.size() != static_cast<std::size_t>(info.rank))
-      fail(t.path("box"), "expected " + std::to_string(info.rank) + " entries (the rank), got " +
-                              show(box));
-    for (std::size_t d = 0; d < box.size(); ++d) {
-      info.box.push_back(readInt(box[d], indexPath(t.path("box"), d), 1));
-      if (info.box.back() > 256)
-        fail(indexPath(t.path("box"), d), "a TMA box holds at most 256 elements per dimension");
-    }
-    info.fp4Padded = t.boolean("fp4_padded");
-    info.shapeArgsPadded = t.boolean("shape_args_padded");
-    param.tensordesc = std::move(info);
-  }
+  if (param.kind == ParamInfo::Kind::TensorDesc)
+    param.tensordesc = readTensorDesc(obj.object("tensordesc"));
   return param;
 }
 
@@ -466,8 +434,8 @@ void checkTensorDescEntries(const std::vector<ParamInfo> &params) {
     const ParamInfo &p = params[i];
     if (p.kind == ParamInfo::Kind::TensorDescShape || p.kind == ParamInfo::Kind::TensorDescStride)
       fail(indexPath("params", i) + ".kind",
-           std::string(paramKindName(p.kind)) + " '" + p.name +
-               "' does not follow a tensordesc parameter and its other entries; a tensordesc of "
+           std::string(paramKindName(p.kind)) + " '" + p.name + "'" +
+               " does not follow a tensordesc parameter and its other entries; a tensordesc of "
                "rank r is followed by exactly r tensordesc_shape, then r tensordesc_stride entries");
     if (p.kind != ParamInfo::Kind::TensorDesc)
       continue;
@@ -489,8 +457,8 @@ void checkTensorDescEntries(const std::vector<ParamInfo> &params) {
         fail(indexPath("params", at), want + "; the list ends");
       const ParamInfo &q = params[at];
       if (q.kind != kind || q.name != name || q.type != type)
-        fail(indexPath("params", at), want + "; got '" + q.name + "' (" + paramKindName(q.kind) +
-                                          ", " + q.type + ")");
+        fail(indexPath("params", at), want + "; got '" + q.name + "' (" +
+                                          paramKindName(q.kind) + ", " + q.type + ")");
     }
     i += 2 * rank;
   }
@@ -514,42 +482,153 @@ void readParams(const json &array, std::vector<ParamInfo> &params) {
                                paramKindName(previous) +
                                "; expected the kernel's parameters, then global_scratch, then "
                                "profile_scratch, each at most once");
+    if (isTrailing(param.kind) && param.name != paramKindName(param.kind))
+      fail(path + ".name", std::string("a ") + paramKindName(param.kind) + " parameter is named \"" +
+                               paramKindName(param.kind) + "\", got " + show(array[i]["name"]));
     params.push_back(std::move(param));
   }
   checkTensorDescEntries(params);
 }
 
-ScratchInfo readScratch(const ObjectReader &obj) {
+ScratchInfo readScratch(const ObjectReader &obj, const LaunchLimits &limits,
+                        const Target &target) {
   ScratchInfo scratch;
   scratch.size = obj.uint64("size");
+  if (scratch.size > limits.scratchBytes)
+    fail(obj.path("size"), std::to_string(scratch.size) +
+                               " bytes per program is more than any device of " +
+                               target.spelling() + " has (at most " +
+                               std::to_string(limits.scratchBytes) + ")");
   scratch.align = obj.uint64("align");
   if (scratch.align == 0 || (scratch.align & (scratch.align - 1)) != 0)
     fail(obj.path("align"), "expected a power of two, got " + std::to_string(scratch.align));
+  if (scratch.align > limits.scratchAlign)
+    fail(obj.path("align"), std::to_string(scratch.align) +
+                                " is more than any scratch needs (at most " +
+                                std::to_string(limits.scratchAlign) + ")");
   return scratch;
 }
 
-void readLaunch(const ObjectReader &obj, const Target &target, LaunchInfo &launch) {
-  launch.entry = obj.string("entry");
-  launch.numWarps = obj.integer("num_warps", 1);
+std::array<int, 3> readTriple(const ObjectReader &obj, const char *key) {
+  const json &value = obj.get(key);
+  if (!value.is_array() || value.size() != 3)
+    fail(obj.path(key), "expected an array of 3 integers, got " + show(value));
+  std::array<int, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i)
+    out[i] = readInt(value[i], indexPath(obj.path(key), i), 1);
+  return out;
+}
+
+} // namespace
+
+Target fields::readTarget(const json &value, const std::string &path) {
+  std::string spelling = readText(value, path, false, kShortText);
+  Expected<Target> target = parseTarget(spelling);
+  if (!target)
+    fail(path, target.error().message);
+  if (target->spelling() != spelling)
+    fail(path, show(value) + " is not in its canonical form \"" + target->spelling() + "\"");
+  return *target;
+}
+
+std::string fields::readVariantId(const json &value, const std::string &path) {
+  // Unique within a library, and part of the output files' names: file-name characters.
+  std::string id = readText(value, path, false, kShortText);
+  if (id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-") !=
+          std::string::npos ||
+      id[0] == '.' || id[0] == '-')
+    fail(path, show(value) + " is not a variant id (letters, digits, '_', '.', '+' and '-', as "
+                             "in \"add.sm90a.3f2a9c1e07d4\")");
+  return id;
+}
+
+void fields::readLaunchFacts(const ObjectReader &obj, const Target &target, LaunchInfo &launch) {
+  const LaunchLimits limits = launchLimits(target);
+  const std::string device = "a device of " + target.spelling();
   launch.warpSize = obj.integer("warp_size", 1);
   if (launch.warpSize != target.warpSize)
     fail(obj.path("warp_size"), std::to_string(launch.warpSize) +
                                     " does not match target.warp_size " +
                                     std::to_string(target.warpSize));
-  launch.block = obj.triple("block");
+  const int mostWarps = limits.threadsPerBlock / launch.warpSize;
+  launch.numWarps = obj.integer("num_warps", 1);
+  if (launch.numWarps > mostWarps)
+    fail(obj.path("num_warps"), std::to_string(launch.numWarps) + " warps of " +
+                                    std::to_string(launch.warpSize) + " threads are more than " +
+                                    device + " runs in a block (" +
+                                    std::to_string(limits.threadsPerBlock) + " threads)");
+  launch.block = readTriple(obj, "block");
   std::array<int, 3> expected{launch.numWarps * launch.warpSize, 1, 1};
   if (launch.block != expected)
     fail(obj.path("block"), "expected [" + std::to_string(expected[0]) +
                                 ", 1, 1] (num_warps * warp_size), got " +
                                 show(obj.get("block")));
   launch.shared = obj.uint64("shared");
+  if (launch.shared > limits.sharedBytes)
+    fail(obj.path("shared"), std::to_string(launch.shared) + " bytes are more shared memory than " +
+                                 device + " gives a block (" + std::to_string(limits.sharedBytes) +
+                                 ")");
   launch.numCtas = obj.integer("num_ctas", 1);
-  launch.clusterDims = obj.triple("cluster_dims");
-  launch.globalScratch = readScratch(obj.object("global_scratch"));
-  launch.profileScratch = readScratch(obj.object("profile_scratch"));
+  launch.clusterDims = readTriple(obj, "cluster_dims");
+  const std::uint64_t cluster = static_cast<std::uint64_t>(launch.clusterDims[0]) *
+                                static_cast<std::uint64_t>(launch.clusterDims[1]) *
+                                static_cast<std::uint64_t>(launch.clusterDims[2]);
+  auto clusterRefusal = [&]() -> std::string {
+    return limits.clusterSize == 1
+               ? " CTAs per cluster: " + target.spelling() + " has no thread block clusters "
+                                                              "(sm_90 or newer)"
+               : " CTAs per cluster are more than " + device + " launches (" +
+                     std::to_string(limits.clusterSize) + ")";
+  };
+  if (launch.numCtas > limits.clusterSize)
+    fail(obj.path("num_ctas"), std::to_string(launch.numCtas) + clusterRefusal());
+  if (cluster > static_cast<std::uint64_t>(limits.clusterSize))
+    fail(obj.path("cluster_dims"), std::to_string(cluster) + clusterRefusal());
+  launch.globalScratch = readScratch(obj.object("global_scratch"), limits, target);
+  launch.profileScratch = readScratch(obj.object("profile_scratch"), limits, target);
   launch.cooperative = obj.boolean("cooperative");
   launch.pdl = obj.boolean("pdl");
+  if (launch.pdl && !limits.pdl)
+    fail(obj.path("pdl"), "programmatic dependent launch needs sm_90 or newer, not " +
+                              target.spelling());
   launch.tmemSize = obj.uint64("tmem_size");
+  if (launch.tmemSize > limits.tensorMemoryColumns)
+    fail(obj.path("tmem_size"),
+         std::to_string(launch.tmemSize) + " columns of tensor memory: " +
+             (limits.tensorMemoryColumns == 0
+                  ? target.spelling() + " has none (sm_100 and its family have 512)"
+                  : device + " has " + std::to_string(limits.tensorMemoryColumns)));
+}
+
+TensorDescInfo fields::readTensorDesc(const ObjectReader &t) {
+  TensorDescInfo info;
+  info.rank = t.integer("rank", 1);
+  if (info.rank > 5)
+    fail(t.path("rank"), "expected 1 to 5 dimensions, got " + std::to_string(info.rank));
+  // CUtensorMapDataType (0..15 in CUDA 12.8; room for later ones), CUtensorMapSwizzle (0..7).
+  info.dataType = t.integer("data_type", 0, 255);
+  info.elemSize = t.integer("elem_size", 1, 16);
+  info.swizzle = t.integer("swizzle", 0, 255);
+  const json &box = t.array("box");
+  if (box.size() != static_cast<std::size_t>(info.rank))
+    fail(t.path("box"), "expected " + std::to_string(info.rank) + " entries (the rank), got " +
+                            show(box));
+  for (std::size_t d = 0; d < box.size(); ++d) {
+    info.box.push_back(readInt(box[d], indexPath(t.path("box"), d), 1));
+    if (info.box.back() > 256)
+      fail(indexPath(t.path("box"), d), "a TMA box holds at most 256 elements per dimension");
+  }
+  info.fp4Padded = t.boolean("fp4_padded");
+  info.shapeArgsPadded = t.boolean("shape_args_padded");
+  return info;
+}
+
+namespace {
+
+/// How to launch, each fact within what a device of \p target can do (contract/target_limits.h).
+void readLaunch(const ObjectReader &obj, const Target &target, LaunchInfo &launch) {
+  launch.entry = obj.cName("entry");
+  readLaunchFacts(obj, target, launch);
 }
 
 void readImages(const json &array, Backend backend, std::vector<ImageFile> &images) {
@@ -560,8 +639,8 @@ void readImages(const json &array, Backend backend, std::vector<ImageFile> &imag
     std::string path = indexPath("images", i);
     ObjectReader obj(array[i], path);
     ImageFile image;
-    image.kind = backend == Backend::Cuda ? readChoice(obj, "kind", {"cubin", "ptx"})
-                                          : readChoice(obj, "kind", {"hsaco"});
+    image.kind = backend == Backend::Cuda ? obj.choice("kind", {"cubin", "ptx"})
+                                          : obj.choice("kind", {"hsaco"});
     if (i == 0 && image.kind != binary)
       fail(obj.path("kind"), std::string("the first image must be the ") + binary + ", got " +
                                  show(obj.get("kind")));
@@ -569,7 +648,7 @@ void readImages(const json &array, Backend backend, std::vector<ImageFile> &imag
       if (earlier.kind == image.kind)
         fail(obj.path("kind"), "a second " + image.kind + " image");
     // A plain name: the image lies beside the metadata file, wherever that is moved.
-    image.file = obj.string("file");
+    image.file = obj.text("file", false, kShortText);
     if (image.file.find_first_of("/\\") != std::string::npos || image.file == "." ||
         image.file == "..")
       fail(obj.path("file"), "expected a file name without a directory, got " +
@@ -584,15 +663,34 @@ void readImages(const json &array, Backend backend, std::vector<ImageFile> &imag
   }
 }
 
-void readResources(const ObjectReader &obj, ResourceInfo &resources) {
+void readResources(const ObjectReader &obj, const Target &target, const LaunchInfo &launch,
+                   ResourceInfo &resources) {
   if (const json *value = obj.find("registers"))
     resources.registers = readInt(*value, obj.path("registers"), 0);
   if (const json *value = obj.find("sgprs"))
     resources.sgprs = readInt(*value, obj.path("sgprs"), 0);
   if (const json *value = obj.find("spills"))
     resources.spills = readInt(*value, obj.path("spills"), 0);
-  if (const json *value = obj.find("static_shared"))
+  if (const json *value = obj.find("static_shared")) {
     resources.staticShared = readUnsigned(*value, obj.path("static_shared"));
+    // A block holds its static and its dynamic shared memory at once.
+    if (std::string why = sharedMemoryRefusal(target, launch.shared + std::min<std::uint64_t>(
+                                                          *resources.staticShared, UINT32_MAX));
+        !why.empty())
+      fail(obj.path("static_shared"), "with launch.shared, " + why);
+  }
+}
+
+/// The grid's expressions parse (contract/grid.h) and name only parameters.
+void checkGrid(const std::array<std::string, 3> &dims, const std::vector<ParamInfo> &params) {
+  auto grid = parseGrid(std::vector<std::string>(dims.begin(), dims.end()));
+  if (!grid)
+    fail("grid", grid.error().message);
+  std::vector<std::string> names;
+  for (const ParamInfo &p : params)
+    names.push_back(p.name);
+  if (Status known = checkGridNames(*grid, names); !known)
+    fail("grid", known.error().message);
 }
 
 KernelMetadata readMetadata(const json &root) {
@@ -600,18 +698,19 @@ KernelMetadata readMetadata(const json &root) {
     fail("", "expected a JSON object at the top level, got " + show(root));
   ObjectReader top(root, "");
   KernelMetadata meta;
-  readSchema(top, meta); // first: a newer file may differ anywhere else
-  meta.generator = top.string("generator");
-  meta.tritonVersion = top.string("triton_version");
+  // First: a newer file may differ anywhere else.
+  readSchema(top, kMetadataSchema, "metadata file", kMetadataSchemaVersion, meta.schemaVersion);
+  meta.generator = top.text("generator", false, kShortText);
+  meta.tritonVersion = top.text("triton_version", false, kShortText);
 
   ObjectReader kernel = top.object("kernel");
-  meta.name = kernel.string("name");
-  meta.function = kernel.string("function");
-  meta.source = kernel.string("source");
-  meta.sourceKind = readChoice(kernel, "source_kind", {"python", "ttir", "ttgir"});
+  meta.name = kernel.cName("name");
+  meta.function = kernel.text("function", false, kShortText);
+  meta.source = kernel.text("source");
+  meta.sourceKind = kernel.choice("source_kind", {"python", "ttir", "ttgir"});
 
   readTarget(top.object("target"), meta);
-  readVariant(top.object("variant"), meta.variant);
+  readVariant(top.object("variant"), meta);
   readParams(top.array("params"), meta.params);
   // The caller's value of a heuristic_input parameter means something only to the heuristic
   // that computes the parameter at launch.
@@ -633,23 +732,81 @@ KernelMetadata readMetadata(const json &root) {
       fail("grid", "expected an array of 3 strings, got " + show(grid));
     meta.grid.emplace();
     for (std::size_t i = 0; i < 3; ++i)
-      (*meta.grid)[i] = readString(grid[i], indexPath("grid", i), /*allowEmpty=*/false);
+      (*meta.grid)[i] = readText(grid[i], indexPath("grid", i), /*allowEmpty=*/false, kLongText);
+    checkGrid(*meta.grid, meta.params);
   }
 
   readImages(top.array("images"), meta.target.backend, meta.images);
-  readResources(top.object("resources"), meta.resources);
+  readResources(top.object("resources"), meta.target, meta.launch, meta.resources);
   meta.tritonHash = top.string("triton_hash");
+  if (meta.tritonHash.size() > 128 ||
+      meta.tritonHash.find_first_not_of("0123456789abcdef") != std::string::npos)
+    fail("triton_hash", "expected lower-case hex digits, got " + show(top.get("triton_hash")));
   return meta;
+}
+
+RefusalRecord readRefusal(const json &root) {
+  if (!root.is_object())
+    fail("", "expected a JSON object at the top level, got " + show(root));
+  ObjectReader top(root, "");
+  RefusalRecord record;
+  readSchema(top, kRefusalSchema, "refusal record", kRefusalSchemaVersion, record.schemaVersion);
+  record.generator = top.text("generator", false, kShortText);
+  ObjectReader kernel = top.object("kernel");
+  record.kernel = kernel.cName("name");
+  record.function = kernel.text("function", /*allowEmpty=*/true, kShortText);
+  record.source = kernel.text("source");
+  record.sourceKind = kernel.choice("source_kind", {"python", "ttir", "ttgir"});
+  record.target = readTargetSpelling(top.object("target"));
+  ObjectReader variant = top.object("variant");
+  record.variantId = readVariantId(variant.get("id"), variant.path("id"));
+  record.config = readConfigName(variant);
+  if (variant.find("config_index"))
+    record.configIndex = variant.integer("config_index", 0);
+  record.signature = variant.text("signature", /*allowEmpty=*/true, kLongText);
+  // 0 where the source fixes them (a .ttgir's warps and stages).
+  record.numWarps = variant.integer("num_warps", 0, 1024);
+  record.numStages = variant.integer("num_stages", 0, 1024);
+  record.options = readOptions(variant.object("options"));
+  if (variant.find("constexprs"))
+    record.constexprs = readConstexprs(variant.object("constexprs"));
+  // The reason becomes a string the library's launch returns: one line.
+  record.reason = top.text("reason", false, kLongText);
+  return record;
 }
 
 } // namespace
 
 Expected<KernelMetadata> parseMetadata(const json &root) {
-  try {
-    return readMetadata(root);
-  } catch (const FieldError &error) {
-    return makeError(ExitCode::UsageError, error.message);
-  }
+  return readFields("", [&] { return readMetadata(root); });
+}
+
+Expected<RefusalRecord> parseRefusal(const json &root) {
+  return readFields("", [&] { return readRefusal(root); });
+}
+
+json toJson(const RefusalRecord &record) {
+  json out = {{"schema", kRefusalSchema},
+              {"schema_version", record.schemaVersion},
+              {"generator", record.generator},
+              {"kernel",
+               {{"name", record.kernel},
+                {"function", record.function},
+                {"source", record.source},
+                {"source_kind", record.sourceKind}}},
+              {"target", {{"spelling", record.target.spelling()}}},
+              {"variant",
+               {{"id", record.variantId},
+                {"config", record.config},
+                {"signature", record.signature},
+                {"num_warps", record.numWarps},
+                {"num_stages", record.numStages},
+                {"options", record.options},
+                {"constexprs", record.constexprs}}},
+              {"reason", record.reason}};
+  if (record.configIndex)
+    out["variant"]["config_index"] = *record.configIndex;
+  return out;
 }
 
 } // namespace tta

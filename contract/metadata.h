@@ -21,6 +21,7 @@ inline constexpr const char *kMetadataSchema = "triton-aot-kernel";
 /// The record written in place of a variant that a target cannot build or run (docs/metadata.md).
 inline constexpr const char *kRefusalSchema = "triton-aot-refusal";
 inline constexpr int kMetadataSchemaVersion = 1;
+inline constexpr int kRefusalSchemaVersion = 1;
 
 /// A host tensor descriptor parameter's TMA facts (Triton's tensordesc_meta, host numbering):
 /// what the runtime needs to encode its CUtensorMap with cuTensorMapEncodeTiled.
@@ -166,8 +167,39 @@ struct KernelMetadata {
 
 nlohmann::json toJson(const KernelMetadata &meta);
 /// Strict reader: every required field present with the right type, a known schema and a
-/// supported schema version; unknown extra fields are allowed (forward compatibility).
-/// Errors name the field path ("launch.shared: expected an unsigned integer").
+/// supported schema version; unknown extra fields are allowed (forward compatibility). Every
+/// field is checked once, here (docs/metadata.md, "What the reader checks"): names that reach
+/// generated C are C identifiers, text is one line, enums are known values, and every launch
+/// fact is within what a device of the target can launch (contract/target_limits.h).
+/// Errors name the field path ("launch.shared: expected an unsigned integer"); the caller adds
+/// the file.
 Expected<KernelMetadata> parseMetadata(const nlohmann::json &json);
+
+/// The record written in place of a variant's metadata where its target cannot build or run
+/// its config (docs/metadata.md#refusal-records, docs/refusal.schema.json).
+struct RefusalRecord {
+  int schemaVersion = kRefusalSchemaVersion;
+  std::string generator;
+  std::string kernel;                  ///< kernel.name: the entry point (a C identifier)
+  std::string function;
+  std::string source;
+  std::string sourceKind;              ///< "python", "ttir", "ttgir"
+  Target target;
+  std::string variantId;
+  std::string config;                  ///< "" for an unnamed config (the linker refuses that)
+  std::optional<int> configIndex;      ///< the config's place in the declared list
+  std::string signature;
+  int numWarps = 0;                    ///< 0 where the source fixes it
+  int numStages = 0;
+  nlohmann::json options = nlohmann::json::object();
+  std::map<std::string, nlohmann::json> constexprs;
+  std::string reason;                  ///< one line: the library's launch returns it
+  bool operator==(const RefusalRecord &) const = default;
+};
+
+nlohmann::json toJson(const RefusalRecord &record);
+/// The strict reader of refusal records, with the checks of parseMetadata() for the fields
+/// they share.
+Expected<RefusalRecord> parseRefusal(const nlohmann::json &json);
 
 } // namespace tta

@@ -1,5 +1,6 @@
-// parseManifest (linker/manifest.h) through inspectManifestText (linker/inspect.h): a library's
-// <lib>.json manifest, as triton-aot-ld --inspect and the embedded inventory read it.
+// parseLibraryManifest (contract/library_manifest.h) through inspectManifestText
+// (linker/inspect.h): a library's <lib>.json manifest, as triton-aot-ld --inspect and the
+// embedded inventory read it.
 #include "fuzz/fuzz_input.h"
 #include "linker/inspect.h"
 #include "linker/manifest.h"

@@ -1,8 +1,8 @@
-// parseTuningTable (tuning/tuning_table.h): a tuning table, then what the linker computes from
+// parseTuningTable (contract/tuning_table.h): a tuning table, then what the linker computes from
 // it (shapeDispatch, dispatchedConfig) and a merge of the table into itself. A table that parses
 // is written back with tuningTableJson and must parse again.
+#include "contract/tuning_table.h"
 #include "fuzz/fuzz_input.h"
-#include "tuning/tuning_table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   nlohmann::json json = tta::fuzz::asJson(data, size);

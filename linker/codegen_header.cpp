@@ -1,5 +1,5 @@
 // <lib>.h: self-contained (only <stddef.h>, <stdint.h>, <stdbool.h>), C and C++.
-#include "linker/c_names.h"
+#include "contract/c_names.h"
 #include "linker/c_text.h"
 #include "linker/codegen_parts.h"
 #include "linker/link_group.h"

@@ -69,7 +69,7 @@ std::string formatImage(const fs::path &path, const ImageInfo &info, std::size_t
 }
 
 Expected<std::string> inspectManifestJson(const nlohmann::json &json) {
-  auto manifest = parseManifest(json);
+  auto manifest = parseLibraryManifest(json);
   if (!manifest)
     return makeError(ExitCode::UsageError, manifest.error().message);
   return formatManifest(*manifest);
@@ -108,7 +108,7 @@ std::string formatTable(const std::vector<std::string> &header,
   return out;
 }
 
-std::string formatManifest(const Manifest &m) {
+std::string formatManifest(const LibraryManifest &m) {
   std::size_t configs = 0, functions = 0;
   std::set<std::string> targets;
   bool compressed = false;
@@ -121,7 +121,7 @@ std::string formatManifest(const Manifest &m) {
         for (const ManifestFunction &f : v.functions) {
           ++functions;
           compressed |= f.image.compressed;
-          rows.push_back({k.name, c.name, v.hints, f.target, orDash(f.resources.registers),
+          rows.push_back({k.name, c.name, variantHintsText(v), f.target, orDash(f.resources.registers),
                           orDash(f.resources.spills), std::to_string(f.launch.shared),
                           orDash(f.resources.staticShared), std::to_string(f.image.rawSize),
                           std::to_string(f.image.storedSize)});

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "contract/diagnostic.h"
-#include "linker/manifest.h"
+#include "contract/library_manifest.h"
 
 #include <filesystem>
 #include <string>
@@ -21,7 +21,7 @@ std::string formatTable(const std::vector<std::string> &header,
 /// A summary line, then one row per function: kernel, config, variant (hints), target,
 /// registers, spills, shared memory (dynamic, static), image bytes (and stored bytes when some
 /// image is compressed). Unknown figures are "-".
-std::string formatManifest(const Manifest &manifest);
+std::string formatManifest(const LibraryManifest &manifest);
 
 /// What --inspect prints for a library manifest given as its JSON text (<lib>.json): the
 /// linker embeds it as <prefix>_inventory(). Errors (text that is no manifest) are UsageError.

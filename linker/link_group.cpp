@@ -1,8 +1,8 @@
 #include "linker/link_group.h"
 
+#include "contract/c_names.h"
 #include "contract/grid.h"
 #include "contract/types.h"
-#include "linker/c_names.h"
 #include "linker/kernel_agreement.h"
 #include "linker/link_input.h"
 

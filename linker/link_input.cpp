@@ -4,18 +4,22 @@
 #include "linker/link_input.h"
 
 #include "contract/image_info.h"
+#include "contract/index_file.h"
 #include "contract/json_access.h"
+#include "contract/read_file.h"
 #include "contract/sha256.h"
+#include "contract/target_limits.h"
 #include "contract/types.h"
 #include "linker/link_group.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -23,17 +27,11 @@ namespace tta::link {
 
 namespace {
 
-Expected<std::string> readBytes(const std::string &path, const std::string &blame) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return errorIn(blame, "cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+/// Images: a fat cubin of many kernels is a few MB; none is near this.
+constexpr std::uint64_t kMaxImageBytes = std::uint64_t{1} << 31;
 
 Expected<nlohmann::json> readJson(const std::string &path, const std::string &blame) {
-  auto text = readBytes(path, blame);
+  auto text = readToolFile(path, kMaxToolFileBytes, blame);
   if (!text)
     return text.takeError();
   nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
@@ -43,7 +41,14 @@ Expected<nlohmann::json> readJson(const std::string &path, const std::string &bl
   return json;
 }
 
-/// One input file, read: the JSON of a metadata file.
+/// A reader's error, located in \p path.
+Diagnostic inFile(Diagnostic diag, const std::string &path) {
+  if (diag.file.empty())
+    diag.file = path;
+  return diag;
+}
+
+/// One input file, read: the JSON of a metadata file or refusal record.
 struct InputFile {
   std::string path;
   nlohmann::json json;
@@ -63,21 +68,12 @@ Expected<std::vector<InputFile>> loadInputs(const std::vector<std::string> &inpu
     if (schema != kIndexSchema)
       return errorIn(input, "not a triton-aot metadata or index file (schema '" + schema +
                                 "'; expected '" + kMetadataSchema + "' or '" + kIndexSchema + "')");
-    auto version = integerOf(*json, "schema_version");
-    if (!version || *version < 1)
-      return errorIn(input, "schema_version: expected a positive integer");
-    if (*version > kIndexSchemaVersion)
-      return errorIn(input, "schema_version " + std::to_string(*version) +
-                                " is newer than this tool supports (" +
-                                std::to_string(kIndexSchemaVersion) + "); update triton-aot");
-    const nlohmann::json *listed = member(*json, "metadata");
-    if (!listed || !listed->is_array())
-      return errorIn(input, "metadata: expected a list of metadata file names");
+    auto index = parseIndex(*json);
+    if (!index)
+      return inFile(index.takeError(), input);
     const fs::path dir = fs::path(input).parent_path();
-    for (const nlohmann::json &entry : *listed) {
-      if (!entry.is_string())
-        return errorIn(input, "metadata: expected a list of metadata file names");
-      std::string path = (dir / entry.get<std::string>()).lexically_normal().string();
+    for (const std::string &entry : index->metadata) {
+      std::string path = (dir / entry).lexically_normal().string();
       auto listedJson = readJson(path, input);
       if (!listedJson)
         return listedJson.takeError();
@@ -129,12 +125,8 @@ std::string kernelList(const ImageInfo &info) {
 /// SHA-256), and the binary an ELF for the declared target holding the entry symbol.
 Expected<ReadVariant> readVariant(const InputFile &input, bool embedPtx, ImageTable &images) {
   auto parsed = parseMetadata(input.json);
-  if (!parsed) {
-    Diagnostic diag = parsed.takeError();
-    if (diag.file.empty())
-      diag.file = input.path;
-    return diag;
-  }
+  if (!parsed)
+    return inFile(parsed.takeError(), input.path);
   ReadVariant variant;
   variant.file = input.path;
   variant.meta = std::move(*parsed);
@@ -151,7 +143,7 @@ Expected<ReadVariant> readVariant(const InputFile &input, bool embedPtx, ImageTa
     if (!fs::exists(path, ec))
       return errorIn(input.path, "image '" + path + "' listed in this metadata file is missing; " +
                                      rerun);
-    auto bytes = readBytes(path, input.path);
+    auto bytes = readToolFile(path, kMaxImageBytes, input.path);
     if (!bytes)
       return bytes.takeError();
     if (bytes->size() != image.size)
@@ -177,8 +169,16 @@ Expected<ReadVariant> readVariant(const InputFile &input, bool embedPtx, ImageTa
     if (kernel == info->kernels.end())
       return errorIn(input.path, "image '" + path + "' has no kernel '" + meta.launch.entry +
                                      "' (launch.entry); its kernels: " + kernelList(*info));
-    // Figures from the image itself, not the metadata's copy of them.
+    // Figures from the image itself, not the metadata's copy of them: its static shared
+    // memory and the dynamic one must fit a block together.
     variant.resources = kernel->second;
+    if (std::string why = sharedMemoryRefusal(
+            meta.target, meta.launch.shared + std::min<std::uint64_t>(
+                                                  kernel->second.staticShared.value_or(0), UINT32_MAX));
+        !why.empty())
+      return errorIn(input.path, "image '" + path + "' (kernel '" + meta.launch.entry +
+                                     "', with launch.shared): no device of " +
+                                     meta.target.spelling() + " can launch it: " + why);
     variant.imageSize = bytes->size();
     variant.binary = images.add(image.kind, path, std::move(*bytes), image.sha256);
   }
@@ -231,27 +231,20 @@ Expected<Library> buildLibrary(const LinkOptions &options, const LogSink &log) {
   std::vector<Refusal> refusals;
   for (const InputFile &file : *files) {
     if (stringOr(file.json, "schema") == kRefusalSchema) {
-      const nlohmann::json &variant = objectOf(file.json, "variant");
+      auto record = parseRefusal(file.json);
+      if (!record)
+        return inFile(record.takeError(), file.path);
       Refusal refusal;
       refusal.file = file.path;
-      refusal.kernel = stringOr(objectOf(file.json, "kernel"), "name");
-      refusal.target = stringOr(objectOf(file.json, "target"), "spelling");
-      refusal.config = stringOr(variant, "config");
-      if (const nlohmann::json *index = member(variant, "config_index")) {
-        if (!index->is_number_integer() || index->get<std::int64_t>() < 0 ||
-            index->get<std::int64_t>() > std::numeric_limits<int>::max())
-          return errorIn(file.path, "variant.config_index: expected a non-negative integer, got " +
-                                        index->dump());
-        refusal.configIndex = index->get<int>();
-      }
-      refusal.reason = stringOr(file.json, "reason");
-      refusal.numWarps = static_cast<int>(integerOf(variant, "num_warps").value_or(0));
-      refusal.numStages = static_cast<int>(integerOf(variant, "num_stages").value_or(0));
-      refusal.options = objectOf(variant, "options");
-      for (const auto &[name, value] : objectOf(variant, "constexprs").items())
-        refusal.constexprs[name] = value;
-      if (refusal.kernel.empty() || refusal.target.empty() || refusal.reason.empty())
-        return errorIn(file.path, "a refusal record needs kernel.name, target.spelling and reason");
+      refusal.kernel = record->kernel;
+      refusal.target = record->target.spelling();
+      refusal.config = record->config;
+      refusal.configIndex = record->configIndex;
+      refusal.reason = record->reason;
+      refusal.numWarps = record->numWarps;
+      refusal.numStages = record->numStages;
+      refusal.options = record->options;
+      refusal.constexprs = record->constexprs;
       if (refusal.config.empty())
         return errorIn(file.path, "kernel '" + refusal.kernel + "': an unnamed config is not built for " +
                                       refusal.target + " (" + refusal.reason + "); name the config "

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "contract/diagnostic.h"
+#include "contract/index_file.h"
 #include "contract/log_sink.h"
 #include "linker/link_model.h"
 
@@ -29,9 +30,6 @@ struct LinkOptions {
   /// leaves nothing behind (the tool sets it from SIGINT/SIGTERM).
   std::function<bool()> interrupted;
 };
-
-inline constexpr const char *kIndexSchema = "triton-aot-index";
-inline constexpr int kIndexSchemaVersion = 1;
 
 /// The metadata files \p inputs name, in order: a metadata file stands for itself, an index
 /// file for the files it lists (relative to the index's directory).

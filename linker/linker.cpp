@@ -1,6 +1,7 @@
 #include "linker/tuning_link.h"
 #include "linker/linker.h"
 
+#include "contract/index_file.h"
 #include "contract/json_access.h"
 #include "contract/output_transaction.h"
 #include "contract/read_file.h"
@@ -32,15 +33,18 @@ std::string variantOrigins(const std::vector<std::string> &inputs) {
   std::size_t compiled = 0, local = 0, remote = 0;
   bool usedRemote = false;
   for (const std::string &input : inputs) {
-    std::optional<std::string> text = readFile(input);
-    nlohmann::json index = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-    const nlohmann::json *from = index.is_object() ? member(index, "variants_from") : nullptr;
-    if (!from || !from->is_object())
+    // Index files only (buildLibrary() read and checked every input already).
+    auto text = readToolFile(input, kMaxToolFileBytes);
+    nlohmann::json json = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    if (stringOr(json, "schema") != kIndexSchema)
       continue;
-    usedRemote = usedRemote || boolOr(*from, "remote_cache", false);
-    compiled += static_cast<std::size_t>(integerOf(*from, "compiled").value_or(0));
-    local += static_cast<std::size_t>(integerOf(*from, "local").value_or(0));
-    remote += static_cast<std::size_t>(integerOf(*from, "remote").value_or(0));
+    auto index = parseIndex(json);
+    if (!index || !index->variantsFrom)
+      continue;
+    usedRemote = usedRemote || index->variantsFrom->remoteCache;
+    compiled += index->variantsFrom->compiled;
+    local += index->variantsFrom->local;
+    remote += index->variantsFrom->remote;
   }
   return usedRemote ? describeVariantOrigins(compiled, local, remote) : "";
 }

@@ -1,7 +1,7 @@
 #include "linker/tuning_link.h"
 
 #include "contract/spelling.h"
-#include "tuning/tuning_table.h"
+#include "contract/tuning_table.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-// --tuning: tuning tables (tuning/tuning_table.h) checked against the library and turned into
+// --tuning: tuning tables (contract/tuning_table.h) checked against the library and turned into
 // each kernel's shape dispatch (link_model.h KernelTuning), before anything is written.
 #pragma once
 

@@ -200,11 +200,11 @@ Expected<BoundKernel> bindKernel(const KernelSpec &spec, const ManifestKernel &k
                                    p.param.type + " (element type '" + p.elementType + "')");
     }
   }
-  if (kernel.callerGrid && !spec.grid)
+  if (takesCallerGrid(kernel) && !spec.grid)
     return bindError(spec, "kernel " + kernel.name + " takes the caller's grid: give \"grid\"",
                      "e.g. \"grid\": [\"cdiv(M, BLOCK_M)\", \"1\", \"1\"] over the key and the "
                      "config's constexprs");
-  if (!kernel.callerGrid && spec.grid)
+  if (!takesCallerGrid(kernel) && spec.grid)
     return bindError(spec, "kernel " + kernel.name + " computes its own grid: remove \"grid\"");
   return bound;
 }
@@ -258,7 +258,7 @@ Expected<std::array<std::uint32_t, 3>> evaluateGrid(const BoundKernel &bound,
   std::array<std::uint32_t, 3> grid{1, 1, 1};
   if (!bound.spec->grid)
     return grid;
-  ExprNames names = config.constexprs;
+  ExprNames names = integerConstexprs(config);
   for (const auto &[name, value] : keyNames(*bound.spec, key))
     names[name] = value;   // the key wins over a constexpr of the same name
   for (std::size_t d = 0; d < 3; ++d) {

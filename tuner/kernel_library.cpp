@@ -1,85 +1,27 @@
 #include "tuner/kernel_library.h"
 
-#include "contract/json_access.h"
-
-#include <nlohmann/json.hpp>
-
 #include <dlfcn.h>
 
 #include <filesystem>
 
 namespace tta::tune {
 
-namespace {
-
-using nlohmann::json;
-
-Diagnostic manifestError(const std::string &where, std::string message) {
-  Diagnostic diag = makeError(ExitCode::UsageError, std::move(message));
-  diag.file = where;
-  return diag;
-}
-
-ManifestKernel readKernel(const json &entry) {
-  ManifestKernel kernel;
-  kernel.name = stringOr(entry, "name");
-  for (const json &param : arrayOf(entry, "params")) {
-    if (!member(param, "c_name"))   // the manifest lists C parameters only; be safe
-      continue;
-    kernel.params.push_back({stringOr(param, "name"), stringOr(param, "c_name"),
-                             stringOr(param, "kind"), stringOr(param, "type"),
-                             stringOr(param, "c_type"),
-                             static_cast<int>(integerOf(param, "size").value_or(0))});
+ExprNames integerConstexprs(const ManifestConfig &config) {
+  ExprNames names;
+  for (const auto &[name, value] : config.constexprs) {
+    if (value.is_number_integer())
+      names[name] = value.get<std::int64_t>();
+    else if (value.is_boolean())
+      names[name] = value.get<bool>() ? 1 : 0;
   }
-  const json *grid = member(entry, "grid");
-  kernel.callerGrid = !grid || grid->is_null();
-  for (const json &config : arrayOf(entry, "configs")) {
-    ManifestConfig out;
-    out.index = static_cast<int>(integerOf(config, "index").value_or(0));
-    out.name = stringOr(config, "name");
-    for (const auto &[name, value] : objectOf(config, "constexprs").items()) {
-      if (value.is_number_integer())
-        out.constexprs[name] = value.get<std::int64_t>();
-      else if (value.is_boolean())
-        out.constexprs[name] = value.get<bool>() ? 1 : 0;
-    }
-    kernel.configs.push_back(std::move(out));
-  }
-  for (const json &target : arrayOf(entry, "targets"))
-    if (target.is_string())
-      kernel.targets.push_back(target.get<std::string>());
-  return kernel;
+  return names;
 }
 
-} // namespace
-
-Expected<LibraryManifest> parseLibraryManifest(std::string_view text, const std::string &where) {
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object())
-    return manifestError(where, "the library's manifest is not a JSON object");
-  if (stringOr(parsed, "schema") != "triton-aot-library")
-    return manifestError(where, "the manifest's schema is not \"triton-aot-library\"");
-  if (integerOf(parsed, "schema_version").value_or(0) != 1)
-    return manifestError(where, "the manifest's schema_version is not 1: this triton-aot-tune "
-                                "reads version 1 (rebuild the library with the same triton-aot)");
-  LibraryManifest manifest;
-  manifest.name = stringOr(parsed, "name");
-  manifest.prefix = stringOr(parsed, "prefix");
-  for (const json &version : arrayOf(parsed, "triton_versions"))
-    if (version.is_string())
-      manifest.tritonVersion += (manifest.tritonVersion.empty() ? "" : ", ") +
-                                version.get<std::string>();
-  for (const json &kernel : arrayOf(parsed, "kernels"))
-    manifest.kernels.push_back(readKernel(kernel));
-  manifest.text = std::string(text);
-  return manifest;
-}
-
-const ManifestKernel *findKernel(const LibraryManifest &manifest, std::string_view name) {
-  for (const ManifestKernel &kernel : manifest.kernels)
-    if (kernel.name == name)
-      return &kernel;
-  return nullptr;
+std::string tritonVersionsOf(const LibraryManifest &manifest) {
+  std::string out;
+  for (const std::string &version : manifest.tritonVersions)
+    out += (out.empty() ? "" : ", ") + version;
+  return out;
 }
 
 std::string prefixFromLibraryPath(const std::string &path) {
@@ -126,7 +68,9 @@ Expected<std::unique_ptr<KernelLibrary>> KernelLibrary::open(const std::string &
                          "name without lib and the extension)");
     return diag;
   }
-  auto manifest = parseLibraryManifest(manifestFn(), path);
+  const char *text = manifestFn();
+  library->manifestText_ = text ? text : "";
+  auto manifest = parseLibraryManifest(std::string_view(library->manifestText_), path);
   if (!manifest)
     return manifest.takeError();
   library->manifest_ = std::move(*manifest);

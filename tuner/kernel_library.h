@@ -3,6 +3,7 @@
 #pragma once
 
 #include "contract/diagnostic.h"
+#include "contract/library_manifest.h"
 #include "tuner/tune_expression.h"
 
 #include <cstdint>
@@ -13,43 +14,17 @@
 
 namespace tta::tune {
 
-/// One C parameter of a kernel's entry point, as the manifest lists it.
-struct ManifestParam {
-  std::string name;      ///< the kernel parameter (a descriptor's parts: its C name)
-  std::string cName;     ///< the C spelling ("int_" for a parameter named int)
-  std::string kind;      ///< pointer, scalar, tensordesc, tensordesc_shape, tensordesc_stride
-  std::string type;      ///< Triton's type: "*fp16", "i32", "tensordesc<fp16[64, 64]>"
-  std::string cType;     ///< "const void *", "int32_t", "uint16_t", ...
-  int size = 0;          ///< bytes the C function takes
-};
+// The manifest as contract/library_manifest.h reads it (its one reader): LibraryManifest,
+// ManifestKernel, ManifestConfig, ManifestParam, findKernel().
 
-struct ManifestConfig {
-  int index = 0;
-  std::string name;
-  ExprNames constexprs;  ///< the integer (and boolean, as 0/1) constexprs
-};
+/// A kernel compiled without a grid: the caller passes it.
+inline bool takesCallerGrid(const ManifestKernel &kernel) { return !kernel.grid; }
 
-struct ManifestKernel {
-  std::string name;
-  std::vector<ManifestParam> params;
-  bool callerGrid = false;           ///< compiled without a grid: the caller passes it
-  std::vector<ManifestConfig> configs;
-  std::vector<std::string> targets;  ///< "cuda:80", "cuda:90a", ...
-};
+/// The integer (and boolean, as 0/1) constexprs of \p config, for grid expressions.
+ExprNames integerConstexprs(const ManifestConfig &config);
 
-struct LibraryManifest {
-  std::string name;
-  std::string prefix;
-  std::string tritonVersion;   ///< the library's Triton versions, joined by ", "
-  std::vector<ManifestKernel> kernels;
-  std::string text;            ///< the manifest as the library returns it
-};
-
-/// Parses the parts of a manifest (schema "triton-aot-library", version 1) the tuner needs.
-Expected<LibraryManifest> parseLibraryManifest(std::string_view text, const std::string &where);
-
-/// The kernel named \p name, or null.
-const ManifestKernel *findKernel(const LibraryManifest &manifest, std::string_view name);
+/// The library's Triton versions, joined by ", ".
+std::string tritonVersionsOf(const LibraryManifest &manifest);
 
 /// `<prefix>_<kernel>_config_argv`: args[i] points at the value of the i-th C parameter; grid
 /// is the caller's grid for a kernel compiled without one, else NULL. Returns a
@@ -68,6 +43,8 @@ public:
   KernelLibrary &operator=(const KernelLibrary &) = delete;
 
   const LibraryManifest &manifest() const { return manifest_; }
+  /// The manifest as the library returns it (its SHA-256 names the library in tuning tables).
+  const std::string &manifestText() const { return manifestText_; }
   /// The generic launcher of \p kernel; fails when the library predates it.
   Expected<ConfigArgvLauncher> launcher(const std::string &kernel) const;
   /// This thread's message for the library's last failed call.
@@ -84,6 +61,7 @@ private:
   const char *(*lastError_)() = nullptr;
   int (*unload_)() = nullptr;
   LibraryManifest manifest_;
+  std::string manifestText_;
 };
 
 /// The default prefix of a library file: "build/libmm.so" -> "mm".

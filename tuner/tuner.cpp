@@ -139,7 +139,7 @@ Expected<std::optional<double>> timeConfig(TuningRun &run, const Job &job,
   auto grid = evaluateGrid(job.bound, key, config);
   if (!grid)
     return grid.takeError();
-  const std::uint32_t *gridArg = kernel.callerGrid ? grid->data() : nullptr;
+  const std::uint32_t *gridArg = takesCallerGrid(kernel) ? grid->data() : nullptr;
   auto launchOnce = [&] {
     return job.launch(run.session.stream(), config.index, gridArg, arguments.pointers.data());
   };
@@ -212,9 +212,9 @@ TunedTarget describeTarget(const TuningRun &run, const ManifestKernel &kernel) {
   TunedTarget target;
   target.target = targetForDevice(device.major, device.minor, kernel.targets);
   target.device = device.name;
-  target.tritonVersion = manifest.tritonVersion;
+  target.tritonVersion = tritonVersionsOf(manifest);
   target.library = manifest.name;
-  target.libraryHash = sha256Hex(manifest.text);
+  target.libraryHash = sha256Hex(run.library.manifestText());
   target.source = "triton-aot-tune";
   target.method = methodJson(run.options.measure);
   return target;

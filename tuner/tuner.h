@@ -4,8 +4,8 @@
 #pragma once
 
 #include "contract/diagnostic.h"
+#include "contract/tuning_table.h"
 #include "tuner/measure.h"
-#include "tuning/tuning_table.h"
 
 #include <functional>
 #include <string>

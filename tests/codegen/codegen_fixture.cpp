@@ -1,7 +1,7 @@
 #include "codegen_fixture.h"
 
 #include "contract/types.h"
-#include "linker/c_names.h"
+#include "contract/c_names.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

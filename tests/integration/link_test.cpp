@@ -134,7 +134,7 @@ TEST_F(Link, SeveralKernelsConfigsVariantsAndTargetsInOneLibrary) {
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(outputsIn(out, "kern"), kOutputs);
 
-  auto manifest = parseManifest(nlohmann::json::parse(readText(out / "kern.json")));
+  auto manifest = parseLibraryManifest(nlohmann::json::parse(readText(out / "kern.json")));
   ASSERT_TRUE(manifest) << manifest.error().message;
   ASSERT_EQ(manifest->kernels.size(), 4u);
   std::map<std::string, const ManifestKernel *> kernels;
@@ -150,20 +150,23 @@ TEST_F(Link, SeveralKernelsConfigsVariantsAndTargetsInOneLibrary) {
   EXPECT_EQ(add.configs[1].name, "small");
   for (const ManifestConfig &c : add.configs) {
     ASSERT_EQ(c.variants.size(), 3u);
-    EXPECT_EQ(c.variants[0].hints, "x_ptr:16, y_ptr:16, out_ptr:16, n_elements:16");
-    EXPECT_EQ(c.variants[1].hints, "n_elements:1");
-    EXPECT_EQ(c.variants[2].hints, "no hints");   // the generic fallback, last
+    EXPECT_EQ(variantHintsText(c.variants[0]), "x_ptr:16, y_ptr:16, out_ptr:16, n_elements:16");
+    EXPECT_EQ(variantHintsText(c.variants[1]), "n_elements:1");
+    EXPECT_EQ(variantHintsText(c.variants[2]), "no hints");   // the generic fallback, last
   }
   const ManifestKernel &scale = *kernels.at("scale_shift");
   ASSERT_EQ(scale.configs.size(), 1u);
   ASSERT_EQ(scale.configs[0].variants.size(), 2u);   // no generic variant
-  EXPECT_EQ(scale.configs[0].variants[1].hints, "x_ptr:16, out_ptr:16, n_elements:1");
+  EXPECT_EQ(variantHintsText(scale.configs[0].variants[1]), "x_ptr:16, out_ptr:16, n_elements:1");
   const ManifestKernel &kinds = *kernels.at("constexpr_kinds_kernel");
   ASSERT_EQ(kinds.configs.size(), 2u);
   EXPECT_THAT(kinds.configs[0].name, HasSubstr("SCALE=-0.5,MODE='double',OFFSET=-3"));
   EXPECT_THAT(kinds.configs[1].name, HasSubstr("SCALE=0.25,MODE='double',OFFSET=7"));
-  EXPECT_THAT(kernels.at("matmul")->params, ElementsAre("a_ptr", "b_ptr", "c_ptr", "M", "N", "K",
-                                                        "stride_am", "stride_bk", "stride_cm"));
+  std::vector<std::string> matmulParams;
+  for (const ManifestParam &p : kernels.at("matmul")->params)
+    matmulParams.push_back(p.name);
+  EXPECT_THAT(matmulParams, ElementsAre("a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am",
+                                        "stride_bk", "stride_cm"));
 
   // Every function's figures are the image's, as the compiler also read them.
   std::map<std::string, KernelMetadata> metadata;
@@ -331,7 +334,7 @@ TEST_F(Link, CompressedWithoutPtx) {
   RunResult r = linkAll(small, {"--compress", "--compress-level", "19", "--no-ptx", "-v"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("triton-aot-ld: read 33 metadata files: 4 kernels"));
-  auto manifest = parseManifest(nlohmann::json::parse(readText(small / "kern.json")));
+  auto manifest = parseLibraryManifest(nlohmann::json::parse(readText(small / "kern.json")));
   ASSERT_TRUE(manifest);
   std::size_t compressed = 0;
   for (const ManifestKernel &k : manifest->kernels)

@@ -122,12 +122,34 @@ TEST(TuningSpec, ReadsFilesAndSaysWhenTheyAreMissingOrNotJson) {
 
 // --- Against a kernel of a library ----------------------------------------------------------
 
+ManifestParam manifestParam(std::string name, std::string cName, std::string kind,
+                            std::string type, std::string cType, int size) {
+  ManifestParam param;
+  param.name = std::move(name);
+  param.cName = std::move(cName);
+  param.kind = std::move(kind);
+  param.type = std::move(type);
+  param.cType = std::move(cType);
+  param.size = size;
+  return param;
+}
+
+ManifestConfig manifestConfig(int index, std::string name,
+                              std::map<std::string, json> constexprs) {
+  ManifestConfig config;
+  config.index = index;
+  config.name = std::move(name);
+  config.constexprs = std::move(constexprs);
+  return config;
+}
+
 ManifestKernel matmulKernel() {
   ManifestKernel kernel;
   kernel.name = "matmul";
+  kernel.grid = {"cdiv(M, BLOCK_M)", "1", "1"};
   auto param = [&](std::string name, std::string kind, std::string type, std::string cType,
                    int size) {
-    kernel.params.push_back({name, name, kind, type, cType, size});
+    kernel.params.push_back(manifestParam(name, name, kind, type, cType, size));
   };
   param("a_ptr", "pointer", "*fp16", "const void *", 8);
   param("b_ptr", "pointer", "*fp16", "const void *", 8);
@@ -138,8 +160,8 @@ ManifestKernel matmulKernel() {
   param("stride_am", "scalar", "i32", "int32_t", 4);
   param("stride_ak", "scalar", "i32", "int32_t", 4);
   param("scale", "scalar", "fp16", "uint16_t", 2);
-  kernel.configs.push_back({0, "small", {{"BLOCK_M", 32}}});
-  kernel.configs.push_back({1, "large", {{"BLOCK_M", 64}}});
+  kernel.configs.push_back(manifestConfig(0, "small", {{"BLOCK_M", 32}}));
+  kernel.configs.push_back(manifestConfig(1, "large", {{"BLOCK_M", 64}}));
   kernel.targets = {"cuda:80", "cuda:90a"};
   return kernel;
 }
@@ -247,7 +269,7 @@ TEST(TuningSpecBinding, EveryMismatchWithTheLibraryNamesTheFix) {
   spec = matmulSpec();
   spec["kernels"][0]["grid"] = {"1", "1", "1"};
   EXPECT_EQ(bindError(spec, kernel), at + "kernel matmul computes its own grid: remove \"grid\"");
-  kernel.callerGrid = true;
+  kernel.grid.reset();   // the caller passes the grid
   EXPECT_EQ(bindError(matmulSpec(), kernel),
             at + "kernel matmul takes the caller's grid: give \"grid\" | e.g. \"grid\": "
                  "[\"cdiv(M, BLOCK_M)\", \"1\", \"1\"] over the key and the config's constexprs");
@@ -293,7 +315,7 @@ TEST(TuningSpecBinding, ArgumentValuesThatCannotBePassedAreErrors) {
 
 TEST(TuningSpecBinding, CallerGridsReadTheKeyAndTheConfigsConstexprs) {
   ManifestKernel kernel = matmulKernel();
-  kernel.callerGrid = true;
+  kernel.grid.reset();   // the caller passes the grid
   json spec = matmulSpec();
   spec["kernels"][0]["grid"] = {"cdiv(M, BLOCK_M)", "N / 64", "1"};
   KernelSpec parsed = parseOne(spec);
@@ -323,27 +345,36 @@ TEST(TuningSpecBinding, CallerGridsReadTheKeyAndTheConfigsConstexprs) {
 }
 
 TEST(LibraryManifest, ReadsWhatTheTunerNeeds) {
-  auto manifest = parseLibraryManifest(R"json({"schema": "triton-aot-library", "schema_version": 1,
-    "name": "mm", "prefix": "mm", "triton_versions": ["3.6.0"],
-    "kernels": [{"name": "matmul", "grid": null, "targets": ["cuda:90a"],
+  // A library's manifest as triton-aot-ld writes it, read by the contract's one reader.
+  const std::string text = R"json({"schema": "triton-aot-library", "schema_version": 1,
+    "generator": "triton-aot-ld 0.1.0", "name": "mm", "prefix": "mm", "triton_versions": ["3.6.0"],
+    "kernels": [{"name": "matmul", "function": "matmul_kernel", "source": "mm.py", "grid": null,
+      "targets": ["cuda:90a"], "constexpr_params": ["B", "EVEN", "S"],
+      "specialized_to_one_params": [], "global_scratch_arg": true, "profile_scratch_arg": true,
+      "autotune": null,
       "params": [{"name": "int", "c_name": "int_", "kind": "scalar", "type": "i32",
                   "c_type": "int32_t", "size": 4}],
-      "configs": [{"index": 0, "name": "c0", "constexprs": {"B": 64, "EVEN": true, "S": "x"}}]}]})json",
-                                       "libmm.so");
+      "configs": [{"index": 0, "name": "c0", "named": true, "num_warps": 4, "num_stages": 3,
+                   "options": {}, "constexprs": {"B": 64, "EVEN": true, "S": "x"},
+                   "variants": [{"hints": {}, "condition": "1", "functions": [
+                     {"target": "cuda:90a", "refused": "config c0 is not built for cuda:90a: no"}]}]}]}]})json";
+  auto manifest = parseLibraryManifest(std::string_view(text), "libmm.so");
   ASSERT_TRUE(manifest) << manifest.error().message;
-  EXPECT_EQ(manifest->tritonVersion, "3.6.0");
+  EXPECT_EQ(tritonVersionsOf(*manifest), "3.6.0");
   const ManifestKernel *kernel = findKernel(*manifest, "matmul");
   ASSERT_NE(kernel, nullptr);
-  EXPECT_TRUE(kernel->callerGrid);
+  EXPECT_TRUE(takesCallerGrid(*kernel));
   EXPECT_EQ(kernel->params[0].cName, "int_");
-  EXPECT_EQ(kernel->configs[0].constexprs, (ExprNames{{"B", 64}, {"EVEN", 1}}));
+  EXPECT_EQ(integerConstexprs(kernel->configs[0]), (ExprNames{{"B", 64}, {"EVEN", 1}}));
   EXPECT_EQ(findKernel(*manifest, "other"), nullptr);
 
-  auto newer = parseLibraryManifest(R"json({"schema": "triton-aot-library", "schema_version": 2})json", "x");
+  auto newer = parseLibraryManifest(
+      std::string_view(R"json({"schema": "triton-aot-library", "schema_version": 2})json"), "x");
   ASSERT_FALSE(newer);
-  EXPECT_EQ(newer.error().message, "the manifest's schema_version is not 1: this triton-aot-tune "
-                                   "reads version 1 (rebuild the library with the same triton-aot)");
-  EXPECT_FALSE(parseLibraryManifest("[", "x"));
+  EXPECT_EQ(newer.error().file, "x");
+  EXPECT_EQ(newer.error().message,
+            "schema_version 2 is newer than this tool supports (1); update triton-aot");
+  EXPECT_FALSE(parseLibraryManifest(std::string_view("["), "x"));
   EXPECT_EQ(prefixFromLibraryPath("build/libmm.so"), "mm");
   EXPECT_EQ(prefixFromLibraryPath("libmm.so.1"), "mm");
   EXPECT_EQ(prefixFromLibraryPath("kernels.so"), "kernels");
@@ -352,11 +383,13 @@ TEST(LibraryManifest, ReadsWhatTheTunerNeeds) {
 TEST(TuningSpecBinding, TensorDescriptorsTakeABufferOfTheirElementTypeAndShapesAndStrides) {
   ManifestKernel kernel;
   kernel.name = "tma";
-  kernel.params = {{"a_desc", "a_desc_base", "tensordesc", "tensordesc<bf16[64, 64]>", "const void *", 8},
-                   {"a_desc", "a_desc_shape0", "tensordesc_shape", "i64", "int64_t", 8},
-                   {"a_desc", "a_desc_stride0", "tensordesc_stride", "i64", "int64_t", 8},
-                   {"M", "M", "scalar", "i32", "int32_t", 4}};
-  kernel.configs.push_back({0, "c", {}});
+  kernel.grid = {"1", "1", "1"};
+  kernel.params = {
+      manifestParam("a_desc", "a_desc_base", "tensordesc", "tensordesc<bf16[64, 64]>", "const void *", 8),
+      manifestParam("a_desc", "a_desc_shape0", "tensordesc_shape", "i64", "int64_t", 8),
+      manifestParam("a_desc", "a_desc_stride0", "tensordesc_stride", "i64", "int64_t", 8),
+      manifestParam("M", "M", "scalar", "i32", "int32_t", 4)};
+  kernel.configs.push_back(manifestConfig(0, "c", {}));
   KernelSpec spec = parseOne(json::parse(R"json({"schema": "triton-aot-tuning-spec",
     "version": 1, "kernels": [{"kernel": "tma", "key": ["M"], "shapes": [[128]],
     "args": {"a_desc_base": "M * 64", "a_desc_shape0": "M", "a_desc_stride0": "64"}}]})json"));

@@ -1,6 +1,7 @@
 // triton-aot-ld --inspect: the tables for a manifest, a metadata file and device images.
 #include "link_fixture.h"
 #include "linker/inspect.h"
+#include "linker/manifest.h"
 
 #include <gmock/gmock.h>
 

@@ -547,7 +547,7 @@ TEST_F(LinkInput, EveryVariantNeedsEveryTarget) {
 TEST_F(LinkInput, NamesTheGeneratedCodeCannotUse) {
   KernelMetadata bad = variant("scale-2", "cuda:80", defaultParams());
   std::string meta = write(bad);
-  EXPECT_THAT(fails(options({meta}), meta), HasSubstr("kernel name 'scale-2' is not a C identifier"));
+  EXPECT_THAT(fails(options({meta}), meta), HasSubstr("kernel.name: \"scale-2\" is not a C identifier"));
 
   meta = write(variant("scale", "cuda:80", {ptr("tta_x"), scalar("n"), constant("BLOCK", 128)}));
   EXPECT_THAT(fails(options({meta}), meta), HasSubstr("names starting with 'tta_' are reserved"));
@@ -601,7 +601,7 @@ TEST_F(LinkInput, GridsAreIntegerExpressions) {
   EXPECT_THAT(fails(options({meta}), meta), HasSubstr("uses 'x', a *fp32 parameter"));
   (*m.grid)[0] = "missing";
   meta = write(m);
-  EXPECT_THAT(fails(options({meta}), meta), HasSubstr("uses 'missing', which is not one of its parameters"));
+  EXPECT_THAT(fails(options({meta}), meta), HasSubstr("grid: grid dimension 1 uses unknown name 'missing'"));
   // A ":1" parameter is an integer (1) in the grid: fine.
   m = variant("scale", "cuda:80", defaultParams(0, 1));
   Library lib = build(options({write(m)}));
@@ -759,7 +759,7 @@ TEST_F(LinkInput, ARefusalRecordsConfigIndexIsANonNegativeInteger) {
                                      {{"BLOCK", 1024}}, -1);
   inputs.push_back(refusal);
   EXPECT_THAT(fails(options(inputs), refusal),
-              HasSubstr("variant.config_index: expected a non-negative integer, got -1"));
+              HasSubstr("variant.config_index: expected an integer >= 0, got -1"));
 }
 
 TEST_F(LinkInput, AKernelWithoutAGridTakesTheCallersBesideOneWithAGrid) {

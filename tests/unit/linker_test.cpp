@@ -39,7 +39,7 @@ TEST_F(Link, WritesFiveOutputs) {
   EXPECT_EQ(manifest.back(), '\n');
   manifest.pop_back();
   EXPECT_NE(blob.find(manifest + '\0'), std::string::npos);
-  auto parsed = parseManifest(nlohmann::json::parse(manifest));
+  auto parsed = parseLibraryManifest(nlohmann::json::parse(manifest));
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->kernels.at(0).name, "scale");
   // The assembler file names the blob by its absolute path.
@@ -94,7 +94,7 @@ TEST_F(Link, AFailedLinkLeavesNothing) {
 TEST_F(Link, ATuningTableIsCheckedBeforeAnythingIsWritten) {
   LinkOptions o = options(writeAll("scale", {"cuda:80"}, defaultParams()), "demo");
   ASSERT_TRUE(link(o));
-  const std::string config = parseManifest(nlohmann::json::parse(readFile(dir_ / "out/demo.json")))
+  const std::string config = parseLibraryManifest(nlohmann::json::parse(readFile(dir_ / "out/demo.json")))
                                  ->kernels.at(0).configs.at(0).name;
   auto table = [&](const std::string &kernel, const std::string &best) {
     nlohmann::json shape = {{"key", {1024}}, {"best", best}, {"times_us", {{best, 1.0}}}};
@@ -142,7 +142,7 @@ TEST_F(Link, AConfigBuiltForNoTargetKeepsItsPlaceAndHasNoImage) {
   const std::string header = readFile(dir_ / "out/demo.h");
   EXPECT_THAT(header, HasSubstr("demo_scale_CONFIG_wide = 0,"));
   EXPECT_THAT(header, HasSubstr("demo_scale_CONFIG_small = 1"));
-  auto manifest = parseManifest(nlohmann::json::parse(readFile(dir_ / "out/demo.json")));
+  auto manifest = parseLibraryManifest(nlohmann::json::parse(readFile(dir_ / "out/demo.json")));
   ASSERT_TRUE(manifest) << manifest.error().message;
   const auto &configs = manifest->kernels.at(0).configs;
   ASSERT_EQ(configs.size(), 2u);

@@ -1,5 +1,6 @@
-// The library manifest: what manifestJson() writes for a linked library, and that
-// parseManifest() reads the same figures back.
+// The library manifest: what manifestJson() writes for a linked library, and that its one
+// reader, parseLibraryManifest() (contract/library_manifest.h), reads the same figures back and
+// refuses what no linker writes.
 #include "link_fixture.h"
 #include "linker/manifest.h"
 
@@ -115,7 +116,7 @@ TEST_F(ManifestTest, ReadsBackWhatItWrote) {
   ASSERT_EQ(lib.kernels.size(), 1u);
   auto blob = packImages(lib, PackOptions{});
   ASSERT_TRUE(blob);
-  auto parsed = parseManifest(json::parse(manifestJson(lib, *blob).dump()));
+  auto parsed = parseLibraryManifest(json::parse(manifestJson(lib, *blob).dump()));
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->name, "demo");
   EXPECT_EQ(parsed->prefix, "dm");
@@ -124,7 +125,13 @@ TEST_F(ManifestTest, ReadsBackWhatItWrote) {
   const Kernel &k = lib.kernels[0];
   const ManifestKernel &mk = parsed->kernels.at(0);
   EXPECT_EQ(mk.name, "scale");
-  EXPECT_THAT(mk.params, ElementsAre("x", "n", "stride"));
+  std::vector<std::string> params;
+  for (const ManifestParam &p : mk.params)
+    params.push_back(p.name);
+  EXPECT_THAT(params, ElementsAre("x", "n", "stride"));
+  EXPECT_EQ(mk.params[0].cName, "x");
+  EXPECT_EQ(mk.params[0].cType, "const void *");
+  EXPECT_EQ(mk.grid, (std::array<std::string, 3>{"cdiv(n, BLOCK)", "1", "1"}));
   EXPECT_THAT(mk.targets, ElementsAre("cuda:80", "cuda:90a", "hip:gfx90a"));
   ASSERT_EQ(mk.configs.size(), k.configs.size());
   EXPECT_EQ(mk.configs[0].name, "fast");
@@ -150,9 +157,10 @@ TEST_F(ManifestTest, ReadsBackWhatItWrote) {
         EXPECT_EQ(mf.ptx.has_value(), f.ptx.has_value());
       }
     }
-  EXPECT_EQ(mk.configs[1].variants[0].hints, "x:16, n:16, stride:1");
-  EXPECT_EQ(mk.configs[1].variants.back().hints, "stride:1");
-  EXPECT_EQ(mk.configs[0].variants.back().hints, "no hints");
+  using Hints = std::vector<std::pair<std::string, int>>;
+  EXPECT_EQ(mk.configs[1].variants[0].hints, (Hints{{"x", 16}, {"n", 16}, {"stride", 1}}));
+  EXPECT_EQ(mk.configs[1].variants.back().hints, (Hints{{"stride", 1}}));
+  EXPECT_EQ(mk.configs[0].variants.back().hints, Hints{});
 }
 
 TEST_F(ManifestTest, ConditionsUseCNamesAndPointerCasts) {
@@ -168,23 +176,50 @@ TEST_F(ManifestTest, ConditionsUseCNamesAndPointerCasts) {
 }
 
 TEST_F(ManifestTest, RejectsWhatItCannotRead) {
-  EXPECT_THAT(parseManifest(json{{"schema", "triton-aot-kernel"}}).error().message,
+  EXPECT_THAT(parseLibraryManifest(json{{"schema", "triton-aot-kernel"}}).error().message,
               HasSubstr("not a triton-aot library manifest"));
-  EXPECT_THAT(parseManifest(json{{"schema", "triton-aot-library"}, {"schema_version", 2}}).error().message,
+  EXPECT_THAT(parseLibraryManifest(json{{"schema", "triton-aot-library"}, {"schema_version", 2}})
+                  .error()
+                  .message,
               HasSubstr("schema_version 2 is newer than this tool supports (1); update triton-aot"));
   Library lib = library();
-  json m = manifestJson(lib, ImageBlob{});
-  m["kernels"][0]["configs"][1]["name"] = 5;
-  EXPECT_EQ(parseManifest(m).error().message, "kernels[0].configs[1].name: expected a string");
-  m = manifestJson(lib, ImageBlob{});
-  m["kernels"][0]["configs"][0]["variants"][0]["functions"][1]["launch"].erase("shared");
-  EXPECT_EQ(parseManifest(m).error().message,
-            "kernels[0].configs[0].variants[0].functions[1].launch.shared: missing");
-  m = manifestJson(lib, ImageBlob{});
-  m["kernels"][0]["configs"][0]["variants"][0]["functions"][0]["resources"]["spills"] = -1;
-  EXPECT_EQ(parseManifest(m).error().message,
-            "kernels[0].configs[0].variants[0].functions[0].resources.spills: expected an unsigned "
-            "integer or null");
+  const json written = manifestJson(lib, ImageBlob{});
+  auto message = [&](const char *pointer, const json &value) {
+    json m = written;
+    json::json_pointer at(pointer);
+    if (value.is_discarded())
+      m[at.parent_pointer()].erase(at.back());
+    else
+      m[at] = value;
+    auto parsed = parseLibraryManifest(m);
+    return parsed ? std::string("accepted") : parsed.error().message;
+  };
+  const json removed(json::value_t::discarded);
+  EXPECT_EQ(message("/kernels/0/configs/1/name", 5),
+            "kernels[0].configs[1].name: expected a string, got 5");
+  EXPECT_EQ(message("/kernels/0/configs/0/variants/0/functions/1/launch/shared", removed),
+            "kernels[0].configs[0].variants[0].functions[1].launch.shared: missing required field");
+  EXPECT_EQ(message("/kernels/0/configs/0/variants/0/functions/0/resources/spills", -1),
+            "kernels[0].configs[0].variants[0].functions[0].resources.spills: expected an integer "
+            ">= 0, got -1");
+  // Names that the tools put into C or match against C names are C identifiers.
+  EXPECT_EQ(message("/kernels/0/name", "scale\n#error X"),
+            R"(kernels[0].name: "scale\n#error X" is not a C identifier (ASCII letters, digits and '_', not starting with a digit), so it cannot be a name in generated C)");
+  EXPECT_EQ(message("/kernels/0/params/1/c_name", "n; x"),
+            R"(kernels[0].params[1].c_name: "n; x" is not a C identifier (ASCII letters, digits and '_', not starting with a digit), so it cannot be a name in generated C)");
+  EXPECT_EQ(message("/prefix", "dm-"),
+            R"(prefix: "dm-" is not a C identifier (ASCII letters, digits and '_', not starting with a digit), so it cannot be a name in generated C)");
+  // Launch facts within the function's target; targets in order.
+  EXPECT_EQ(message("/kernels/0/configs/0/variants/0/functions/0/launch/shared", 10737418240ULL),
+            "kernels[0].configs[0].variants[0].functions[0].launch.shared: 10737418240 bytes are "
+            "more shared memory than a device of cuda:80 gives a block (166912)");
+  EXPECT_EQ(message("/kernels/0/configs/0/variants/0/functions/0/target", "cuda:90a"),
+            "kernels[0].configs[0].variants[0].functions[0].target: expected \"cuda:80\" (the "
+            "kernel's targets, in order), got \"cuda:90a\"");
+  EXPECT_EQ(message("/kernels/0/configs/1/index", 0),
+            "kernels[0].configs[1].index: expected 1 (its place in the list)");
+  EXPECT_EQ(message("/kernels/0/configs/0/variants/0/hints", {{"y", 16}}),
+            "kernels[0].configs[0].variants[0].hints: \"y\" is not a C parameter of kernel 'scale'");
 }
 
 } // namespace

@@ -454,7 +454,7 @@ TEST(MetadataTest, RejectsBadFiles) {
       {"/launch/shared", -1, "launch.shared: expected an unsigned integer, got -1"},
       {"/launch/shared", "big", R"(launch.shared: expected an unsigned integer, got "big")"},
       {"/launch/num_warps", 4.0, "launch.num_warps: expected an integer, got 4.0"},
-      {"/launch/num_warps", 5000000000LL, "launch.num_warps: 5000000000 is too large"},
+      {"/launch/num_warps", 5000000000LL, "launch.num_warps: 5000000000 is too large (at most 2147483647)"},
       {"/launch/warp_size", 64, "launch.warp_size: 64 does not match target.warp_size 32"},
       {"/launch/block", {64, 1, 1},
        "launch.block: expected [128, 1, 1] (num_warps * warp_size), got [64,1,1]"},
@@ -501,6 +501,194 @@ TEST(MetadataTest, RejectsPtxForHip) {
   Expected<KernelMetadata> parsed = parseMetadata(doc);
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().message, R"(images[1].kind: expected one of hsaco; got "ptx")");
+}
+
+/// The CUDA example with \p pointer set to \p value (removed()): the reader's message, or
+/// "accepted".
+std::string readWith(const char *pointer, const json &value, KernelMetadata meta = cudaExample()) {
+  json doc = toJson(meta);
+  json::json_pointer at(pointer);
+  if (value.is_discarded())
+    doc[at.parent_pointer()].erase(at.back());
+  else
+    doc[at] = value;
+  Expected<KernelMetadata> parsed = parseMetadata(doc);
+  if (parsed)
+    return "accepted";
+  EXPECT_EQ(parsed.error().code, ExitCode::UsageError) << pointer;
+  return parsed.error().message;
+}
+
+const std::string kNotAName =
+    " is not a C identifier (ASCII letters, digits and '_', not starting with a digit), so it "
+    "cannot be a name in generated C";
+
+// A name in a metadata file is written into the generated header and C; one holding a line
+// break and a preprocessor line would become code there.
+TEST(MetadataTest, NamesThatReachGeneratedCAreCIdentifiers) {
+  const std::string injected = "x_ptr\n#error X";
+  EXPECT_EQ(readWith("/params/0/name", injected), R"(params[0].name: "x_ptr\n#error X")" + kNotAName);
+  EXPECT_EQ(readWith("/kernel/name", "add(); int x"), R"(kernel.name: "add(); int x")" + kNotAName);
+  EXPECT_EQ(readWith("/params/5/name", "BLOCK */"), R"(params[5].name: "BLOCK */")" + kNotAName);
+  EXPECT_EQ(readWith("/params/3/name", "n\u00e9"), R"(params[3].name: "né")" + kNotAName);
+  EXPECT_EQ(readWith("/params/0/name", "1x"), R"(params[0].name: "1x")" + kNotAName);
+  EXPECT_EQ(readWith("/launch/entry", "add\"); abort(); (\""),
+            R"(launch.entry: "add\"); abort(); (\"")" + kNotAName);
+  EXPECT_EQ(readWith("/variant/constexprs", {{"BLOCK", 1024}, {"stride\n#x", 1}}),
+            R"(variant.constexprs: "stride\n#x")" + kNotAName);
+  EXPECT_EQ(readWith("/variant/options", {{"num-ctas", 2}}),
+            R"(variant.options: "num-ctas")" + kNotAName);
+  EXPECT_EQ(readWith("/variant/autotune",
+                     {{"key", {"n_elements\n"}}, {"reset_to_zero", json::array()},
+                      {"restore_value", json::array()}, {"configs", "decorator"},
+                      {"dropped_pre_hooks", json::array()}}),
+            R"(variant.autotune.key[0]: "n_elements\n")" + kNotAName);
+  // The trailing pointers have their fixed names.
+  EXPECT_EQ(readWith("/params/6/name", "scratch"),
+            R"(params[6].name: a global_scratch parameter is named "global_scratch", got "scratch")");
+}
+
+TEST(MetadataTest, HeuristicsAreCIdentifiersAndExpressionsOfTheCDialect) {
+  KernelMetadata meta = cudaExample();
+  meta.variant.heuristics = {{"BLOCK", "n_elements % 16 == 0", "args['n'] % 16 == 0", true, true}};
+  const std::string accepted = readWith("/variant/heuristics/0/runtime", true, meta);
+  EXPECT_EQ(accepted, "accepted");
+  EXPECT_EQ(readWith("/variant/heuristics/0/name", "EVEN\n#define x", meta),
+            R"(variant.heuristics[0].name: "EVEN\n#define x")" + kNotAName);
+  const std::string expression = readWith("/variant/heuristics/0/expression", "n_elements #x", meta);
+  EXPECT_EQ(expression.rfind("variant.heuristics[0].expression: ", 0), 0u) << expression;
+  EXPECT_EQ(readWith("/variant/heuristics/0/written", "a\nb", meta),
+            R"(variant.heuristics[0].written: "a\nb" holds a line break or another control character)");
+}
+
+TEST(MetadataTest, TextIsOneLineAndNamesHaveTheirForm) {
+  EXPECT_EQ(readWith("/kernel/source", "kernels/add.py\n#error X"),
+            R"(kernel.source: "kernels/add.py\n#error X" holds a line break or another control character)");
+  EXPECT_EQ(readWith("/params/0/type", "*fp32 */"),
+            R"(params[0].type: expected '*' and a type name ("*fp32") for a pointer parameter, got "*fp32 */")");
+  EXPECT_EQ(readWith("/params/5/value_text", "1024\r"),
+            R"(params[5].value_text: "1024\r" holds a line break or another control character)");
+  EXPECT_EQ(readWith("/variant/config", "large config"),
+            R"(variant.config: "large config" is not a config name (letters, digits and '_'))");
+  EXPECT_EQ(readWith("/variant/id", "add_fp32.sm90a/../x"),
+            R"(variant.id: "add_fp32.sm90a/../x" is not a variant id (letters, digits, '_', '.', '+' and '-', as in "add.sm90a.3f2a9c1e07d4"))");
+  EXPECT_EQ(readWith("/variant/constexprs/BLOCK", json::array({1})),
+            "variant.constexprs.BLOCK: expected a number, a bool, a string or null, got [1]");
+  EXPECT_EQ(readWith("/target/spelling", "cuda:090a"),
+            "target.spelling: CUDA architecture '090a' in target 'cuda:090a' is not valid; "
+            "expected a compute capability such as 80, 90a or 100f");
+  EXPECT_EQ(readWith("/triton_hash", "c6a3 */"),
+            R"(triton_hash: expected lower-case hex digits, got "c6a3 */")");
+  EXPECT_EQ(readWith("/images/0/file", "add.cubin\n"),
+            R"(images[0].file: "add.cubin\n" holds a line break or another control character)");
+}
+
+TEST(MetadataTest, GridsParseAndNameOnlyParameters) {
+  EXPECT_EQ(readWith("/grid/0", "cdiv(n_elements, BLOCK)"), "accepted");
+  const std::string code = readWith("/grid/0", "n_elements\n#error X");
+  EXPECT_EQ(code, R"(grid[0]: "n_elements\n#error X" holds a line break or another control character)");
+  const std::string unknown = readWith("/grid/1", "cdiv(m, BLOCK)");
+  EXPECT_EQ(unknown.rfind("grid: ", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find("'m'"), std::string::npos) << unknown;
+  const std::string syntax = readWith("/grid/2", "n_elements; abort()");
+  EXPECT_EQ(syntax.rfind("grid: ", 0), 0u) << syntax;
+}
+
+// Launch facts no device of the target could launch are refused where they are read.
+TEST(MetadataTest, LaunchFactsWithinTheTarget) {
+  EXPECT_EQ(readWith("/launch/shared", 10737418240ULL),
+            "launch.shared: 10737418240 bytes are more shared memory than a device of cuda:90a "
+            "gives a block (232448)");
+  EXPECT_EQ(readWith("/launch/shared", 232448), "accepted");   // 227 KiB: the most sm_90 has
+  EXPECT_EQ(readWith("/launch/global_scratch/size", 1ULL << 62),
+            "launch.global_scratch.size: 4611686018427387904 bytes per program is more than any "
+            "device of cuda:90a has (at most 1099511627776)");
+  EXPECT_EQ(readWith("/launch/profile_scratch/align", 1ULL << 63),
+            "launch.profile_scratch.align: 9223372036854775808 is more than any scratch needs (at "
+            "most 4096)");
+  KernelMetadata wide = cudaExample();
+  wide.launch.numWarps = 64;
+  wide.launch.block = {2048, 1, 1};
+  EXPECT_EQ(readWith("/launch/pdl", true, wide),
+            "launch.num_warps: 64 warps of 32 threads are more than a device of cuda:90a runs in "
+            "a block (1024 threads)");
+  EXPECT_EQ(readWith("/launch/num_ctas", 32),
+            "launch.num_ctas: 32 CTAs per cluster are more than a device of cuda:90a launches (16)");
+  EXPECT_EQ(readWith("/launch/cluster_dims", {4, 4, 2}),
+            "launch.cluster_dims: 32 CTAs per cluster are more than a device of cuda:90a launches "
+            "(16)");
+  EXPECT_EQ(readWith("/launch/tmem_size", 128),
+            "launch.tmem_size: 128 columns of tensor memory: cuda:90a has none (sm_100 and its "
+            "family have 512)");
+  EXPECT_EQ(readWith("/resources/static_shared", 200000),
+            "resources.static_shared: with launch.shared, it needs 249664 bytes of shared memory, "
+            "more than the 227 KiB a block has on sm_90a");
+
+  // The same facts against another target: sm_80 has no clusters, no PDL, 163 KiB.
+  KernelMetadata ampere = cudaExample();
+  ampere.target = *parseTarget("cuda:80");
+  ampere.imageArch = "sm_80";
+  ampere.variant.id = "add_fp32.sm80.3f2a9c1e07d4";
+  ampere.launch.numCtas = 1;
+  ampere.launch.clusterDims = {1, 1, 1};
+  ampere.launch.pdl = false;
+  EXPECT_EQ(readWith("/launch/shared", 163 * 1024, ampere), "accepted");
+  EXPECT_EQ(readWith("/launch/shared", 163 * 1024 + 1, ampere),
+            "launch.shared: 166913 bytes are more shared memory than a device of cuda:80 gives a "
+            "block (166912)");
+  EXPECT_EQ(readWith("/launch/num_ctas", 2, ampere),
+            "launch.num_ctas: 2 CTAs per cluster: cuda:80 has no thread block clusters (sm_90 or "
+            "newer)");
+  EXPECT_EQ(readWith("/launch/pdl", true, ampere),
+            "launch.pdl: programmatic dependent launch needs sm_90 or newer, not cuda:80");
+  // Tensor memory on Blackwell.
+  KernelMetadata blackwell = cudaExample();
+  blackwell.target = *parseTarget("cuda:100a");
+  blackwell.imageArch = "sm_100a";
+  blackwell.variant.id = "add_fp32.sm100a.3f2a9c1e07d4";
+  EXPECT_EQ(readWith("/launch/tmem_size", 512, blackwell), "accepted");
+  EXPECT_EQ(readWith("/launch/tmem_size", 513, blackwell),
+            "launch.tmem_size: 513 columns of tensor memory: a device of cuda:100a has 512");
+  // HIP: 64 KiB of LDS on gfx90a, 1024 threads a workgroup.
+  EXPECT_EQ(readWith("/launch/shared", 65537, hipExample()),
+            "launch.shared: 65537 bytes are more shared memory than a device of "
+            "hip:gfx90a:xnack- gives a block (65536)");
+}
+
+TEST(RefusalRecordTest, RoundTripsAndChecksItsFields) {
+  RefusalRecord record;
+  record.generator = "triton-aot-cc 0.1.0";
+  record.kernel = "matmul";
+  record.function = "matmul_kernel";
+  record.source = "kernels/matmul.py";
+  record.sourceKind = "python";
+  record.target = *parseTarget("cuda:80");
+  record.variantId = "matmul.sm80.0123456789ab";
+  record.config = "big";
+  record.signature = "*fp16, *fp16, *fp16, i32";
+  record.numWarps = 8;
+  record.numStages = 4;
+  record.options = {{"num_ctas", 1}};
+  record.constexprs = {{"BLOCK_M", 256}};
+  record.reason = "it needs 200000 bytes of shared memory, more than the 163 KiB a block has on sm_80";
+  Expected<RefusalRecord> parsed = parseRefusal(toJson(record));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, record);
+
+  auto message = [&](const char *pointer, const json &value) {
+    json doc = toJson(record);
+    doc[json::json_pointer(pointer)] = value;
+    Expected<RefusalRecord> bad = parseRefusal(doc);
+    return bad ? std::string("accepted") : bad.error().message;
+  };
+  EXPECT_EQ(message("/kernel/name", "matmul\n#error X"), R"(kernel.name: "matmul\n#error X")" + kNotAName);
+  EXPECT_EQ(message("/variant/constexprs", {{"BLOCK M", 1}}),
+            R"(variant.constexprs: "BLOCK M")" + kNotAName);
+  EXPECT_EQ(message("/reason", "no\n#error X"),
+            R"(reason: "no\n#error X" holds a line break or another control character)");
+  EXPECT_EQ(message("/target/spelling", "cuda:sm_80").rfind("target.spelling: ", 0), 0u);
+  EXPECT_EQ(message("/schema_version", 2),
+            "schema_version 2 is newer than this tool supports (1); update triton-aot");
 }
 
 // --- The JSON Schema -----------------------------------------------------------------------

@@ -23,52 +23,88 @@ using nlohmann::json;
 
 const std::string kData = std::string(TTA_TEST_DATA_DIR) + "/triton_autotune_cache";
 
-json libraryConfig(const std::string &name, json constexprs, int warps, int stages,
+/// A function of kernel mm built for \p target, as triton-aot-ld lists it.
+json builtFunction(const std::string &target) {
+  const std::string tag = target == "cuda:80" ? "sm80" : "sm90a";
+  json scratch = {{"size", 0}, {"align", 1}};
+  return {{"target", target},
+          {"variant_id", "mm." + tag + ".0123456789ab"},
+          {"entry", "mm"},
+          {"triton_version", "3.6.0"},
+          {"launch",
+           {{"num_warps", 4}, {"warp_size", 32}, {"block", {128, 1, 1}}, {"shared", 0},
+            {"num_ctas", 1}, {"cluster_dims", {1, 1, 1}}, {"global_scratch", scratch},
+            {"profile_scratch", scratch}, {"cooperative", false}, {"pdl", false},
+            {"tmem_size", 0}}},
+          {"resources",
+           {{"registers", 32}, {"sgprs", nullptr}, {"spills", 0}, {"static_shared", 0}}},
+          {"image",
+           {{"kind", "cubin"}, {"raw_size", 1000}, {"stored_size", 1000}, {"compressed", false},
+            {"sha256", std::string(64, 'a')}}},
+          {"ptx", nullptr}};
+}
+
+/// Config \p index of kernel mm, built for both targets (or refused on \p refusedOn).
+json libraryConfig(int index, const std::string &name, json constexprs, int warps, int stages,
                    json options = {{"num_ctas", 1}}, std::string refusedOn = "") {
   json functions = json::array();
   for (std::string target : {"cuda:80", "cuda:90a"}) {
-    json function = {{"target", target}, {"triton_version", "3.6.0"}};
+    json function = builtFunction(target);
     if (target == refusedOn)
       function = {{"target", target}, {"refused", "needs more shared memory"}};
     functions.push_back(function);
   }
-  return {{"name", name},
+  return {{"index", index},
+          {"name", name},
           {"named", true},
           {"constexprs", constexprs},
           {"num_warps", warps},
           {"num_stages", stages},
           {"options", options},
-          {"variants", {{{"hints", json::object()}, {"functions", functions}}}}};
+          {"variants", {{{"hints", json::object()}, {"condition", "1"}, {"functions", functions}}}}};
 }
 
 /// The library the fixtures' `mm` was built into: the decorator's three configs.
 json manifest() {
   json params = json::array();
-  for (auto [name, type, kind] : {std::tuple{"a_ptr", "*fp16", "pointer"},
-                                  {"b_ptr", "*fp16", "pointer"},
-                                  {"c_ptr", "*fp32", "pointer"},
-                                  {"M", "i32", "scalar"},
-                                  {"N", "i32", "scalar"},
-                                  {"K", "i32", "scalar"}})
-    params.push_back({{"name", name}, {"type", type}, {"kind", kind}});
+  for (auto [name, type, kind, cType, size] :
+       {std::tuple{"a_ptr", "*fp16", "pointer", "const void *", 8},
+        {"b_ptr", "*fp16", "pointer", "const void *", 8},
+        {"c_ptr", "*fp32", "pointer", "const void *", 8},
+        {"M", "i32", "scalar", "int32_t", 4},
+        {"N", "i32", "scalar", "int32_t", 4},
+        {"K", "i32", "scalar", "int32_t", 4}})
+    params.push_back({{"name", name}, {"c_name", name}, {"type", type}, {"kind", kind},
+                      {"c_type", cType}, {"size", size}});
   json configs = {
-      libraryConfig("BLOCK_M128_BLOCK_N64_w8_s3", {{"BLOCK_M", 128}, {"BLOCK_N", 64}}, 8, 3),
-      libraryConfig("BLOCK_M64_BLOCK_N64_w4_s3", {{"BLOCK_M", 64}, {"BLOCK_N", 64}}, 4, 3),
-      libraryConfig("BLOCK_M64_BLOCK_N32_w4_s4_r128", {{"BLOCK_M", 64}, {"BLOCK_N", 32}}, 4, 4,
+      libraryConfig(0, "BLOCK_M128_BLOCK_N64_w8_s3", {{"BLOCK_M", 128}, {"BLOCK_N", 64}}, 8, 3),
+      libraryConfig(1, "BLOCK_M64_BLOCK_N64_w4_s3", {{"BLOCK_M", 64}, {"BLOCK_N", 64}}, 4, 3),
+      libraryConfig(2, "BLOCK_M64_BLOCK_N32_w4_s4_r128", {{"BLOCK_M", 64}, {"BLOCK_N", 32}}, 4, 4,
                     {{"num_ctas", 1}, {"maxnreg", 128}})};
   return {{"schema", "triton-aot-library"},
           {"schema_version", 1},
+          {"generator", "triton-aot-ld 0.1.0"},
           {"name", "mmlib"},
+          {"prefix", "mmlib"},
           {"triton_versions", {"3.6.0"}},
           {"kernels",
            {{{"name", "mm"},
              {"function", "mm"},
+             {"source", "mm.py"},
              {"params", params},
              {"constexpr_params", {"BLOCK_M", "BLOCK_N"}},
              {"specialized_to_one_params", json::array()},
+             {"grid", {"cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", "1"}},
+             {"global_scratch_arg", true},
+             {"profile_scratch_arg", true},
              {"targets", {"cuda:80", "cuda:90a"}},
              {"configs", configs},
-             {"autotune", {{"key", {"M", "N"}}, {"configs", "decorator"}}}}}}};
+             {"autotune",
+              {{"key", {"M", "N"}},
+               {"reset_to_zero", json::array()},
+               {"restore_value", json::array()},
+               {"configs", "decorator"},
+               {"dropped_pre_hooks", json::array()}}}}}}};
 }
 
 TritonCacheImportOptions mmOptions() {
@@ -326,7 +362,7 @@ TEST(TritonCacheImport, MatchesConfigsByEveryValueAndConvertsMillisecondsToMicro
   // A kwarg the library keeps as an option (AMD's waves_per_eu), and a library constexpr that is
   // no config value (the kernel's own): both still match.
   library["kernels"][0]["configs"].push_back(libraryConfig(
-      "BLOCK_M32_BLOCK_N32_waves_per_eu2_w4_s2", {{"BLOCK_M", 32}, {"BLOCK_N", 32}, {"ACT", ""}}, 4,
+      3, "BLOCK_M32_BLOCK_N32_waves_per_eu2_w4_s2", {{"BLOCK_M", 32}, {"BLOCK_N", 32}, {"ACT", ""}}, 4,
       2, {{"num_ctas", 1}, {"waves_per_eu", 2}}));
   auto text = cacheText(
       {512, 1024, "torch.float16", "torch.float16", "torch.float32"},
@@ -369,7 +405,7 @@ TEST(TritonCacheImport, BestIsTritonsChoiceComparingTheWholeTimingListOnATie) {
 TEST(TritonCacheImport, AConfigTheLibraryRefusesOnTheTargetHasNoTime) {
   json library = manifest();
   library["kernels"][0]["configs"][1] =
-      libraryConfig("BLOCK_M64_BLOCK_N64_w4_s3", {{"BLOCK_M", 64}, {"BLOCK_N", 64}}, 4, 3,
+      libraryConfig(1, "BLOCK_M64_BLOCK_N64_w4_s3", {{"BLOCK_M", 64}, {"BLOCK_N", 64}}, 4, 3,
                     {{"num_ctas", 1}}, "cuda:90a");
   auto imported = importTritonAutotuneEntries({entry(fp16Mm())}, library, mmOptions());
   ASSERT_TRUE(imported) << imported.error().message;
@@ -422,7 +458,14 @@ TEST(TritonCacheImport, TheKernelMustBeInTheManifestBuiltForTheTargetAndAutotune
             "manifest: kernel 'mm' is not @triton.autotune'd (no autotune.key): Triton caches "
             "no autotuning for it");
   EXPECT_EQ(importError({}, json{{"schema", "triton-aot-tuning"}}).message,
-            "manifest: expected a library manifest (schema \"triton-aot-library\")");
+            "manifest: not a triton-aot library manifest (schema \"triton-aot-library\")");
+  // The manifest is read by its one reader: a name no linker writes is refused.
+  library = manifest();
+  library["kernels"][0]["autotune"]["key"] = {"M\n#error X"};
+  EXPECT_EQ(importError({}, library).message,
+            "manifest: kernels[0].autotune.key[0]: \"M\\n#error X\" is not a C identifier (ASCII "
+            "letters, digits and '_', not starting with a digit), so it cannot be a name in "
+            "generated C");
 }
 
 // --- The command -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-// Tuning tables (tuning/tuning_table.h): reading every malformed table as an error that names the
+// Tuning tables (contract/tuning_table.h): reading every malformed table as an error that names the
 // member, writing and merging, and the nearest rule of the shape dispatch on both sides of every
 // boundary.
-#include "tuning/tuning_table.h"
+#include "contract/tuning_table.h"
 
 #include <gtest/gtest.h>
 
@@ -93,6 +93,38 @@ TEST(TuningTable, EveryMalformedTableNamesTheMember) {
   json twice = table({shape({1, 2}, "a")});
   twice["kernels"].push_back(twice["kernels"][0]);
   EXPECT_EQ(errorOf(twice), "kernels[1].kernel: 'matmul' is listed twice");
+}
+
+// Names are matched against the library's C names and land in the generated C's comments:
+// the reader refuses what no tuner writes.
+TEST(TuningTable, NamesAreCIdentifiersAndTextIsOneLine) {
+  const std::string notAName = " is not a C identifier (ASCII letters, digits and '_', not "
+                               "starting with a digit), so it cannot be a name in generated C";
+  json injected = table({shape({1, 2}, "a")});
+  injected["kernels"][0]["kernel"] = "matmul\n#error X";
+  EXPECT_EQ(errorOf(injected), R"(kernels[0].kernel: "matmul\n#error X" holds a line break or )"
+                               "another control character");
+  injected["kernels"][0]["kernel"] = "matmul; int x";
+  EXPECT_EQ(errorOf(injected), R"(kernels[0].kernel: "matmul; int x")" + notAName);
+  EXPECT_EQ(errorOf(table({shape({1, 2}, "a")}, {"M", "N */"})),
+            R"(kernels[0].key[1]: "N */")" + notAName);
+  json device = table({shape({1, 2}, "a")});
+  device["kernels"][0]["targets"][0]["device"] = "H100 */\n#error X";
+  EXPECT_EQ(errorOf(device), R"(kernels[0].targets[0].device: "H100 */\n#error X" holds a line )"
+                             "break or another control character");
+  json target = table({shape({1, 2}, "a")});
+  target["kernels"][0]["targets"][0]["target"] = "sm_90a";
+  EXPECT_EQ(errorOf(target).rfind("kernels[0].targets[0].target: ", 0), 0u) << errorOf(target);
+  json hash = table({shape({1, 2}, "a")});
+  hash["kernels"][0]["targets"][0]["library_hash"] = "AB";
+  EXPECT_EQ(errorOf(hash), "kernels[0].targets[0].library_hash: expected lower-case hex digits, got 'AB'");
+}
+
+TEST(TuningTable, AFileThatIsNoTableIsAnErrorNotAHang) {
+  auto fromDevice = readTuningTable("/dev/zero");
+  ASSERT_FALSE(fromDevice);
+  EXPECT_EQ(fromDevice.error().message, "cannot read '/dev/zero': not a regular file");
+  EXPECT_EQ(fromDevice.error().file, "/dev/zero");
 }
 
 TEST(TuningTable, MergeKeepsOldShapesAndTakesNewTimes) {

@@ -4,8 +4,8 @@
 #include "contract/output_transaction.h"
 #include "contract/read_file.h"
 #include "contract/sha256.h"
+#include "contract/tuning_table.h"
 #include "tuner/import/triton_cache_import.h"
-#include "tuning/tuning_table.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "contract/diagnostic.h"
+#include "contract/tuning_table.h"
 #include "tuner/import/triton_cache_file.h"
-#include "tuning/tuning_table.h"
 
 #include <nlohmann/json.hpp>
 

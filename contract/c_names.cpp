@@ -1,9 +1,11 @@
-#include "linker/c_names.h"
+#include "contract/c_names.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
 
-namespace tta::link {
+namespace tta {
 
 bool isCIdentifier(std::string_view name) {
   auto identStart = [](char c) {
@@ -11,6 +13,18 @@ bool isCIdentifier(std::string_view name) {
   };
   auto identChar = [&](char c) { return identStart(c) || (c >= '0' && c <= '9'); };
   return !name.empty() && identStart(name.front()) && std::all_of(name.begin(), name.end(), identChar);
+}
+
+std::string notACIdentifier(std::string_view name) {
+  if (isCIdentifier(name))
+    return {};
+  // JSON's escapes show a line break, a quote or a control byte as what it is.
+  std::string shown = nlohmann::json(std::string(name)).dump(-1, ' ', false,
+                                                             nlohmann::json::error_handler_t::replace);
+  if (shown.size() > 60)
+    shown = shown.substr(0, 57) + "...";
+  return shown + " is not a C identifier (ASCII letters, digits and '_', not starting with a "
+                 "digit), so it cannot be a name in generated C";
 }
 
 bool isReservedInC(std::string_view name) {
@@ -42,4 +56,4 @@ std::string cParameterName(std::string_view name) {
   return result;
 }
 
-} // namespace tta::link
+} // namespace tta

@@ -1,7 +1,8 @@
 // Tuning tables: which config of a kernel is fastest for which shape, per target. The tuner
 // (triton-aot-tune) writes them from timings on a GPU, or from Triton's own autotune cache; the
 // linker (triton-aot-ld --tuning) compiles them into the library's shape dispatch. Format and
-// rules: docs/tuning.md; schema: docs/tuning.schema.json.
+// rules: docs/tuning.md. The reader is the contract's, shared by both tools; it checks every
+// member (names are C identifiers, text one line, targets parse) and names the one that is wrong.
 #pragma once
 
 #include "contract/diagnostic.h"

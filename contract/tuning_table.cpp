@@ -1,6 +1,9 @@
-#include "tuning/tuning_table.h"
+#include "contract/tuning_table.h"
 
+#include "contract/c_names.h"
+#include "contract/field_reader.h"
 #include "contract/read_file.h"
+#include "contract/target.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +37,19 @@ public:
     if (!it->is_string())
       return error(member + "." + key, "expected a string, got " + it->dump());
     out = it->get<std::string>();
+    // Names and text land in messages and the generated C's comments: one line each.
+    if (!fields::isOneLineText(out))
+      return error(member + "." + key, fields::show(*it) +
+                                           " holds a line break or another control character");
+    return std::nullopt;
+  }
+
+  /// A name the linker matches against the library's C names.
+  std::optional<Diagnostic> cName(const nlohmann::json &value, const std::string &member) const {
+    if (!value.is_string())
+      return error(member, "expected a name, got " + value.dump());
+    if (std::string why = notACIdentifier(value.get<std::string>()); !why.empty())
+      return error(member, why);
     return std::nullopt;
   }
 
@@ -70,6 +86,9 @@ public:
     if (times == json.end() || !times->is_object() || times->empty())
       return error(member + ".times_us", "expected an object of config name -> microseconds or null");
     for (const auto &[name, time] : times->items()) {
+      if (!fields::isOneLineText(name))
+        return error(member + ".times_us", fields::show(name) +
+                                               " holds a line break or another control character");
       if (time.is_null()) {
         out.timesUs[name] = std::nullopt;
       } else if (time.is_number() && time.get<double>() >= 0 && std::isfinite(time.get<double>())) {
@@ -93,6 +112,12 @@ public:
       return error(member, "expected an object with \"target\" and \"shapes\"");
     if (auto e = string(json, member, "target", out.target, true))
       return e;
+    auto target = parseTarget(out.target);
+    if (!target)
+      return error(member + ".target", target.error().message);
+    if (target->spelling() != out.target)
+      return error(member + ".target", "'" + out.target + "' is not in its canonical form '" +
+                                           target->spelling() + "'");
     for (auto [key, field] : {std::pair{"device", &out.device},
                               {"triton_version", &out.tritonVersion},
                               {"library", &out.library},
@@ -100,7 +125,13 @@ public:
                               {"source", &out.source}})
       if (auto e = string(json, member, key, *field, false))
         return e;
-    out.method = json.value("method", nlohmann::json::object());
+    if (out.libraryHash.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return error(member + ".library_hash", "expected lower-case hex digits, got '" +
+                                                 out.libraryHash + "'");
+    auto method = json.find("method");
+    if (method != json.end() && !method->is_object())
+      return error(member + ".method", "expected an object, got " + fields::show(*method));
+    out.method = method != json.end() ? *method : nlohmann::json::object();
     std::optional<Diagnostic> failure;
     const nlohmann::json *shapes = array(json, member, "shapes", failure);
     if (!shapes)
@@ -126,6 +157,8 @@ public:
       return error(member, "expected an object with \"kernel\", \"key\" and \"targets\"");
     if (auto e = string(json, member, "kernel", out.kernel, true))
       return e;
+    if (auto e = cName(json["kernel"], member + ".kernel"))
+      return e;
     std::optional<Diagnostic> failure;
     const nlohmann::json *key = array(json, member, "key", failure);
     if (!key)
@@ -135,6 +168,8 @@ public:
     for (std::size_t i = 0; i < key->size(); ++i) {
       if (!(*key)[i].is_string())
         return error(member + ".key[" + std::to_string(i) + "]", "expected a parameter name");
+      if (auto e = cName((*key)[i], member + ".key[" + std::to_string(i) + "]"))
+        return e;
       out.key.push_back((*key)[i].get<std::string>());
     }
     const nlohmann::json *targets = array(json, member, "targets", failure);
@@ -193,12 +228,9 @@ Expected<TuningTable> parseTuningTable(const nlohmann::json &json, const std::st
 }
 
 Expected<TuningTable> readTuningTable(const std::string &path) {
-  std::optional<std::string> text = readFile(path);
-  if (!text) {
-    Diagnostic diag = makeError(ExitCode::UsageError, "cannot read the tuning table");
-    diag.file = path;
-    return diag;
-  }
+  auto text = readToolFile(path, kMaxToolFileBytes);
+  if (!text)
+    return text.takeError();
   nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
   if (json.is_discarded()) {
     Diagnostic diag = makeError(ExitCode::UsageError, "the tuning table is not valid JSON");
