@@ -180,6 +180,8 @@ Status CompileRun::startPool(int count) {
   settings.interruptFd = opts_.interruptFd;
   settings.usePool = opts_.workerPool;
   settings.poolIdleSeconds = opts_.workerIdleSeconds;
+  settings.project = opts_.workerProject;
+  settings.requestTimeoutSeconds = opts_.compileTimeoutSeconds;
   for (const KernelSpec &kernel : kernels_)
     for (const Target &target : kernel.targets)
       if (std::find(settings.targets.begin(), settings.targets.end(), requestTarget(target)) ==

@@ -68,6 +68,12 @@ struct CompileOptions {
   int jobs = 0;                        ///< parallel workers; 0 = one per CPU
   bool workerPool = false;             ///< lease warm workers from the pool (worker_lease.h)
   int workerIdleSeconds = 120;         ///< how long a pooled worker waits for the next run
+  /// Whose kernel code pooled workers run: the --source-root given, else the directories of
+  /// the kernel files (docs/security.md, "Workers"). Runs of two projects never share a worker.
+  std::string workerProject;
+  /// --compile-timeout / TRITON_AOT_COMPILE_TIMEOUT: seconds a frontend request (an import and
+  /// description, a compile) may take before its worker is killed; 0: no limit.
+  int compileTimeoutSeconds = 600;
   bool verbose = false;
   int interruptFd = -1;                ///< readable when the run must stop (SIGINT self-pipe)
 };

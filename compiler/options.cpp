@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -138,6 +140,43 @@ int workerIdleSeconds() {
       return static_cast<int>(seconds);
   }
   return 120;
+}
+
+/// The default of --compile-timeout: generous, since a compile of a large kernel for several
+/// configs can take minutes; what it bounds is a compile that never ends.
+constexpr int kDefaultCompileTimeout = 600;
+
+/// --compile-timeout, else TRITON_AOT_COMPILE_TIMEOUT, else the default: whole seconds, 0 for
+/// none. A value that is not one is a usage error naming where it came from.
+Expected<int> compileTimeout(const std::optional<std::string> &option) {
+  const char *env = std::getenv("TRITON_AOT_COMPILE_TIMEOUT");
+  if (!option && !(env && *env))
+    return kDefaultCompileTimeout;
+  const std::string text = option ? *option : std::string(env);
+  const std::string where = option ? "--compile-timeout" : "TRITON_AOT_COMPILE_TIMEOUT";
+  char *end = nullptr;
+  errno = 0;
+  const long seconds = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || seconds < 0 || seconds > 7 * 24 * 3600)
+    return usage(where + " '" + text + "' is not a number of seconds from 0 (no limit) to " +
+                 std::to_string(7 * 24 * 3600));
+  return static_cast<int>(seconds);
+}
+
+/// Whose code pooled workers run (CompileOptions::workerProject): the source root when one was
+/// given, else every directory a kernel file is in, so that runs from one working directory
+/// over two projects' kernels never share a worker.
+std::string workerProject(const std::string &sourceRootGiven, const fs::path &sourceRoot,
+                          const std::vector<KernelSpec> &kernels) {
+  if (!sourceRootGiven.empty())
+    return "source root " + sourceRoot.string();
+  std::set<std::string> directories;
+  for (const KernelSpec &kernel : kernels)
+    directories.insert(kernel.sourcePath.parent_path().string());
+  std::string project = "kernel directories";
+  for (const std::string &directory : directories)
+    project += '\n' + directory;
+  return project;
 }
 
 /// What --source-root, --file-prefix-map, --cache-dir / --no-cache and --remote-cache[-read-only]
@@ -378,6 +417,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   bool noPtx = false, summary = false, verbose = false, version = false,
        dropPreHooks = false;
   bool noWorkerPool = false;
+  std::optional<std::string> compileTimeoutText;
 
   app.add_option("kernel", kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
   app.add_option("-n,--kernel-name", kernelName, "Name of the @triton.jit / @gluon.jit function");
@@ -432,6 +472,10 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
       ->type_name("OLD=NEW");
   app.add_flag("--no-worker-pool", noWorkerPool,
                "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
+  app.add_option("--compile-timeout", compileTimeoutText,
+                 "Seconds a kernel's import or compile may take before it is stopped (default: "
+                 "$TRITON_AOT_COMPILE_TIMEOUT, else 600; 0: no limit)")
+      ->type_name("SECONDS");
   app.add_option("--python", python,
                  "Python interpreter that has Triton (default: $TRITON_AOT_PYTHON, else the "
                  "configured one, else python3)");
@@ -586,6 +630,11 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
 
   if (Status s = applyCacheArguments(cacheArgs, opts); !s)
     return s.takeError();
+  opts.workerProject = workerProject(cacheArgs.sourceRoot, opts.sourceRoot, out.request.kernels);
+  auto timeout = compileTimeout(compileTimeoutText);
+  if (!timeout)
+    return timeout.takeError();
+  opts.compileTimeoutSeconds = *timeout;
   return out;
 }
 

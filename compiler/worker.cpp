@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <deque>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 extern char **environ;
@@ -95,7 +97,11 @@ public:
   bool leased = false;  ///< from the worker pool: not our child, pid is -1
   bool dead = false;
   long busyWith = -1;   ///< index of the request in flight, or -1
+  std::chrono::steady_clock::time_point busySince;   ///< when that request was sent
   int exitStatus = 0;
+  /// The worker's process as its hello names it: for a leased worker the only way to stop it
+  /// when it is stuck (the pool, not the run, is its parent), and to ask the pool how it ended.
+  long helloPid = -1;
   /// The target this worker serves only (its installed modules answered for it), as requests
   /// spell it; null while it serves any.
   nlohmann::json servesTarget;
@@ -110,8 +116,13 @@ public:
 
   /// Asks the worker to finish (EOF on stdin), then makes sure it does. A leased worker is not
   /// ours to wait for: it ends the lease by closing its end, after telling the pool it is free,
-  /// so the build's next run finds it idle.
+  /// so the build's next run finds it idle. A worker still busy is killed instead: its answer
+  /// is not wanted, and it may be stuck (a leased one must not go back to the pool so).
   void stop() {
+    if (busyWith >= 0) {
+      kill();
+      return;
+    }
     closeFd(input);
     if (leased && output >= 0) {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -145,15 +156,51 @@ public:
     closeFd(errors);
   }
 
+  /// Ends the worker now. A leased one that is busy is killed too (by its hello's pid; the pool
+  /// sees it go and forgets it); an idle leased one just has its lease closed.
   void kill() {
     if (pid > 0 && !dead) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &exitStatus, 0);
       dead = true;
     }
+    if (leased && busyWith >= 0 && helloPid > 1 && helloPid != ::getpid() && !dead) {
+      ::kill(static_cast<pid_t>(helloPid), SIGKILL);
+      dead = true;
+    }
     closeFd(input);
     closeFd(output);
     closeFd(errors);
+  }
+
+  /// Asks a stuck worker for its threads' Python stacks (SIGUSR1: the worker's faulthandler
+  /// prints them on its stderr) and keeps what it prints within about a second.
+  void dumpStacks(const std::function<void(std::string_view)> &log) {
+    const long process = leased ? helloPid : static_cast<long>(pid);
+    if (process <= 1 || process == ::getpid() || dead || errors < 0)
+      return;
+    using namespace std::chrono;
+    const auto deadline = steady_clock::now() + seconds(1);
+    std::size_t before = errorTail.size();
+    ::kill(static_cast<pid_t>(process), SIGUSR1);
+    char chunk[65536];
+    while (steady_clock::now() < deadline) {
+      pollfd fd{errors, POLLIN, 0};
+      // Once it has printed, 100 ms of silence ends the wait.
+      const int wait = errorTail.size() > before ? 100 : 50;
+      int ready = ::poll(&fd, 1, wait);
+      if (ready < 0 && errno == EINTR)
+        continue;
+      if (ready <= 0) {
+        if (errorTail.size() > before)
+          break;
+        continue;
+      }
+      ssize_t n = ::read(errors, chunk, sizeof chunk);
+      if (n <= 0)
+        break;
+      keepStderr(std::string_view(chunk, static_cast<std::size_t>(n)), log);
+    }
   }
 
   /// Marks the process dead after its stdout closed and records how it ended.
@@ -215,13 +262,15 @@ void WorkerPool::givePoolUp(const std::string &why) {
 }
 
 Expected<WorkerProcess *> WorkerPool::lease() {
-  // The pool is keyed by the user's environment; what the run sets travels with the lease.
+  // The pool is keyed by the project and the user's environment; what the run sets travels
+  // with the lease.
   const std::vector<std::string> user = userEnvironment();
   if (poolSocket_.empty()) {
     auto directory = workerPoolDirectory();
     if (!directory)
       return directory.takeError();
-    poolSocket_ = workerPoolSocket(*directory, settings_.python, settings_.script, user);
+    poolSocket_ =
+        workerPoolSocket(*directory, settings_.project, settings_.python, settings_.script, user);
   }
   std::error_code ec;
   nlohmann::json runSettings = {{"cwd", std::filesystem::current_path(ec).string()},
@@ -317,20 +366,154 @@ std::string lastFatalLine(const std::string &text) {
   return found;
 }
 
-/// A worker that died mid-compile: Triton or LLVM crashed on this kernel (or the system ran
-/// out of memory). Not a triton-aot bug, so it is reported as a kernel error with the cause.
-nlohmann::json crashFailure(bool leased, int status, const std::string &stderrTail) {
-  std::string message = "Triton crashed compiling this kernel (the frontend worker " +
-                        (leased ? std::string("from the worker pool died") : describeExit(status)) +
-                        ")";
-  if (std::string fatal = lastFatalLine(stderrTail); !fatal.empty())
+/// The line a worker writes when its process is ended by os._exit() in its own code or the
+/// kernel's (triton_aot_worker.py, _report_ends): "triton-aot: os._exit(3) at FILE:LINE".
+constexpr std::string_view kExitMarker = "triton-aot: os._exit(";
+
+/// That line of \p text, the last one, if any.
+std::string exitCall(const std::string &text) {
+  std::size_t at = text.rfind(kExitMarker);
+  if (at == std::string::npos)
+    return {};
+  std::size_t end = text.find('\n', at);
+  return text.substr(at + std::string_view("triton-aot: ").size(),
+                     (end == std::string::npos ? text.size() : end) - at -
+                         std::string_view("triton-aot: ").size());
+}
+
+/// How a process ended, from waitpid().
+WorkerEnd endOf(int status) {
+  if (WIFEXITED(status))
+    return {WorkerEnd::Kind::Exited, WEXITSTATUS(status)};
+  if (WIFSIGNALED(status))
+    return {WorkerEnd::Kind::Signaled, WTERMSIG(status)};
+  return {};
+}
+
+std::string signalName(int signal) {
+  switch (signal) {
+  case SIGKILL: return "SIGKILL";
+  case SIGSEGV: return "SIGSEGV";
+  case SIGABRT: return "SIGABRT";
+  case SIGBUS: return "SIGBUS";
+  case SIGILL: return "SIGILL";
+  case SIGFPE: return "SIGFPE";
+  case SIGTERM: return "SIGTERM";
+  case SIGINT: return "SIGINT";
+  default: return "signal " + std::to_string(signal);
+  }
+}
+
+/// A worker that died with a request in flight, named for what ended it: the kernel's own code
+/// (os._exit, another exit from C), the system (SIGKILL: most often the out-of-memory killer),
+/// or a crash in Triton, LLVM or an extension (a fatal signal, a fatal error line). Each is a
+/// kernel error, not a triton-aot bug.
+nlohmann::json crashFailure(const WorkerEnd &end, const std::string &stderrTail) {
+  nlohmann::json notes = nlohmann::json::array();
+  nlohmann::json error = {{"kind", "kernel"}, {"traceback", stderrTail}};
+  const std::string fatal = lastFatalLine(stderrTail);
+  std::string message;
+  if (std::string call = exitCall(stderrTail); !call.empty()) {
+    // "os._exit(3) at /src/k.py:12": the diagnostic points at the line that called it.
+    message = "the kernel's code ended the frontend worker with " +
+              call.substr(0, call.find(" at ")) + " while it compiled this kernel";
+    if (std::size_t at = call.find(" at "); at != std::string::npos) {
+      std::string place = call.substr(at + 4);
+      std::size_t colon = place.rfind(':');
+      error["file"] = place.substr(0, colon);
+      if (colon != std::string::npos)
+        error["line"] = std::atoi(place.c_str() + colon + 1);
+    }
+    notes.push_back("os._exit() ends the process at once, with no error for triton-aot to "
+                    "report: a kernel module must not call it at import or compile time");
+  } else if (end.kind == WorkerEnd::Kind::Signaled && end.value == SIGKILL) {
+    message = "the frontend worker was killed (SIGKILL) while it compiled this kernel";
+    notes.push_back("the out-of-memory killer sends SIGKILL when memory runs out (see "
+                    "'dmesg' or the container's memory events): try fewer -j/--jobs; else "
+                    "another process killed it");
+  } else if (end.kind == WorkerEnd::Kind::Signaled) {
+    message = "Triton crashed compiling this kernel (the frontend worker was killed by " +
+              signalName(end.value) + ", in Triton, LLVM or an extension module the kernel "
+              "imports)";
+  } else if (end.kind == WorkerEnd::Kind::Exited && fatal.empty()) {
+    message = "the frontend worker exited with status " + std::to_string(end.value) +
+              " while it compiled this kernel, without an error from Python: something it ran "
+              "ended the process (os._exit() from C or an extension, exit() in native code)";
+  } else if (end.kind == WorkerEnd::Kind::Exited) {
+    message = "Triton crashed compiling this kernel (the frontend worker exited with status " +
+              std::to_string(end.value) + ")";
+  } else {
+    message = "the frontend worker from the pool ended while it compiled this kernel (how, the "
+              "pool could not say)";
+  }
+  if (!fatal.empty() && exitCall(stderrTail).empty())
     message += ": " + fatal;
-  nlohmann::json notes = nlohmann::json::array({"rerun with --verbose to see the whole output"});
-  if (!leased && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-    notes.push_back("a worker killed by SIGKILL was often out of memory: try fewer -j/--jobs");
-  return {{"ok", false},
-          {"error",
-           {{"kind", "kernel"}, {"message", message}, {"notes", notes}, {"traceback", stderrTail}}}};
+  notes.push_back("rerun with --verbose to see the whole output");
+  error["message"] = message;
+  error["notes"] = notes;
+  return {{"ok", false}, {"error", error}};
+}
+
+/// How a request is named in messages: "compiling kernel 'f' for cuda:80", "importing kernel
+/// 'f' (...)"; the diagnostic's location names the file.
+std::string requestWhat(const nlohmann::json &request) {
+  const std::string op = stringOr(request, "op");
+  const std::string function = stringOr(request, "function");
+  const nlohmann::json &target = objectOf(request, "target");
+  std::string targetText;
+  if (const nlohmann::json *arch = member(target, "arch"))
+    targetText = stringOr(target, "backend") + ":" +
+                 (arch->is_string() ? arch->get<std::string>() : arch->dump());
+  std::string kernel = function.empty() ? std::string("the kernel") : "kernel '" + function + "'";
+  if (op == "compile")
+    return "compiling " + kernel + (targetText.empty() ? "" : " for " + targetText);
+  if (op == "describe")
+    return "importing " + kernel + " (its module and what that imports)";
+  return "the frontend's '" + op + "' request";
+}
+
+/// Where a stuck worker was, from the stacks its faulthandler printed (most recent call first):
+/// the first frame in \p directory (the kernel file's), as {file, line}; none if none is.
+std::optional<std::pair<std::string, int>> stuckAt(const std::string &stacks,
+                                                   const std::string &directory) {
+  // '  File "/src/kernels/k.py", line 11 in <module>'
+  const std::string prefix = "File \"" + directory + "/";
+  for (std::size_t at = stacks.find(prefix); at != std::string::npos;
+       at = stacks.find(prefix, at + 1)) {
+    const std::size_t close = stacks.find('"', at + 6);
+    const std::size_t line = stacks.find("\", line ", at);
+    if (close == std::string::npos || line != close)
+      continue;
+    return std::pair{stacks.substr(at + 6, close - at - 6),
+                     std::atoi(stacks.c_str() + close + std::string_view("\", line ").size())};
+  }
+  return std::nullopt;
+}
+
+/// A request its worker did not answer within the limit (the worker is killed).
+nlohmann::json timeoutFailure(const nlohmann::json &request, int seconds,
+                              const std::string &stderrTail) {
+  nlohmann::json notes = nlohmann::json::array(
+      {"the limit is --compile-timeout or TRITON_AOT_COMPILE_TIMEOUT, in seconds per request "
+       "(0: none)",
+       "an import that never returns (a loop, a sleep, input(), a lock or a server that does not "
+       "answer) in the kernel's module or one it imports stops the compile so; a compile that is "
+       "only slow needs a higher limit"});
+  nlohmann::json error = {
+      {"kind", "kernel"},
+      {"message", requestWhat(request) + " did not finish within " + std::to_string(seconds) +
+                      " s; the frontend worker was stopped"},
+      {"notes", notes},
+      {"traceback", stderrTail}};
+  if (const std::string source = stringOr(request, "source"); !source.empty()) {
+    error["file"] = source;
+    // Located where it was stuck, if that is in the kernel's directory.
+    if (auto place = stuckAt(stderrTail, std::filesystem::path(source).parent_path().string())) {
+      error["file"] = place->first;
+      error["line"] = place->second;
+    }
+  }
+  return {{"ok", false}, {"error", error}};
 }
 
 /// The pending request \p worker should take: the first for the target it serves only, if it
@@ -412,6 +595,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
       std::string line = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       line += '\n';
       w->busyWith = static_cast<long>(index);
+      w->busySince = std::chrono::steady_clock::now();
       ++inFlight;
       if (!writeAll(w->input, line))
         w->closeFd(w->input);   // its death shows up as EOF on stdout below
@@ -437,7 +621,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
     }
     if (fds.empty())
       return makeError(ExitCode::InternalError, "no frontend worker is left to run requests");
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    if (::poll(fds.data(), fds.size(), pollTimeout()) < 0) {
       if (errno == EINTR)
         continue;
       return makeError(ExitCode::InternalError, "poll failed: " + errnoText(errno));
@@ -472,6 +656,19 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           worker->closeFd(worker->errors);
         }
         worker->reap();
+        if (worker->busyWith >= 0) {
+          // Asked now, while the pool remembers it: how the process ended names the cause.
+          WorkerEnd end = endOf(worker->exitStatus);
+          if (worker->leased)
+            end = worker->helloPid > 0 ? leasedWorkerEnd(poolSocket_, worker->helloPid)
+                                       : WorkerEnd{};
+          std::size_t index = static_cast<std::size_t>(worker->busyWith);
+          worker->busyWith = -1;
+          --inFlight;
+          if (onResponse)
+            onResponse(index, crashFailure(end, worker->errorTail));
+          continue;
+        }
         if (!worker->saidHello && worker->leased) {
           givePoolUp("a worker from the pool ended before its hello");
           continue;   // start() or the replacement below starts one directly
@@ -486,13 +683,6 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           diag.detail = worker->errorTail;
           return diag;
         }
-        if (worker->busyWith >= 0) {
-          std::size_t index = static_cast<std::size_t>(worker->busyWith);
-          worker->busyWith = -1;
-          --inFlight;
-          if (onResponse)
-            onResponse(index, crashFailure(worker->leased, worker->exitStatus, worker->errorTail));
-        }
         continue;
       }
       worker->outputBuffer.append(chunk, static_cast<std::size_t>(n));
@@ -504,6 +694,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
         if (!worker->saidHello) {
           if (stringOr(message, "event") == "hello") {
             worker->saidHello = true;
+            worker->helloPid = static_cast<long>(integerOf(message, "pid").value_or(-1));
             if (hello_.is_null())
               hello_ = message;
             continue;
@@ -529,6 +720,47 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           onResponse(index, std::move(message));
       }
     }
+    stopOverdue(requests, inFlight, onResponse);
+  }
+}
+
+int WorkerPool::pollTimeout() const {
+  if (settings_.requestTimeoutSeconds <= 0)
+    return -1;
+  using namespace std::chrono;
+  const auto now = steady_clock::now();
+  long wait = -1;
+  for (const auto &w : workers_)
+    if (!w->dead && w->busyWith >= 0) {
+      const auto left = w->busySince + seconds(settings_.requestTimeoutSeconds) - now;
+      const long ms = std::max<long>(0, static_cast<long>(ceil<milliseconds>(left).count()));
+      wait = wait < 0 ? ms : std::min(wait, ms);
+    }
+  return static_cast<int>(std::min<long>(wait, 60'000));
+}
+
+void WorkerPool::stopOverdue(const std::vector<nlohmann::json> &requests, std::size_t &inFlight,
+                             const std::function<void(std::size_t, nlohmann::json)> &onResponse) {
+  if (settings_.requestTimeoutSeconds <= 0)
+    return;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto &w : workers_) {
+    if (w->dead || w->busyWith < 0 ||
+        now - w->busySince < std::chrono::seconds(settings_.requestTimeoutSeconds))
+      continue;
+    // Killed, pooled or not: a worker stuck in a kernel's import must not outlive the run, nor
+    // serve another. What it wrote so far is kept for --verbose.
+    const std::size_t index = static_cast<std::size_t>(w->busyWith);
+    w->dumpStacks(settings_.log);
+    w->kill();
+    w->busyWith = -1;
+    --inFlight;
+    if (settings_.log)
+      settings_.log("frontend: " + requestWhat(requests[index]) + " did not finish within " +
+                    std::to_string(settings_.requestTimeoutSeconds) + " s: worker stopped");
+    if (onResponse)
+      onResponse(index, timeoutFailure(requests[index], settings_.requestTimeoutSeconds,
+                                       w->errorTail));
   }
 }
 

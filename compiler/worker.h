@@ -26,6 +26,12 @@ struct WorkerSettings {
   /// the pool cannot be reached they are started as without it.
   bool usePool = false;
   int poolIdleSeconds = 120;                  ///< an idle pooled worker exits after this
+  /// The trust domain pooled workers are kept to (worker_lease.h, workerPoolSocket): a worker
+  /// that ran one project's kernel code never serves another project.
+  std::string project;
+  /// A request not answered within this many seconds is failed as a kernel error naming the
+  /// kernel and the limit, and its worker killed (never returned to the pool); 0: no limit.
+  int requestTimeoutSeconds = 0;
   /// The targets this run compiles, as requests spell them: the pool leases a worker already
   /// serving one of them first (a worker whose installed modules answered for a target serves
   /// that target only; docs/frontend-protocol.md).
@@ -49,8 +55,10 @@ public:
   Expected<nlohmann::json> start(int count);
 
   /// Sends every request (each gets an "id") to the idle workers and calls \p onResponse for
-  /// each answer as it arrives. A worker that dies fails its request with an "internal" error
-  /// response (and is replaced); an interrupt stops everything and returns Interrupted.
+  /// each answer as it arrives. A worker that dies fails its request with a "kernel" error
+  /// response saying how it ended (and is replaced); so does one that outlives
+  /// requestTimeoutSeconds, which is killed; an interrupt stops everything (busy workers are
+  /// killed, pooled ones too) and returns Interrupted.
   Status run(const std::vector<nlohmann::json> &requests,
              const std::function<void(std::size_t index, nlohmann::json response)> &onResponse);
 
@@ -60,6 +68,11 @@ private:
   std::vector<std::string> userEnvironment() const;   ///< ours, less what settings_ replaces
   std::vector<std::string> environment() const;       ///< a worker's: the user's plus settings_
   void givePoolUp(const std::string &why);
+  /// poll()'s timeout: until the first request in flight reaches the limit (-1: none).
+  int pollTimeout() const;
+  /// Fails every request in flight past the limit, killing its worker.
+  void stopOverdue(const std::vector<nlohmann::json> &requests, std::size_t &inFlight,
+                   const std::function<void(std::size_t, nlohmann::json)> &onResponse);
 
   WorkerSettings settings_;
   int maxWorkers_;

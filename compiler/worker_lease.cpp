@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char kLeaseHeader[] = "lease 1 ";
+constexpr const char kStatusHeader[] = "status 1 ";   ///< then a worker's pid: how it ended
 
 Diagnostic poolError(const std::string &message) {
   return makeError(ExitCode::EnvironmentError, message);
@@ -153,10 +155,10 @@ Expected<std::string> workerPoolDirectory() {
   return directory.string();
 }
 
-std::string workerPoolSocket(const std::string &directory, const std::string &python,
-                             const std::string &workerScript,
+std::string workerPoolSocket(const std::string &directory, const std::string &project,
+                             const std::string &python, const std::string &workerScript,
                              const std::vector<std::string> &environment) {
-  std::string key = "triton-aot worker pool 1\n" + python + '\n';
+  std::string key = "triton-aot worker pool 2\n" + project + '\0' + python + '\n';
   fs::path frontend = fs::path(workerScript).parent_path();
   for (const char *file :
        {"triton_aot_worker.py", "triton_adapter.py", "target_driver.py", "torch_answers.py",
@@ -213,6 +215,40 @@ Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string 
     return poolError("the worker pool at '" + socket + "' did not take the lease");
   }
   return LeasedWorker{in[1], out[0], err[0]};
+}
+
+WorkerEnd leasedWorkerEnd(const std::string &socket, long pid) {
+  WorkerEnd end;
+  int connection = connectTo(socket);
+  if (connection < 0)
+    return end;
+  // The pool reaps its worker within milliseconds of its death; it answers once it has.
+  timeval timeout{5, 0};
+  ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  const std::string question = std::string(kStatusHeader) + std::to_string(pid) + '\n';
+  std::string answer;
+  if (::send(connection, question.data(), question.size(), MSG_NOSIGNAL) ==
+      static_cast<ssize_t>(question.size())) {
+    char chunk[64];
+    ssize_t n;
+    while (answer.find('\n') == std::string::npos &&
+           ((n = ::recv(connection, chunk, sizeof chunk, 0)) > 0 || (n < 0 && errno == EINTR)))
+      if (n > 0)
+        answer.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(connection);
+  // "exited N" or "signaled N"; anything else: unknown.
+  std::istringstream in(answer);
+  std::string how;
+  int value = 0;
+  if (in >> how >> value) {
+    if (how == "exited")
+      end = {WorkerEnd::Kind::Exited, value};
+    else if (how == "signaled")
+      end = {WorkerEnd::Kind::Signaled, value};
+  }
+  return end;
 }
 
 } // namespace tta

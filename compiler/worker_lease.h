@@ -17,13 +17,15 @@ namespace tta {
 /// (another user could hand us a worker).
 Expected<std::string> workerPoolDirectory();
 
-/// The socket of the pool for this interpreter, worker scripts (by content) and environment
-/// (the user's "KEY=value" list, without what the run sets itself): a run differing in any of
-/// them gets a pool of its own. Left out: triton-aot's own TRITON_AOT_* (they configure the
-/// run, which passes on what a worker needs), shell bookkeeping (PWD, SHLVL, _...) and
-/// MAKEFLAGS (its jobserver fds differ per make).
-std::string workerPoolSocket(const std::string &directory, const std::string &python,
-                             const std::string &workerScript,
+/// The socket of the pool for this project, interpreter, worker scripts (by content) and
+/// environment (the user's "KEY=value" list, without what the run sets itself): a run
+/// differing in any of them gets a pool of its own. \p project is the trust domain (the run's
+/// source root, or its kernel files' directories: docs/security.md, "Workers"): a worker that
+/// ran one project's kernel code never serves another's. Left out: triton-aot's own
+/// TRITON_AOT_* (they configure the run, which passes on what a worker needs), shell
+/// bookkeeping (PWD, SHLVL, _...) and MAKEFLAGS (its jobserver fds differ per make).
+std::string workerPoolSocket(const std::string &directory, const std::string &project,
+                             const std::string &python, const std::string &workerScript,
                              const std::vector<std::string> &environment);
 
 /// The three pipe ends the run keeps for a leased worker: what it writes requests to, reads
@@ -43,5 +45,17 @@ Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string 
                                    const std::string &workerScript, int idleSeconds,
                                    const std::vector<std::string> &environment,
                                    const nlohmann::json &runSettings);
+
+/// How a process ended, as far as the run could learn it.
+struct WorkerEnd {
+  enum class Kind { Unknown, Exited, Signaled };
+  Kind kind = Kind::Unknown;
+  int value = 0;   ///< the exit status or the signal
+};
+
+/// How the pool's worker \p pid ended (the pool waited for it, not the run): asked of the pool at
+/// \p socket, which answers for its own workers only. Unknown when the pool cannot say within
+/// a few seconds.
+WorkerEnd leasedWorkerEnd(const std::string &socket, long pid);
 
 } // namespace tta

@@ -20,7 +20,7 @@ typedef enum triton_aot_status {
   TRITON_AOT_ERROR_NO_DRIVER = 1,        /* libcuda.so.1 / libamdhip64.so missing or too old */
   TRITON_AOT_ERROR_NO_DEVICE = 2,        /* the driver reports no GPU, or no current device */
   TRITON_AOT_ERROR_NO_IMAGE = 3,         /* the library has no image that runs on this device */
-  TRITON_AOT_ERROR_LOAD_FAILED = 4,      /* the driver refused the image (or decompression failed) */
+  TRITON_AOT_ERROR_LOAD_FAILED = 4,      /* the driver refused the image, or it is damaged (hash, decompression) */
   TRITON_AOT_ERROR_LAUNCH_FAILED = 5,    /* the driver refused the launch, or it needs more than the device has */
   TRITON_AOT_ERROR_INVALID_ARGUMENT = 6, /* bad config index, no variant accepts the arguments, grid too large */
   TRITON_AOT_ERROR_OUT_OF_MEMORY = 7     /* host or device allocation (scratch) failed */

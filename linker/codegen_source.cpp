@@ -142,9 +142,19 @@ void writeTargetTable(std::ostream &out, const CodegenPlan &plan) {
 
 }
 
+/// A 64-bit hash as a C constant: "0x0123456789abcdefULL".
+std::string hexHash(std::uint64_t hash) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text = "0x0000000000000000ULL";
+  for (int i = 17; i >= 2; --i, hash >>= 4)
+    text[static_cast<std::size_t>(i)] = kDigits[hash & 15];
+  return text;
+}
+
 /// tta_images: where each image lies in the blob.
 void writeImageTable(std::ostream &out, const Library &library, const ImageBlob &blob) {
-  out << "/* offset in the blob, stored bytes, bytes after decompression, kind, compression */\n";
+  out << "/* offset in the blob, stored bytes, bytes after decompression, kind, compression,\n"
+         " * XXH3-64 of the bytes after decompression */\n";
   if (!library.images.empty()) {
     out << "static const triton_aot_image tta_images[] = {\n";
     for (std::size_t i = 0; i < library.images.size(); ++i) {
@@ -154,7 +164,7 @@ void writeImageTable(std::ostream &out, const Library &library, const ImageBlob 
           << "  {" << stored.offset << ", " << stored.storedSize << ", "
           << stored.rawSize << ", " << imageKind(library.images[i].kind) << ", "
           << (stored.compressed ? "TRITON_AOT_COMPRESSION_ZSTD" : "TRITON_AOT_COMPRESSION_NONE")
-          << "},\n";
+          << ", " << hexHash(stored.hash) << "},\n";
     }
     out << "};\n\n";
   }

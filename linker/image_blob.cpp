@@ -2,6 +2,10 @@
 
 #include <zstd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <memory>
 #include <string>
 
 namespace tta::link {
@@ -17,11 +21,19 @@ void padTo(std::vector<std::uint8_t> &bytes, std::uint64_t alignment) {
 }
 
 /// One zstd frame of \p raw, or an error. The frame records its content size, so the runtime
-/// can check raw_size against it before decompressing.
+/// can check raw_size against it before decompressing, and its checksum (XXH64 of the content),
+/// which decompression checks.
 Expected<std::vector<std::uint8_t>> compress(const std::vector<std::uint8_t> &raw, int level,
                                              const std::string &what) {
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!context)
+    return makeError(ExitCode::InternalError, "zstd could not compress " + what + ": out of memory");
   std::vector<std::uint8_t> out(ZSTD_compressBound(raw.size()));
-  const std::size_t size = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), level);
+  std::size_t size = ZSTD_CCtx_setParameter(context.get(), ZSTD_c_compressionLevel, level);
+  if (!ZSTD_isError(size))
+    size = ZSTD_CCtx_setParameter(context.get(), ZSTD_c_checksumFlag, 1);
+  if (!ZSTD_isError(size))
+    size = ZSTD_compress2(context.get(), out.data(), out.size(), raw.data(), raw.size());
   if (ZSTD_isError(size))
     return makeError(ExitCode::InternalError,
                      "zstd could not compress " + what + ": " + ZSTD_getErrorName(size));
@@ -44,6 +56,7 @@ Expected<ImageBlob> packImages(const Library &library, const PackOptions &option
     StoredImage stored;
     stored.offset = blob.bytes.size();
     stored.rawSize = image.bytes.size();
+    stored.hash = imageHash(image.bytes.data(), image.bytes.size());
     const std::vector<std::uint8_t> *bytes = &image.bytes;
     std::vector<std::uint8_t> compressed;
     if (options.compress && !image.bytes.empty()) {
@@ -86,6 +99,10 @@ void appendManifest(ImageBlob &blob, std::string_view manifestText) {
 void appendInventory(ImageBlob &blob, std::string_view inventoryText) {
   blob.inventoryOffset = appendText(blob, inventoryText);
   blob.inventorySize = inventoryText.size();
+}
+
+std::uint64_t imageHash(const std::uint8_t *data, std::size_t size) {
+  return XXH3_64bits(data, size);
 }
 
 bool holdsText(const ImageBlob &blob, std::uint64_t offset, std::uint64_t size) {

@@ -17,6 +17,9 @@ struct StoredImage {
   std::uint64_t storedSize = 0;   ///< bytes in the blob
   std::uint64_t rawSize = 0;      ///< bytes after decompression (== storedSize when not compressed)
   bool compressed = false;        ///< zstd; only when it makes the image smaller
+  /// XXH3-64 of the raw bytes (what the driver gets): the runtime checks it before the first
+  /// load (docs/security.md, "Images at load").
+  std::uint64_t hash = 0;
 };
 
 struct ImageBlob {
@@ -33,7 +36,11 @@ struct PackOptions {
   int level = 19;                       ///< zstd level
 };
 
-/// Lays out Library::images; compresses each with zstd when asked and when it helps.
+/// XXH3-64 (seed 0) of \p size bytes: the hash triton_aot_image.hash records.
+std::uint64_t imageHash(const std::uint8_t *data, std::size_t size);
+
+/// Lays out Library::images and hashes each; compresses each with zstd (one frame with its
+/// content size and checksum) when asked and when it helps.
 Expected<ImageBlob> packImages(const Library &library, const PackOptions &options);
 /// Appends the manifest text (64-byte aligned, NUL-terminated) and records where it is.
 void appendManifest(ImageBlob &blob, std::string_view manifestText);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing triton-aot needs, and nothing that is already there:
 #   - Debian packages: compilers, CMake, Ninja, LLVM 19 (Object library), nlohmann/json, CLI11,
-#     GoogleTest, zstd, hiredis, libcurl, OpenSSL (and with --dev redis-server and nginx, the
-#     remote cache tests' servers, and clang for the fuzz targets);
+#     GoogleTest, zstd, xxHash, hiredis, libcurl, OpenSSL (and with --dev redis-server and nginx,
+#     the remote cache tests' servers, and clang for the fuzz targets);
 #   - a Python virtual environment (.venv by default) with the pinned Triton from requirements.txt
 #     (and requirements-dev.txt for the tests);
 #   - with --dev, .venv-triton-3.6.0 too, and with --versions one .venv-triton-<version> for each
@@ -33,7 +33,7 @@ say() { printf 'bootstrap: %s\n' "$*"; }
 # --- Debian packages -------------------------------------------------------------------------
 packages=(build-essential cmake ninja-build git pkg-config python3-venv
           llvm-19-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libzstd-dev
-          libhiredis-dev libcurl4-openssl-dev libssl-dev)
+          libxxhash-dev libhiredis-dev libcurl4-openssl-dev libssl-dev)
 # The remote cache tests' servers (tests/cache_servers starts its own, on free ports).
 ((dev)) && packages+=(redis-server nginx-light)
 # The fuzz targets (docs/fuzzing.md): clang with libFuzzer and the sanitizer runtimes.

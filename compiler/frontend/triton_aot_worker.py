@@ -1416,7 +1416,7 @@ def _with_binding(response):
 def _import_triton():
     """The hello: imports Triton and the adapter (once per process)."""
     global A, config_hooks, _EXCLUDED
-    hello = {"event": "hello", "protocol": PROTOCOL, "python": sys.executable,
+    hello = {"event": "hello", "protocol": PROTOCOL, "pid": os.getpid(), "python": sys.executable,
              "python_version": platform.python_version(), "triton_version": None, "triton_dir": None,
              "toolchain_files": [], "import_error": None}
     try:
@@ -1442,6 +1442,32 @@ def _import_triton():
     _EXCLUDED = _excluded_roots() + ([os.path.realpath(hello["triton_dir"])] if hello["triton_dir"] else [])
     hello["site_dirs"] = site_dirs()
     return hello
+
+
+def _report_ends(tap):
+    """Makes os._exit() in this process say where it was called before it ends the process, on
+    the run's stderr (not through the tap's thread, which would not get to forward it): the run
+    then names a kernel module that ended its worker as such, not as a crash of Triton
+    (compiler/worker.cpp, crashFailure). Forked children (multiprocessing) exit quietly.
+    And SIGUSR1 prints every thread's Python stack: the run sends it to a worker stuck past
+    --compile-timeout before killing it, to say where it was stuck."""
+    import faulthandler
+    import signal
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # on fd 2: the tap
+    real_exit, worker_pid = os._exit, os.getpid()
+
+    def _exit(status):
+        if os.getpid() == worker_pid:
+            caller = sys._getframe(1)
+            try:
+                tap.sync()
+                os.write(tap.stderr_fd, (f"triton-aot: os._exit({status}) at "
+                                         f"{caller.f_code.co_filename}:{caller.f_lineno}\n").encode())
+            except Exception:
+                pass
+        real_exit(status)
+
+    os._exit = _exit
 
 
 def serve(tap, hello, greet=True, pending=None):
@@ -1473,6 +1499,7 @@ def serve(tap, hello, greet=True, pending=None):
 
 def main(resume=None, pending=None):
     tap = StderrTap(*(resume or (os.dup(0), os.dup(1), os.dup(2))))
+    _report_ends(tap)
     serve(tap, _import_triton(), greet=resume is None, pending=pending)
     tap.sync()
     return 0
@@ -1538,6 +1565,7 @@ def pool_worker(control_fd, lease, greet=True, pending=None):
         if lease is None:
             return 0
     tap = StderrTap(*lease)
+    _report_ends(tap)
     hello = _import_triton()
     stamps = _installed_module_stamps()
     while True:

@@ -25,6 +25,10 @@ import sys
 import time
 
 LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
+# A run whose leased worker died asks how it ended (the pool reaped it, not the run): then the
+# worker's pid and a newline; answered "exited N", "signaled N" or "unknown".
+STATUS = b"status 1 "
+ENDED_KEPT = 64  # how many ended workers' statuses are remembered for such questions
 # Beyond this many workers, a run takes an idle worker bound to another target (which then
 # starts afresh) rather than a new one: each holds its imports (torch: about 1 GB).
 # TRITON_AOT_WORKER_POOL_MAX, in the environment of the run that starts the pool, sets it.
@@ -79,6 +83,7 @@ class Pool:
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, self.accept)
         self.workers = []
+        self.ended = {}  # pid -> Popen.returncode of workers that are gone
         self.last_activity = time.monotonic()
 
     def accept(self, _):
@@ -89,6 +94,8 @@ class Pool:
         client.settimeout(5)
         try:
             message, fds, _, _ = socket.recv_fds(client, 1 << 16, 3)
+            if message.startswith(STATUS) and not fds:
+                self.answer_status(client, message)
         except OSError:
             message, fds = b"", []
         finally:
@@ -111,6 +118,31 @@ class Pool:
         finally:
             for fd in fds:
                 os.close(fd)
+
+    def answer_status(self, client, message):
+        """How worker `pid` (one of ours) ended; waits a little for one that is dying."""
+        try:
+            pid = int(message[len(STATUS):].strip())
+        except ValueError:
+            pid = -1
+        code = self.ended.get(pid)
+        worker = next((w for w in self.workers if w.process.pid == pid), None)
+        if code is None and worker is not None:
+            try:
+                code = worker.process.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                code = None  # alive: not ours to describe as ended
+        answer = ("unknown" if code is None else
+                  f"signaled {-code}" if code < 0 else f"exited {code}")
+        client.sendall(answer.encode() + b"\n")
+
+    def forget(self, worker):
+        """A worker that is gone: its status is kept for a run that asks how it ended."""
+        self.workers.remove(worker)
+        worker.process.wait()
+        self.ended[worker.process.pid] = worker.process.returncode
+        while len(self.ended) > ENDED_KEPT:
+            del self.ended[next(iter(self.ended))]
 
     def choose(self, targets):
         """An idle worker for a run compiling `targets`: one that serves one of them, else one
@@ -140,8 +172,7 @@ class Pool:
         if not data:  # the worker is gone
             self.selector.unregister(control)
             control.close()
-            self.workers.remove(worker)
-            worker.process.wait()
+            self.forget(worker)
             return
         said = data.decode("utf-8", errors="replace").strip().splitlines()
         if said and said[-1].startswith("idle"):
@@ -156,8 +187,7 @@ class Pool:
         for worker in [w for w in self.workers if not w.busy and now - w.idle_since >= self.args.idle]:
             self.selector.unregister(worker.control)
             worker.retire()
-            self.workers.remove(worker)
-            worker.process.wait()
+            self.forget(worker)
 
     def serve(self):
         while True:

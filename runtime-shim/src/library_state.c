@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "image_hash.h"
 #include "log.h"
 #include "zstd_loader.h"
 
@@ -71,10 +72,12 @@ static TTA_COLD triton_aot_status tta_state_create(const triton_aot_library *lib
                                                    tta_library_state **out) {
   tta_library_state *expected = NULL, *state;
   triton_aot_status status;
-  state = (tta_library_state *)calloc(1, sizeof *state);
+  /* One allocation: the state, then a byte per image for tta_raw_image's check. */
+  state = (tta_library_state *)calloc(1, sizeof *state + library->image_count);
   if (state == NULL)
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "out of host memory (library %s)",
                            library->name);
+  state->checked = (unsigned char *)(state + 1);
   {
     /* A default mutex needs no pthread_mutex_init (see driver_cuda.c on binding libc calls). */
     const pthread_mutex_t initial = PTHREAD_MUTEX_INITIALIZER;
@@ -334,13 +337,36 @@ triton_aot_status tta_current_device(const triton_aot_library *library, tta_curr
   return tta_context_device(library, state, current->context_key, &current->device);
 }
 
-/* The bytes the driver gets for image `index`: embedded, or decompressed once and kept. */
+/* A damaged image (a flipped byte in the library file or in memory, a truncated copy) is an
+ * error naming it, never a load: the driver may accept a damaged cubin and run it. */
+static TTA_COLD triton_aot_status tta_damaged_image(const triton_aot_library *library,
+                                                    uint32_t index, tta_slot_what *what,
+                                                    uint64_t found) {
+  return triton_aot_fail(TRITON_AOT_ERROR_LOAD_FAILED,
+                         "%s: image %u of library %s is damaged: its %llu bytes hash to "
+                         "%016llx (XXH3-64), the library recorded %016llx; the library file "
+                         "changed after it was built: rebuild or reinstall it",
+                         tta_what(what), index, library->name,
+                         (unsigned long long)library->images[index].raw_size,
+                         (unsigned long long)found,
+                         (unsigned long long)library->images[index].hash);
+}
+
+/* The bytes the driver gets for image `index`: embedded, or decompressed once and kept; either
+ * way checked against the image's hash once per library state, before any driver sees them. */
 static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_library_state *state,
                                        uint32_t index, tta_slot_what *what, const void **data) {
   const triton_aot_image *image = &library->images[index];
   triton_aot_status status;
+  uint64_t found;
   if (image->compression == TRITON_AOT_COMPRESSION_NONE) {
     *data = library->blob + image->offset;
+    if (!state->checked[index]) {
+      found = tta_image_hash(*data, (size_t)image->size);
+      if (found != image->hash)
+        return tta_damaged_image(library, index, what, found);
+      state->checked[index] = 1;
+    }
     return TRITON_AOT_SUCCESS;
   }
   if (image->compression != TRITON_AOT_COMPRESSION_ZSTD)
@@ -352,15 +378,26 @@ static triton_aot_status tta_raw_image(const triton_aot_library *library, tta_li
     return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: out of host memory",
                            tta_what(what));
   if (state->raw_images[index] == NULL) {
+    char name[TTA_ERROR_MESSAGE_SIZE / 2];
+    void *raw = NULL;
     if (image->raw_size > SIZE_MAX || image->size > SIZE_MAX)
       return triton_aot_fail(TRITON_AOT_ERROR_OUT_OF_MEMORY, "%s: image too large",
                              tta_what(what));
-    /* Decompressing is no first launch's fast path: the name is formatted up front here. */
+    /* Decompressing is no first launch's fast path: the name is formatted up front here. zstd
+     * checks the frame's own checksum (the linker writes one); the hash below is checked too,
+     * so a frame without a checksum, or a libzstd that skips it, still loads nothing damaged. */
+    tta_format(name, sizeof name, "%s: image %u of library %s", tta_what(what), index,
+               library->name);
     status = tta_zstd_decompress(library->blob + image->offset, (size_t)image->size,
-                                 (size_t)image->raw_size, tta_what(what),
-                                 &state->raw_images[index]);
+                                 (size_t)image->raw_size, name, &raw);
     if (status != TRITON_AOT_SUCCESS)
       return status;
+    found = tta_image_hash(raw, (size_t)image->raw_size);
+    if (found != image->hash) {
+      free(raw);
+      return tta_damaged_image(library, index, what, found);
+    }
+    state->raw_images[index] = raw;
   }
   *data = state->raw_images[index];
   return TRITON_AOT_SUCCESS;

@@ -109,6 +109,8 @@ typedef struct tta_library_state {
   tta_device *devices[TTA_MAX_DEVICES]; /* atomic */
   tta_context_record *contexts;         /* atomic head; CUDA */
   void **raw_images; /* [image_count] once an image is decompressed: the copies; under the mutex */
+  unsigned char *checked; /* [image_count], in the state's allocation: 1 once the image's bytes
+                             matched its hash (tta_raw_image); under the mutex */
 } tta_library_state;
 
 /* Where a launch goes: filled by tta_current_device(). */

@@ -50,8 +50,11 @@ triton_aot_status tta_zstd_decompress(const void *data, size_t size, size_t raw_
                            "cannot allocate %zu bytes to decompress %s", raw_size, what);
   produced = tta_zstd_decompress_frame(buffer, raw_size, data, size);
   if (tta_zstd_is_error(produced) || produced != raw_size) {
+    /* A frame the linker wrote decompresses to raw_size bytes and matches its checksum: else
+     * the library is damaged. */
     triton_aot_status status = triton_aot_fail(
-        TRITON_AOT_ERROR_LOAD_FAILED, "decompressing %s failed: %s", what,
+        TRITON_AOT_ERROR_LOAD_FAILED,
+        "%s is damaged: decompressing it failed: %s; rebuild or reinstall the library", what,
         tta_zstd_is_error(produced) ? tta_zstd_error_name(produced) : "wrong decompressed size");
     free(buffer);
     return status;

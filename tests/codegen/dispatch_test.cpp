@@ -6,6 +6,7 @@
 #include "codegen_fixture.h"
 #include "fake_runtime.h"
 #include "test_libraries.h"
+#include "linker/image_blob.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -759,6 +760,9 @@ TEST_P(Dispatch, TablesDescribeTheModelAndPointIntoTheBlob) {
     EXPECT_EQ(image.raw_size, image.size);
     EXPECT_EQ(image.compression, unsigned{TRITON_AOT_COMPRESSION_NONE});
     EXPECT_EQ(std::memcmp(data, model.images[i].bytes.data(), image.size), 0) << i;
+    // The hash the runtime checks before loading it.
+    EXPECT_EQ(image.hash, imageHash(model.images[i].bytes.data(), model.images[i].bytes.size()))
+        << i;
     const std::string &kind = model.images[i].kind;
     EXPECT_EQ(image.kind, kind == "cubin" ? 1u : kind == "ptx" ? 2u : 3u) << i;
   }

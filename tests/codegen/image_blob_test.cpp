@@ -1,6 +1,7 @@
 #include "linker/image_blob.h"
 
 #include <gtest/gtest.h>
+#define ZSTD_STATIC_LINKING_ONLY   // ZSTD_getFrameHeader: whether a frame has its checksum
 #include <zstd.h>
 
 #include <random>
@@ -94,6 +95,53 @@ TEST(ImageBlob, CompressesWhatShrinksAndRoundTripsThroughZstd) {
     ASSERT_FALSE(ZSTD_isError(size)) << ZSTD_getErrorName(size);
     EXPECT_EQ(size, s.rawSize);
     EXPECT_EQ(raw, library.images[i].bytes) << i;
+  }
+}
+
+// XXH3-64 (seed 0) of bytes (i * 31 + 7) mod 256, as xxHash's own library (libxxhash 0.8)
+// computes them: the runtime's test checks its copy against the same values.
+TEST(ImageBlob, TheImageHashIsXxh3) {
+  const std::pair<std::size_t, std::uint64_t> known[] = {
+      {0, 0x2d06800538d394c2ull},    {1, 0x4c5cca45d0f4811full},   {3, 0x15f7093b173d005cull},
+      {16, 0x7e484c18d74895d0ull},   {17, 0x208bde5ee2bed407ull},  {128, 0xf92b70eaa21a6288ull},
+      {129, 0xf8f76713f2bb60faull},  {240, 0xccc7375172c41f03ull}, {241, 0x0b3b630948ce4a00ull},
+      {1000, 0x989765d0ea7a5ecdull}, {6504, 0xb3be3e0126504c23ull}, {100000, 0xccf90df7e7e37036ull}};
+  for (const auto &[size, hash] : known) {
+    std::vector<std::uint8_t> bytes(size);
+    for (std::size_t i = 0; i < size; ++i)
+      bytes[i] = static_cast<std::uint8_t>(i * 31 + 7);
+    EXPECT_EQ(imageHash(bytes.data(), bytes.size()), hash) << size << " bytes";
+  }
+}
+
+TEST(ImageBlob, EveryImageRecordsTheHashOfItsRawBytes) {
+  const Library library = threeImages();
+  for (bool compress : {false, true}) {
+    Expected<ImageBlob> blob = packImages(library, {compress, 19});
+    ASSERT_TRUE(blob) << blob.error().message;
+    for (std::size_t i = 0; i < 3; ++i)
+      EXPECT_EQ(blob->images[i].hash,
+                imageHash(library.images[i].bytes.data(), library.images[i].bytes.size()))
+          << "image " << i << (compress ? " (compressed: the bytes after decompression)" : "");
+  }
+}
+
+TEST(ImageBlob, CompressedFramesCarryTheirChecksum) {
+  const Library library = threeImages();
+  Expected<ImageBlob> blob = packImages(library, {true, 19});
+  ASSERT_TRUE(blob) << blob.error().message;
+  ASSERT_TRUE(blob->images[0].compressed);
+  std::vector<std::uint8_t> frame = stored(*blob, 0);
+  ZSTD_frameHeader header{};
+  ASSERT_EQ(ZSTD_getFrameHeader(&header, frame.data(), frame.size()), 0u);
+  EXPECT_EQ(header.checksumFlag, 1u) << "decompression checks the content against it";
+  // So a flipped byte in the frame fails decompression, whichever byte it is.
+  std::vector<std::uint8_t> raw(blob->images[0].rawSize);
+  for (std::size_t at : {frame.size() / 2, frame.size() - 1}) {
+    std::vector<std::uint8_t> damaged = frame;
+    damaged[at] ^= 0x10;
+    const std::size_t size = ZSTD_decompress(raw.data(), raw.size(), damaged.data(), damaged.size());
+    EXPECT_TRUE(ZSTD_isError(size)) << "byte " << at << " of " << frame.size();
   }
 }
 

@@ -1,5 +1,6 @@
 """compiler/frontend/worker_pool.py without Triton: the pool's event loop when one select()
-reports both a run asking for a lease and a worker saying it is idle.
+reports both a run asking for a lease and a worker saying it is idle; and how a run learns how
+its leased worker ended (the pool, its parent, reaped it).
 
 accept() reads what workers said before it picks one (drain()), so by the time serve() gets to
 the worker's entry of the same select() there is nothing left to read. That recv() must not
@@ -9,6 +10,7 @@ block: the worker is waiting for a request, and the pool would stall every build
 import os
 import signal
 import socket
+import subprocess
 import sys
 import types
 import unittest
@@ -80,6 +82,43 @@ class ServeOnceTest(unittest.TestCase):
             os.close(fd)
         run.close()
         theirs.close()
+
+
+class StatusTest(unittest.TestCase):
+    """A run whose leased worker died asks the pool how (compiler/worker_lease.cpp,
+    leasedWorkerEnd): so a kernel that called os._exit() or was killed by the out-of-memory
+    killer is named as such, not as a crash of Triton."""
+
+    def setUp(self):
+        signal.alarm(20)
+        self.listener, self.other_end = socket.socketpair()
+        self.pool = worker_pool.Pool(
+            types.SimpleNamespace(python=sys.executable, worker="", idle=60), self.listener)
+
+    def tearDown(self):
+        signal.alarm(0)
+        self.listener.close()
+        self.other_end.close()
+
+    def ask(self, pid):
+        run, pool_end = socket.socketpair()
+        with run, pool_end:
+            self.pool.answer_status(pool_end, worker_pool.STATUS + str(pid).encode() + b"\n")
+            return run.recv(64).decode()
+
+    def test_each_end_is_answered_before_and_after_the_pool_forgets_the_worker(self):
+        for code, expected in (("os._exit(3)", "exited 3\n"),
+                               ("os.kill(os.getpid(), signal.SIGKILL)", "signaled 9\n")):
+            process = subprocess.Popen([sys.executable, "-c", f"import os, signal; {code}"])
+            worker = types.SimpleNamespace(process=process)
+            self.pool.workers.append(worker)
+            self.assertEqual(self.ask(process.pid), expected)  # the pool waits for it
+            self.pool.forget(worker)
+            self.assertEqual(self.ask(process.pid), expected)  # remembered once gone
+
+    def test_a_process_that_is_not_one_of_its_workers_is_unknown(self):
+        self.assertEqual(self.ask(os.getpid()), "unknown\n")
+        self.assertEqual(self.ask(-1), "unknown\n")
 
 
 if __name__ == "__main__":

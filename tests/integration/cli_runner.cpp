@@ -81,9 +81,10 @@ RunResult run(const std::string &program, const std::vector<std::string> &args,
 }
 
 RunResult runAndSignal(const std::string &program, const std::vector<std::string> &args,
-                       const fs::path &dir, int signal, const std::function<bool()> &ready) {
+                       const fs::path &dir, int signal, const std::function<bool()> &ready,
+                       const std::vector<std::string> &env) {
   fs::path out = captureFile(".out"), err = captureFile(".err");
-  pid_t pid = spawnIn(program, args, dir, {}, out, err);
+  pid_t pid = spawnIn(program, args, dir, env, out, err);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!ready() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -23,11 +23,12 @@ struct RunResult {
 RunResult run(const std::string &program, const std::vector<std::string> &args,
               const std::filesystem::path &dir, const std::vector<std::string> &env = {});
 
-/// Starts the program, sends it \p signal as soon as \p ready() holds (polled every 5 ms, for
-/// at most 60 s), and waits for it to end.
+/// Starts the program (with extra \p env entries), sends it \p signal as soon as \p ready()
+/// holds (polled every 5 ms, for at most 60 s), and waits for it to end.
 RunResult runAndSignal(const std::string &program, const std::vector<std::string> &args,
                        const std::filesystem::path &dir, int signal,
-                       const std::function<bool()> &ready);
+                       const std::function<bool()> &ready,
+                       const std::vector<std::string> &env = {});
 
 /// The interpreter the integration tests compile with: TTA_TEST_PYTHON when set (the suite runs
 /// once per supported Triton that way), else the one the build was configured with.

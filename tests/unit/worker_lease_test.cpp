@@ -16,8 +16,9 @@ namespace {
 
 const std::string kScript = "/nonexistent/frontend/triton_aot_worker.py";
 
-std::string socketFor(const std::vector<std::string> &env, const std::string &python = "/py") {
-  return workerPoolSocket("/pools", python, kScript, env);
+std::string socketFor(const std::vector<std::string> &env, const std::string &python = "/py",
+                      const std::string &project = "source root /src/a") {
+  return workerPoolSocket("/pools", project, python, kScript, env);
 }
 
 TEST(WorkerPoolSocket, OneEnvironmentOnePool) {
@@ -37,6 +38,14 @@ TEST(WorkerPoolSocket, WhatAWorkerSeesSeparatesPools) {
   EXPECT_NE(base, socketFor({"PATH=/bin"}));
   EXPECT_NE(base, socketFor({"PATH=/bin", "TRITON_PTXAS_PATH=/x/ptxas", "PYTHONPATH=/p"}));
   EXPECT_NE(base, socketFor({"PATH=/bin", "TRITON_PTXAS_PATH=/x/ptxas"}, "/other/python"));
+}
+
+TEST(WorkerPoolSocket, EachProjectHasItsOwnPool) {
+  const std::vector<std::string> env = {"PATH=/bin"};
+  std::string base = socketFor(env);
+  EXPECT_EQ(base, socketFor(env, "/py", "source root /src/a"));
+  EXPECT_NE(base, socketFor(env, "/py", "source root /src/b"));
+  EXPECT_NE(base, socketFor(env, "/py", "kernel directories\n/src/a"));
 }
 
 class WorkerPoolDirectory : public ::testing::Test {

@@ -38,7 +38,7 @@ typedef enum triton_aot_status {
   TRITON_AOT_ERROR_NO_DRIVER = 1,        /* libcuda.so.1 / libamdhip64.so missing or too old */
   TRITON_AOT_ERROR_NO_DEVICE = 2,        /* the driver reports no GPU, or no current device */
   TRITON_AOT_ERROR_NO_IMAGE = 3,         /* the library has no image that runs on this device */
-  TRITON_AOT_ERROR_LOAD_FAILED = 4,      /* the driver refused the image (or decompression failed) */
+  TRITON_AOT_ERROR_LOAD_FAILED = 4,      /* the driver refused the image, or it is damaged (hash, decompression) */
   TRITON_AOT_ERROR_LAUNCH_FAILED = 5,    /* the driver refused the launch, or it needs more than the device has */
   TRITON_AOT_ERROR_INVALID_ARGUMENT = 6, /* bad config index, no variant accepts the arguments, grid too large */
   TRITON_AOT_ERROR_OUT_OF_MEMORY = 7     /* host or device allocation (scratch) failed */
@@ -161,7 +161,8 @@ enum {
 
 enum {
   TRITON_AOT_COMPRESSION_NONE = 0,
-  TRITON_AOT_COMPRESSION_ZSTD = 1   /* one zstd frame; decompressed once, at first load */
+  TRITON_AOT_COMPRESSION_ZSTD = 1   /* one zstd frame with its content checksum; decompressed
+                                     * once, at first load */
 };
 
 #define TRITON_AOT_NO_IMAGE UINT32_MAX
@@ -185,6 +186,9 @@ typedef struct triton_aot_image {
   uint64_t raw_size;          /* bytes after decompression; == size when not compressed */
   uint32_t kind;              /* TRITON_AOT_IMAGE_* */
   uint32_t compression;       /* TRITON_AOT_COMPRESSION_* */
+  uint64_t hash;              /* XXH3-64 of the raw_size bytes the driver gets (after
+                               * decompression): checked once before the first load, so a
+                               * damaged library fails with LOAD_FAILED, never loads */
 } triton_aot_image;
 
 typedef struct triton_aot_target {
