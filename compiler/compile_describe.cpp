@@ -75,9 +75,15 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     std::optional<std::string> first =
         cached ? firstKey(*w.kernel, {{"op", "describe"}, {"target", k.second}}) : std::nullopt;
     if (first) {
+      auto check = [](const CacheEntry &entry) -> std::string {
+        if (!boolOr(entry.result, "ok", false))
+          return "it is not a description";
+        Status s = checkDescribeAnswer(entry.result);
+        return s ? "" : s.error().message;
+      };
       CacheOrigin origin = CacheOrigin::Local;
-      auto entry = lookupTwoStep(*first, &origin);
-      if (entry && checkDescribeAnswer(entry->result)) {
+      auto entry = lookupTwoStep(*first, *w.kernel, check, &origin);
+      if (entry) {
         say(std::string(origin == CacheOrigin::Remote ? "remote" : "local") +
             " cache hit: describe " + w.kernel->function + " for " + k.second);
         described_[k] = std::move(entry->result);
