@@ -65,7 +65,7 @@ class Machine:
     """One simulated machine: its own copy of the sources, build tree, caches, worker pool and
     virtual environment, all under scratch/<name>."""
 
-    def __init__(self, args, scratch, name, url):
+    def __init__(self, args, scratch, name, url, key_file):
         self.name = name
         self.root = os.path.join(scratch, name)
         os.makedirs(self.root)
@@ -77,6 +77,7 @@ class Machine:
         self.python = os.path.join(copy, "bin", os.path.basename(args.python))
         self.build_dir = os.path.join(self.root, "build")
         self.env = dict(os.environ, TRITON_AOT_REMOTE_CACHE=url,
+                        TRITON_AOT_REMOTE_CACHE_KEY_FILE=key_file,
                         TRITON_AOT_CACHE_DIR=os.path.join(self.root, "cache"),
                         TRITON_AOT_WORKER_POOL_DIR=os.path.join(self.root, "pool"))
         os.makedirs(self.env["TRITON_AOT_WORKER_POOL_DIR"], mode=0o700)
@@ -134,6 +135,11 @@ def main():
     architectures = [a for a in args.architectures.split(";") if a]
 
     scratch = tempfile.mkdtemp(prefix="tta-cache-bench-", dir=args.workdir and os.path.abspath(args.workdir))
+    # The machines share a signing key, as a team's builds do (docs/security.md): without one
+    # they would not use the remote cache.
+    key_file = os.path.join(scratch, "signing-key")
+    subprocess.run([os.path.join(os.path.abspath(args.triton_aot), "bin", "triton-aot-cc"),
+                    "--new-remote-cache-key", key_file], check=True, stdout=subprocess.DEVNULL)
     redis, url = start_redis(scratch)
     print(f"cache_bench: {args.mode}, set {args.set}, -j {args.jobs}, scratch {scratch}, Redis "
           f"{url.split('@')[-1]}", flush=True)
@@ -141,7 +147,7 @@ def main():
     try:
         if args.mode == "cold-warm":
             for name in ("A", "B"):
-                rows.append(Machine(args, scratch, name, url).clean_build(args, args.architectures))
+                rows.append(Machine(args, scratch, name, url, key_file).clean_build(args, args.architectures))
             a, b = rows
             for row in rows:
                 row["total_s"] = round(row["configure_s"] + row["build_s"], 3)
@@ -151,8 +157,8 @@ def main():
         else:
             shares = [architectures[i::args.shards] for i in range(args.shards)]
             for i, share in enumerate(shares, 1):
-                rows.append(Machine(args, scratch, f"shard{i}", url).clean_build(args, ";".join(share)))
-            final = Machine(args, scratch, "final", url).clean_build(args, args.architectures)
+                rows.append(Machine(args, scratch, f"shard{i}", url, key_file).clean_build(args, ";".join(share)))
+            final = Machine(args, scratch, "final", url, key_file).clean_build(args, args.architectures)
             rows.append(final)
             print(f"final: {final['images']} images, {final['variants']} variants, "
                   f"{final['compiled']} compiled, remote hit rate {final['remote'] / max(1, final['variants']):.1%}")

@@ -154,8 +154,25 @@ endfunction()
 
 # triton_add_library(<target> [STATIC | SHARED] KERNELS <name>... [ARCHITECTURES <arch>...]
 #                    [PREFIX <c prefix>] [COMPRESS] [COMPRESS_LEVEL <n>] [NO_PTX])
+# A remote cache URL given to CMake is written into CMakeCache.txt and build.ninja, and a command
+# line is seen by every user of the machine: it may carry no credentials (docs/security.md). The
+# variable is dropped from the cache before failing, so that the failed configure keeps nothing.
+function(_triton_aot_check_remote_cache context)
+  if(TRITON_AOT_REMOTE_CACHE MATCHES "^[A-Za-z][A-Za-z0-9+.-]*://[^@]*@")
+    unset(TRITON_AOT_REMOTE_CACHE CACHE)
+    message(FATAL_ERROR "${context}: TRITON_AOT_REMOTE_CACHE carries credentials (user "
+                        "information before '@'), which CMake would write into CMakeCache.txt "
+                        "and build.ninja; it was removed from the cache. Give CMake the URL "
+                        "without them (redis://host:6379/0) and the build's environment the "
+                        "password in a file (TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE=<file>), or "
+                        "leave the variable out and give the build's environment the whole URL "
+                        "(TRITON_AOT_REMOTE_CACHE)")
+  endif()
+endfunction()
+
 function(triton_add_library target)
   set(context "triton_add_library(${target})")
+  _triton_aot_check_remote_cache("${context}")
   cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;COMPRESS;NO_PTX"
                         "PREFIX;COMPRESS_LEVEL;TUNING_TABLE" "KERNELS;ARCHITECTURES")
   if(arg_UNPARSED_ARGUMENTS)
@@ -312,9 +329,9 @@ function(_triton_aot_add_build_rules target)
   else()
     set(cache_dir "${CMAKE_BINARY_DIR}/triton-aot-cache")
   endif()
-  # The shared cache (docs/remote-cache.md): TRITON_AOT_REMOTE_CACHE as a CMake variable, else
-  # the compiler reads the environment when it runs (where credentials belong: a URL given
-  # here is written into build.ninja).
+  # The shared cache (docs/remote-cache.md): TRITON_AOT_REMOTE_CACHE as a CMake variable
+  # (without credentials: triton_add_library() checked), else the compiler reads the
+  # environment when it runs, where credentials and the signing key belong.
   set(remote_options "")
   if(TRITON_AOT_REMOTE_CACHE)
     list(APPEND remote_options --remote-cache "${TRITON_AOT_REMOTE_CACHE}")

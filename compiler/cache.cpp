@@ -1,10 +1,13 @@
-// On disk (layout "v2"; a new layout gets a new directory, so old and new tools can share a
+// On disk (layout "v3"; a new layout gets a new directory, so old and new tools can share a
 // root without reading each other's entries):
 //
-//   <root>/v2/<key[0:2]>/<key>/entry.json   key, result, {role: {size}}
-//   <root>/v2/<key[0:2]>/<key>/<role>       one file per role ("image", "ptx")
-//   <root>/v2/tmp/                          entries being written, and replaced ones being deleted
+//   <root>/v3/<key[0:2]>/<key>/entry.json   key, result, {role: {size, sha256}}, and "sha256":
+//                                           that of the rest, written compact with sorted keys
+//   <root>/v3/<key[0:2]>/<key>/<role>       one file per role ("image", "ptx")
+//   <root>/v3/tmp/                          entries being written, and replaced ones being deleted
 #include "compiler/cache.h"
+
+#include "contract/bounded_json.h"
 
 #include <atomic>
 #include <cerrno>
@@ -23,8 +26,12 @@ namespace tta {
 
 namespace {
 
-constexpr const char *kLayout = "v2";
+constexpr const char *kLayout = "v3";
 constexpr const char *kEntryFile = "entry.json";
+/// entry.json holds the worker's answer, tens of kilobytes: a larger one is damaged.
+constexpr std::uint64_t kMaxEntryJsonBytes = 16u << 20;
+/// The most bytes of a file a lookup reads, whatever entry.json says.
+constexpr std::uint64_t kMaxFileBytes = 1ull << 32;
 
 /// Keys and roles become file names: keep them to characters that are safe everywhere.
 bool isSafeName(std::string_view name) {
@@ -49,21 +56,51 @@ private:
   int fd_;
 };
 
-std::optional<std::string> readAll(const UniqueFd &fd) {
-  if (!fd)
+/// The bytes of \p name in the directory \p dir: a regular file of at most \p limit bytes, not
+/// a link, read whole. nullopt with \p why set when it is not.
+std::optional<std::string> readRegularFile(int dir, const std::string &name, std::uint64_t limit,
+                                           std::string &why) {
+  UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0) {
+    why = errno == ENOENT ? name + " is missing" : name + ": " + std::strerror(errno);
     return std::nullopt;
-  std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    why = name + " is not a regular file";
+    return std::nullopt;
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > limit) {
+    why = name + " is " + std::to_string(st.st_size) + " bytes, over " + std::to_string(limit);
+    return std::nullopt;
+  }
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n < 0)
+    if (n <= 0) {
+      why = name + ": " + (n < 0 ? std::strerror(errno) : "shorter than its size");
       return std::nullopt;
-    if (n == 0)
-      return bytes;
-    bytes.append(buffer, static_cast<std::size_t>(n));
+    }
+    done += static_cast<std::size_t>(n);
   }
+  return bytes;
+}
+
+/// The SHA-256 entry.json carries: over its other members, written compact with sorted keys.
+std::string entryDigest(const json &doc) {
+  json rest = doc;
+  rest.erase("sha256");
+  return sha256Hex(rest.dump());
+}
+
+/// Whether \p dir (an open directory) is still the one at \p path: store() moves a replaced
+/// entry away before deleting it, so a reader that raced with it finds files missing.
+bool stillAt(int dir, const fs::path &path) {
+  struct stat opened {}, now {};
+  return ::fstat(dir, &opened) == 0 && ::stat(path.c_str(), &now) == 0 &&
+         opened.st_dev == now.st_dev && opened.st_ino == now.st_ino;
 }
 
 /// Creates \p path holding \p bytes; returns 0 or the errno of the failure.
@@ -108,38 +145,102 @@ Diagnostic cacheError(const std::string &what, const fs::path &path, int error) 
 
 CompileCache::CompileCache(fs::path root) : root_(std::move(root)) {}
 
-std::optional<CacheEntry> CompileCache::lookup(const std::string &key) const {
+fs::path CompileCache::entryPath(const std::string &key) const {
+  return root_ / kLayout / key.substr(0, 2) / key;
+}
+
+std::optional<CacheEntry> CompileCache::lookup(const std::string &key, std::string *damage) const {
   if (!enabled() || !isSafeName(key))
     return std::nullopt;
   // Everything is read through one directory descriptor. store() replaces an entry by moving
-  // the old directory away whole, so a reader sees one entry or the other, never a mix.
-  fs::path dirPath = root_ / kLayout / key.substr(0, 2) / key;
-  UniqueFd dir(::open(dirPath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir)
+  // the old directory away whole, so a reader sees one entry or the other, never a mix; one
+  // that raced with the move reads again.
+  const fs::path dirPath = entryPath(key);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    UniqueFd dir(::open(dirPath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir)
+      return std::nullopt;
+    std::string why;
+    std::optional<CacheEntry> entry = readEntry(dir.get(), key, why);
+    if (entry)
+      return entry;
+    if (!stillAt(dir.get(), dirPath))
+      continue;
+    if (damage)
+      *damage = why;
     return std::nullopt;
-  auto readFile = [&](const std::string &name) {
-    return readAll(UniqueFd(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC)));
-  };
-  std::optional<std::string> text = readFile(kEntryFile);
+  }
+  return std::nullopt;
+}
+
+std::optional<CacheEntry> CompileCache::readEntry(int dir, const std::string &key,
+                                                  std::string &why) const {
+  std::optional<std::string> text = readRegularFile(dir, kEntryFile, kMaxEntryJsonBytes, why);
   if (!text)
     return std::nullopt;
-  json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  // A damaged or foreign entry is a miss, never an error: the job is simply compiled again.
+  auto parsed = parseBoundedJson(*text, kMaxEntryJsonBytes);
+  if (!parsed) {
+    why = std::string(kEntryFile) + " is " + parsed.error().message;
+    return std::nullopt;
+  }
+  const json &doc = *parsed;
   try {
-    if (doc.is_discarded() || doc.at("key") != key)
+    if (!doc.is_object() || !doc.contains("sha256") || !doc["sha256"].is_string() ||
+        !doc.contains("result") || !doc.contains("files") || !doc["files"].is_object()) {
+      why = std::string(kEntryFile) + " is not an entry of this layout";
       return std::nullopt;
+    }
+    if (doc["sha256"].get<std::string>() != entryDigest(doc)) {
+      why = std::string(kEntryFile) + " does not match its SHA-256";
+      return std::nullopt;
+    }
+    if (doc.value("key", "") != key) {
+      why = std::string(kEntryFile) + " is the entry of another key";
+      return std::nullopt;
+    }
     CacheEntry entry;
-    entry.result = doc.at("result");
-    for (const auto &[role, info] : doc.at("files").items()) {
-      std::optional<std::string> bytes = isSafeName(role) ? readFile(role) : std::nullopt;
-      if (!bytes || bytes->size() != info.at("size").get<std::uint64_t>())
+    entry.result = doc["result"];
+    for (const auto &[role, info] : doc["files"].items()) {
+      const std::uint64_t size = info.at("size").get<std::uint64_t>();
+      const std::string sha256 = info.at("sha256").get<std::string>();
+      if (!isSafeName(role) || size > kMaxFileBytes) {
+        why = std::string(kEntryFile) + " names a bad file '" + role + "'";
         return std::nullopt;
+      }
+      std::optional<std::string> bytes = readRegularFile(dir, role, size, why);
+      if (!bytes)
+        return std::nullopt;
+      if (bytes->size() != size) {
+        why = role + " is " + std::to_string(bytes->size()) + " bytes, not the " +
+              std::to_string(size) + " " + kEntryFile + " names";
+        return std::nullopt;
+      }
+      if (sha256Hex(*bytes) != sha256) {
+        why = role + " differs from the SHA-256 " + kEntryFile + " names";
+        return std::nullopt;
+      }
       entry.files[role] = std::move(*bytes);
     }
     return entry;
-  } catch (const json::exception &) {
+  } catch (const json::exception &) {   // a member of another type than written
+    why = std::string(kEntryFile) + " is not an entry of this layout";
     return std::nullopt;
   }
+}
+
+void CompileCache::discard(const std::string &key) const {
+  if (!enabled() || !isSafeName(key) || key.size() < 2)
+    return;
+  // Moved away whole, then deleted, as store() replaces one: a reader sees it or nothing.
+  std::error_code ec;
+  const fs::path tmpRoot = root_ / kLayout / "tmp";
+  fs::create_directories(tmpRoot, ec);
+  std::optional<fs::path> old = makeUniqueDirectory(tmpRoot, "old-");
+  if (!old)
+    return;
+  if (::rename(entryPath(key).c_str(), old->c_str()) != 0)
+    ::rmdir(old->c_str());
+  fs::remove_all(*old, ec);
 }
 
 Status CompileCache::store(const std::string &key, const CacheEntry &entry) const {
@@ -152,7 +253,7 @@ Status CompileCache::store(const std::string &key, const CacheEntry &entry) cons
       return makeError(ExitCode::InternalError, "invalid cache file role '" + role + "'");
 
   fs::path tmpRoot = root_ / kLayout / "tmp";
-  fs::path finalDir = root_ / kLayout / key.substr(0, 2) / key;
+  fs::path finalDir = entryPath(key);
   std::error_code ec;
   for (const fs::path &dir : {tmpRoot, finalDir.parent_path()}) {
     fs::create_directories(dir, ec);
@@ -166,9 +267,18 @@ Status CompileCache::store(const std::string &key, const CacheEntry &entry) cons
   // Built completely in the staging directory, then published with one rename.
   json files = json::object();
   for (const auto &[role, bytes] : entry.files)
-    files[role] = {{"size", bytes.size()}};
+    files[role] = {{"size", bytes.size()}, {"sha256", sha256Hex(bytes)}};
   json doc = {{"key", key}, {"result", entry.result}, {"files", files}};
-  std::vector<std::pair<std::string, std::string>> toWrite{{kEntryFile, doc.dump(2) + "\n"}};
+  std::string text;
+  try {
+    doc["sha256"] = entryDigest(doc);
+    text = doc.dump(2) + "\n";
+  } catch (const json::exception &e) {   // a string that is not UTF-8
+    fs::remove_all(*staging, ec);
+    return makeError(ExitCode::InternalError,
+                     std::string("cannot write the cache entry: ") + e.what());
+  }
+  std::vector<std::pair<std::string, std::string>> toWrite{{kEntryFile, std::move(text)}};
   for (const auto &[role, bytes] : entry.files)
     toWrite.emplace_back(role, bytes);
   for (const auto &[name, bytes] : toWrite) {

@@ -4,11 +4,17 @@
 // results are stored with the source root and site directories as tokens and rebased on read.
 #include "compiler/compile_run.h"
 
+#include "compiler/depfile.h"
 #include "compiler/frontend_client.h"
 #include "compiler/source_names.h"
+#include "contract/image_info.h"
 #include "contract/json_access.h"
 
 #include <fstream>
+#include <set>
+#include <utility>
+
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -91,39 +97,156 @@ std::optional<std::string> CompileRun::firstKey(const KernelSpec &kernel, nlohma
 }
 
 std::optional<CacheEntry> CompileRun::fetch(const std::string &key, CacheOrigin *origin) {
-  if (auto entry = cache_.lookup(key)) {
+  std::string damage;
+  if (auto entry = cache_.lookup(key, &damage)) {
     *origin = CacheOrigin::Local;
     return entry;
   }
+  if (!damage.empty())
+    badEntry(CacheOrigin::Local, key, damage);
   std::optional<CacheEntry> entry = fetchRemote(key);
-  if (entry) {
+  if (entry)
     *origin = CacheOrigin::Remote;
-    if (Status s = cache_.store(key, *entry); !s)
-      say("remote hit not kept locally: " + s.error().message);
-  }
   return entry;
 }
 
 void CompileRun::keep(const std::string &key, const CacheEntry &entry) {
-  if (Status s = cache_.store(key, entry); !s && log_)
-    log_("warning: " + s.error().message + " (the outputs are written; only caching failed)");
+  if (!localUnwritable_)
+    if (Status s = cache_.store(key, entry); !s)
+      cacheUnwritable(s.error().message);
   storeRemote(key, entry);
 }
 
+void CompileRun::cacheUnwritable(const std::string &why) {
+  // A full disk fails every store alike: said once, and not tried again this run.
+  if (localUnwritable_)
+    return;
+  localUnwritable_ = true;
+  if (log_)
+    log_("warning: " + why + "; compiling without the local cache (it costs speed only)");
+}
+
+void CompileRun::keepRemoteHit(const std::string &key, const CacheEntry &entry) {
+  if (Status s = cache_.store(key, entry); !s)
+    say("remote hit not kept locally: " + s.error().message);
+}
+
+namespace {
+
+/// \p text as a message may quote it: what a cache hands over may hold anything, and a
+/// terminal or a CI log must not take its control characters.
+std::string quoted(const std::string &text) {
+  std::string out = "'";
+  for (char c : text.substr(0, 200))
+    out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  return out + (text.size() > 200 ? "...'" : "'");
+}
+
+std::string normalPath(const std::string &path) {
+  return fs::path(path).lexically_normal().string();
+}
+
+} // namespace
+
+std::string cachedImageTrouble(const std::map<std::string, std::string> &files,
+                               const Target &target) {
+  auto image = files.find("image");
+  if (image == files.end())
+    return "it holds no image";
+  auto info = inspectImage(std::span<const std::uint8_t>(
+      reinterpret_cast<const std::uint8_t *>(image->second.data()), image->second.size()));
+  if (!info)
+    return "its image does not read as one: " + info.error().message;
+  if (Status s = checkImageMatchesTarget(*info, target); !s)
+    return "its image is not for " + target.spelling() + ": " + s.error().message;
+  return {};
+}
+
+void CompileRun::badEntry(CacheOrigin tier, const std::string &key, const std::string &why) {
+  if (tier == CacheOrigin::Remote) {   // overwritten when this run stores what it compiles
+    remoteTrouble("entry " + key.substr(0, 12) + " rejected (" + why + "); compiling it again",
+                  false);
+    return;
+  }
+  // Dropped now, so that it costs one warning even if this run compiles nothing to replace it.
+  cache_.discard(key);
+  if (log_)
+    log_("warning: damaged local cache entry " + cache_.entryPath(key).string() + ": " + why +
+         "; compiling it again");
+}
+
+/// Why \p record cannot be used on this machine ("" when it can): every module it names must be
+/// a portable name (under the source root's or a site directory's token) of a path a depfile
+/// can hold, and a regular file where it exists. A module that does not exist here is a plain
+/// miss (contentKey() says so); a device or a FIFO would never finish hashing.
+std::string CompileRun::importRecordTrouble(const ImportRecord &record) const {
+  for (const std::string &name : record.modules) {
+    const std::string path = keys_.paths.local(name);
+    if (path == name || name.find('\0') != std::string::npos)
+      return "its import record names a module " + quoted(name) +
+             " outside the project and the installation";
+    if (!depfileCanRepresent(path))
+      return "its import record names a module " + quoted(name) + " a depfile cannot hold";
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      return "its import record names a module " + quoted(name) +
+             " that is not a regular file here";
+  }
+  return {};
+}
+
+/// Why \p result's "deps" cannot be \p kernel's ("" when they can): a compile or describe
+/// answer depends on its kernel file and on the modules of the record it was found through,
+/// nothing else (they go into the depfile).
+std::string CompileRun::dependencyTrouble(const nlohmann::json &result, const KernelSpec &kernel,
+                                          const ImportRecord &record) const {
+  std::set<std::string> known = {normalPath(kernel.sourcePath.string())};
+  for (const std::string &name : record.modules)
+    known.insert(normalPath(keys_.paths.local(name)));
+  for (const nlohmann::json &dep : arrayOf(result, "deps"))
+    if (!dep.is_string() || !known.count(normalPath(dep.get<std::string>())))
+      return "its answer names a dependency " + quoted(dep.is_string() ? dep.get<std::string>()
+                                                                       : dep.dump()) +
+             " its import record does not";
+  return {};
+}
+
 std::optional<CacheEntry> CompileRun::lookupTwoStep(const std::string &first,
+                                                    const KernelSpec &kernel,
+                                                    const EntryCheck &check,
                                                     CacheOrigin *origin) {
   CacheOrigin recordOrigin = CacheOrigin::Local;
   std::optional<CacheEntry> record = fetch(first, &recordOrigin);
   if (!record)
     return std::nullopt;
   std::optional<ImportRecord> imports = ImportRecord::fromJson(record->result);
-  std::optional<std::string> content =
-      imports ? contentKey(first, *imports, keys_, hashes_) : std::nullopt;
-  if (!content)
+  std::string why = imports ? importRecordTrouble(*imports) : "its import record is malformed";
+  if (!why.empty()) {
+    badEntry(recordOrigin, first, why);
     return std::nullopt;
+  }
+  if (recordOrigin == CacheOrigin::Remote)
+    keepRemoteHit(first, *record);
+  std::optional<std::string> content = contentKey(first, *imports, keys_, hashes_);
+  if (!content)
+    return std::nullopt;   // a module is not here, or not as it was: a miss
   std::optional<CacheEntry> entry = fetch(*content, origin);
-  if (entry)
-    entry->result = keys_.paths.localJson(entry->result);
+  if (!entry)
+    return std::nullopt;
+  // Checked as this machine reads it; kept (a remote hit, locally) as it was stored.
+  nlohmann::json stored = std::exchange(entry->result, keys_.paths.localJson(entry->result));
+  why = dependencyTrouble(entry->result, kernel, *imports);
+  if (why.empty() && check)
+    why = check(*entry);
+  if (!why.empty()) {
+    badEntry(*origin, *content, why);
+    return std::nullopt;
+  }
+  if (*origin == CacheOrigin::Remote) {
+    std::swap(entry->result, stored);
+    keepRemoteHit(*content, *entry);
+    std::swap(entry->result, stored);
+  }
   return entry;
 }
 
@@ -150,11 +273,21 @@ namespace {
 constexpr auto kRemoteDownFor = std::chrono::seconds(60);
 
 fs::path remoteDownMark(const fs::path &cacheDir) { return cacheDir / "remote-unavailable"; }
+fs::path unsignedMark(const fs::path &cacheDir) { return cacheDir / "remote-unsigned"; }
 
-bool markedDown(const fs::path &cacheDir) {
+/// Whether \p mark was written less than a minute ago: by an earlier run of the same build.
+bool markedRecently(const fs::path &mark) {
   std::error_code ec;
-  auto written = fs::last_write_time(remoteDownMark(cacheDir), ec);
+  auto written = fs::last_write_time(mark, ec);
   return !ec && fs::file_time_type::clock::now() - written < kRemoteDownFor;
+}
+
+/// Leaves \p mark for the runs of the next minute. It names the cache as messages do, with no
+/// password; failing to write it costs only a repeated warning.
+void writeMark(const fs::path &mark, const std::string &description) {
+  std::error_code ec;
+  fs::create_directories(mark.parent_path(), ec);
+  std::ofstream(mark) << description << "\n";
 }
 
 } // namespace
@@ -175,8 +308,24 @@ bool CompileRun::openRemote() {
     fail(remote.takeError());
     return false;
   }
+  if (settings->signingKey.empty() && !settings->acceptUnsigned) {
+    // Nothing could tell an entry someone forged from a true one: whoever can write to the
+    // server could put images into this build. Off unless asked for, said once per build.
+    if (!markedRecently(unsignedMark(opts_.cacheDir))) {
+      writeMark(unsignedMark(opts_.cacheDir), (*remote)->describe());
+      if (log_)
+        log_("warning: remote cache " + (*remote)->describe() +
+             " not used: without a signing key its entries cannot be verified. Make a key once "
+             "(triton-aot-cc --new-remote-cache-key FILE) and give every build "
+             "TRITON_AOT_REMOTE_CACHE_KEY_FILE=FILE, or accept unverified entries with "
+             "TRITON_AOT_REMOTE_CACHE_UNSIGNED=1 (docs/security.md)");
+    }
+    return true;
+  }
   remote_ = std::move(*remote);
-  if (markedDown(opts_.cacheDir)) {
+  if (settings->signingKey.empty())
+    say("remote cache: its entries are not verified (TRITON_AOT_REMOTE_CACHE_UNSIGNED=1)");
+  if (markedRecently(remoteDownMark(opts_.cacheDir))) {
     say("remote cache " + remote_->describe() + " skipped: unavailable less than a minute ago");
     remoteDown_ = true;
   } else {
@@ -192,9 +341,7 @@ bool CompileRun::remoteInUse() const { return remote_ != nullptr; }
 void CompileRun::remoteTrouble(const std::string &what, bool down) {
   if (down) {
     remoteDown_ = true;
-    std::error_code ec;
-    fs::create_directories(opts_.cacheDir, ec);
-    std::ofstream(remoteDownMark(opts_.cacheDir)) << remote_->describe() << "\n";
+    writeMark(remoteDownMark(opts_.cacheDir), remote_->describe());
   }
   if (remoteWarned_.exchange(true)) {
     say(what);

@@ -75,17 +75,20 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     std::optional<std::string> first =
         cached ? firstKey(*w.kernel, {{"op", "describe"}, {"target", k.second}}) : std::nullopt;
     if (first) {
+      auto check = [](const CacheEntry &entry) -> std::string {
+        if (!boolOr(entry.result, "ok", false))
+          return "it is not a description";
+        Status s = checkDescribeAnswer(entry.result);
+        return s ? "" : s.error().message;
+      };
       CacheOrigin origin = CacheOrigin::Local;
-      auto entry = lookupTwoStep(*first, &origin);
-      Status valid = entry ? checkDescribeAnswer(entry->result) : ok();
-      if (entry && valid) {
+      auto entry = lookupTwoStep(*first, *w.kernel, check, &origin);
+      if (entry) {
         say(std::string(origin == CacheOrigin::Remote ? "remote" : "local") +
             " cache hit: describe " + w.kernel->function + " for " + k.second);
         described_[k] = std::move(entry->result);
         continue;
       }
-      if (!valid)
-        warnDamagedEntry("describe " + w.kernel->function + " for " + k.second, valid.error());
       describeKeys_[k] = *first;
     }
     kernelOf.push_back(k);

@@ -29,8 +29,19 @@ bool CompileRun::lookupCache() {
     job.cacheKey = first.value_or("");
     if (!job.refusal.empty())
       continue; // nothing to compile
+    // An entry is what an earlier compile of this job answered: a refusal by the target, or
+    // an answer and an image for that target.
+    auto check = [&job](const CacheEntry &entry) -> std::string {
+      if (const nlohmann::json *refused = member(entry.result, "refused"))
+        return refused->is_string() && !refused->get_ref<const std::string &>().empty()
+                   ? ""
+                   : "its refusal is not a message";
+      if (Status s = checkCompileAnswer(entry.result); !s)
+        return s.error().message;
+      return cachedImageTrouble(entry.files, job.target);
+    };
     CacheOrigin origin = CacheOrigin::Local;
-    auto entry = first ? lookupTwoStep(*first, &origin) : std::nullopt;
+    auto entry = first ? lookupTwoStep(*first, *job.kernel, check, &origin) : std::nullopt;
     const char *tier = origin == CacheOrigin::Remote ? "remote" : "local";
     if (entry && member(entry->result, "refused")) { // the target refused it last time
       if (Status s = checkRefusedAnswer(entry->result); !s) {
@@ -43,10 +54,6 @@ bool CompileRun::lookupCache() {
       job.origin = origin;
       say(std::string(tier) + " cache hit (refused for " + job.target.spelling() + "): " + job.id);
       continue;
-    }
-    if (Status s = entry ? checkCompileAnswer(entry->result) : ok(); !s) {
-      warnDamagedEntry(job.id, s.error());
-      entry.reset();
     }
     if (entry) {
       job.result = std::move(entry->result);
@@ -184,6 +191,10 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
       it->second = {job.config.preHook, std::move(diag)};
     return;
   }
+  if (const nlohmann::json *why = member(answer, "cache_unwritable"); why && why->is_string())
+    cacheUnwritable("cannot write the cache '" + opts_.cacheDir.string() + "' (" +
+                    why->get<std::string>() + ")");
+  answer.erase("cache_unwritable");
   answer["describe"] = std::move(job.result["describe"]);
   // The kernel file as the metadata names it, kept in the cache entry with the images.
   answer["source_name"] = sourceNames().name(job.kernel->sourcePath);

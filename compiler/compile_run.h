@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,6 +62,11 @@ struct Job {
 
 /// Environment variables that can change what Triton generates, and so belong in cache keys.
 nlohmann::json tritonEnvironment();
+
+/// Why the image among a cached entry's \p files cannot be \p target's ("" when it can): there
+/// is none, it does not read as an image, or it is for another target.
+std::string cachedImageTrouble(const std::map<std::string, std::string> &files,
+                               const Target &target);
 
 /// Deletes a directory tree when it goes out of scope.
 struct ScratchDirectory {
@@ -133,15 +139,33 @@ private:
   /// The first key of \p kernel's \p job (its fields: what else decides the outputs); nullopt
   /// when the kernel file cannot be read or changed during the run.
   std::optional<std::string> firstKey(const KernelSpec &kernel, nlohmann::json job);
+  /// The entry for \p key from the local cache, else the remote one (unchecked: the caller
+  /// checks it). A damaged local entry is reported (badEntry) and looked for remotely.
   std::optional<CacheEntry> fetch(const std::string &key, CacheOrigin *origin);
   void keep(const std::string &key, const CacheEntry &entry);
+  /// The local cache cannot be written (a full disk, a quota): one warning, and this run
+  /// stores nothing more in it (the remote cache still gets what it compiles).
+  void cacheUnwritable(const std::string &why);
+  /// A remote hit that passed every check, kept in the local cache for the next run.
+  void keepRemoteHit(const std::string &key, const CacheEntry &entry);
+  /// An entry that is there but cannot be used: one warning naming it, and the job compiles
+  /// (its store then replaces the entry). A damaged local entry is dropped at once.
+  void badEntry(CacheOrigin tier, const std::string &key, const std::string &why);
+  std::string importRecordTrouble(const ImportRecord &record) const;
+  std::string dependencyTrouble(const nlohmann::json &result, const KernelSpec &kernel,
+                                const ImportRecord &record) const;
   bool openRemote();
   bool remoteInUse() const;
   void remoteTrouble(const std::string &what, bool down);
   std::optional<CacheEntry> fetchRemote(const std::string &key);
   void storeRemote(const std::string &key, const CacheEntry &entry);
-  /// The entry for \p first through its import record, rebased for this machine.
-  std::optional<CacheEntry> lookupTwoStep(const std::string &first, CacheOrigin *origin);
+  /// What an entry must hold for the job looking it up: "" when it does, else why not.
+  using EntryCheck = std::function<std::string(const CacheEntry &entry)>;
+  /// The entry for \p first through its import record, rebased for this machine, when the
+  /// record, the answer's dependencies (\p kernel's file and the record's modules) and
+  /// \p check accept it; an entry they refuse is reported (badEntry) and not returned.
+  std::optional<CacheEntry> lookupTwoStep(const std::string &first, const KernelSpec &kernel,
+                                          const EntryCheck &check, CacheOrigin *origin);
   /// Stores \p entry and the import record \p answer gives; false when an import changed
   /// during the run or cannot be read (nothing stored).
   bool storeTwoStep(const std::string &first, const KernelSpec &kernel,
@@ -178,6 +202,7 @@ private:
   std::string python_;
   CompileCache cache_{std::filesystem::path()};
   bool keysReady_ = false;
+  bool localUnwritable_ = false;          ///< a store failed: nothing more is stored locally
   std::unique_ptr<RemoteCache> remote_;   ///< null: none configured
   bool remoteDown_ = false;               ///< unavailable: not asked again this run
   std::atomic<bool> remoteWarned_{false};

@@ -202,6 +202,9 @@ Status CompileRun::startPool(int count) {
     }
   }
   settings.environment["TRITON_CACHE_DIR"] = tritonCache.string();
+  // Where a worker moves Triton's cache when ours turns out full or unwritable mid-run
+  // (compile answers then say "cache_unwritable"): the run's own scratch directory.
+  settings.environment["TRITON_AOT_TRITON_CACHE_FALLBACK"] = (scratch_.path / "triton").string();
   if (opts_.verbose)
     settings.log = log_;
   if (!fs::is_regular_file(settings.script, ec))

@@ -16,6 +16,8 @@
 #include <llvm/ADT/StringExtras.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -122,25 +124,35 @@ InstallationLock::~InstallationLock() {
 }
 
 std::optional<std::string> sha256OfFile(const fs::path &path) {
+  // A regular file only, and no more of it than its size: the paths come from cache records
+  // too, and a device (/dev/zero), a FIFO or a file of /proc would never end or never answer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return std::nullopt;
+  std::unique_ptr<int, void (*)(int *)> closer(&fd, [](int *f) { ::close(*f); });
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
   // OpenSSL's SHA-256, not LLVM's: it uses the CPU's SHA instructions, three times as fast on
   // the ~800 MB of a Triton installation.
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
                                                                    &EVP_MD_CTX_free);
   if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1)
     return std::nullopt;
   std::vector<char> buffer(1 << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    std::streamsize got = in.gcount();
-    if (got > 0 && EVP_DigestUpdate(context.get(), buffer.data(), static_cast<std::size_t>(got)) != 1)
+  for (auto left = static_cast<std::uint64_t>(st.st_size); left > 0;) {
+    ssize_t got = ::read(fd, buffer.data(), std::min<std::uint64_t>(buffer.size(), left));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)   // an error, or shorter than its size: changed while read
       return std::nullopt;
+    if (EVP_DigestUpdate(context.get(), buffer.data(), static_cast<std::size_t>(got)) != 1)
+      return std::nullopt;
+    left -= static_cast<std::uint64_t>(got);
   }
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  if (in.bad() || EVP_DigestFinal_ex(context.get(), digest, &length) != 1)
+  if (EVP_DigestFinal_ex(context.get(), digest, &length) != 1)
     return std::nullopt;
   return llvm::toHex(llvm::ArrayRef<uint8_t>(digest, length), /*LowerCase=*/true);
 }

@@ -60,7 +60,8 @@ private:
   int fd_ = -1;
 };
 
-/// Lower-case hex SHA-256 of a file's contents, read in blocks; nullopt when it cannot be read.
+/// Lower-case hex SHA-256 of a regular file's contents, read in blocks; nullopt when it cannot
+/// be read or is no regular file (a device, a FIFO: they may never end).
 std::optional<std::string> sha256OfFile(const std::filesystem::path &path);
 
 } // namespace tta

@@ -1,6 +1,7 @@
 // triton-aot-cc: parse the command line, compile, report. Everything else is in tta_compiler.
 #include "compiler/compiler.h"
 #include "compiler/options.h"
+#include "compiler/remote/remote_cache.h"
 
 #include <csignal>
 #include <cstdio>
@@ -50,6 +51,18 @@ int run(const std::vector<std::string> &args) {
     removeNamedOutputs(args);
     report(commandLine.error(), false);
     return static_cast<int>(commandLine.error().code);
+  }
+  if (!commandLine->newRemoteCacheKey.empty()) {
+    const std::string &file = commandLine->newRemoteCacheKey;
+    if (tta::Status written = tta::writeNewSigningKey(file); !written) {
+      report(written.error(), false);
+      return static_cast<int>(written.error().code);
+    }
+    std::printf("triton-aot-cc: wrote a new signing key to %s (readable by you alone)\n"
+                "give the builds that share the remote cache:\n"
+                "  TRITON_AOT_REMOTE_CACHE_KEY_FILE=%s\n",
+                file.c_str(), file.c_str());
+    return 0;
   }
   if (!commandLine->earlyExitText.empty()) {
     std::fputs(commandLine->earlyExitText.c_str(), stdout);

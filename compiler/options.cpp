@@ -462,6 +462,11 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                  "docs/remote-cache.md)");
   app.add_flag("--remote-cache-read-only", cacheArgs.remoteReadOnly,
                "Read the remote cache, never write it (also TRITON_AOT_REMOTE_CACHE_READ_ONLY=1)");
+  std::string newRemoteCacheKey;
+  app.add_option("--new-remote-cache-key", newRemoteCacheKey,
+                 "Write a new random signing key for the remote cache into FILE (mode 0600; "
+                 "it must not exist), for TRITON_AOT_REMOTE_CACHE_KEY_FILE, and exit")
+      ->type_name("FILE");
   app.add_option("--source-root", cacheArgs.sourceRoot,
                  "The project's root: sources are named relative to it in outputs and cache "
                  "keys (default: the current directory)");
@@ -499,6 +504,11 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     Diagnostic diag = usage(e.what());
     diag.notes.push_back("run 'triton-aot-cc --help' for the options");
     return diag;
+  }
+  if (!newRemoteCacheKey.empty()) {
+    CommandLine out;
+    out.newRemoteCacheKey = fs::absolute(newRemoteCacheKey).string();
+    return out;
   }
   if (version) {
     CommandLine out;

@@ -15,6 +15,8 @@ struct CommandLine {
   CompileRequest request;
   bool summary = false;          ///< print the table of what was built
   std::string earlyExitText;     ///< --help / --version: print this and exit 0
+  /// --new-remote-cache-key FILE: write a new signing key there and exit (nothing compiles).
+  std::string newRemoteCacheKey;
 };
 
 /// Parses argv (argv[0] excluded). Resolves paths against the current directory, reads a

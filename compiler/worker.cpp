@@ -242,7 +242,10 @@ std::vector<std::string> WorkerPool::userEnvironment() const {
   std::vector<std::string> entries;
   for (char **e = environ; *e; ++e) {
     std::string_view entry(*e);
-    if (!settings_.environment.count(std::string(entry.substr(0, entry.find('=')))))
+    std::string name(entry.substr(0, entry.find('=')));
+    // The remote cache's settings (its URL may hold a password; the signing key, tokens) are
+    // the compiler's alone: a worker runs the kernels' code, which can read its environment.
+    if (!settings_.environment.count(name) && name.rfind("TRITON_AOT_REMOTE_CACHE", 0) != 0)
       entries.emplace_back(entry);
   }
   return entries;

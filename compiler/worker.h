@@ -65,7 +65,8 @@ public:
 private:
   Expected<WorkerProcess *> spawn();
   Expected<WorkerProcess *> lease();
-  std::vector<std::string> userEnvironment() const;   ///< ours, less what settings_ replaces
+  /// Ours, less what settings_ replaces and the remote cache's settings (secrets among them).
+  std::vector<std::string> userEnvironment() const;
   std::vector<std::string> environment() const;       ///< a worker's: the user's plus settings_
   void givePoolUp(const std::string &why);
   /// poll()'s timeout: until the first request in flight reaches the limit (-1: none).

@@ -111,8 +111,17 @@ bool sameBytes(const fs::path &a, const fs::path &b) {
 } // namespace
 
 Status OutputTransaction::commit() {
+  std::vector<bool> keep(temporaries_.size(), false);
+  for (std::size_t i = 0; i < temporaries_.size(); ++i)
+    keep[i] = keepIdentical_ && sameBytes(temporaries_[i], destinations_[i]);
+  // Every destination that changes goes first, then the new files are renamed in: a run killed
+  // part-way leaves new files and missing ones, never new ones beside the older versions of the
+  // rest (a linker would take them as one set). A directory is not unlinked; its rename fails.
+  for (std::size_t i = 0; i < temporaries_.size(); ++i)
+    if (!keep[i])
+      ::unlink(destinations_[i].c_str());
   for (std::size_t i = 0; i < temporaries_.size(); ++i) {
-    if (keepIdentical_ && sameBytes(temporaries_[i], destinations_[i])) {
+    if (keep[i]) {
       ::unlink(temporaries_[i].c_str());
       continue;
     }

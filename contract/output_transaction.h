@@ -33,9 +33,11 @@ public:
   Status stage(const std::filesystem::path &destination, const char *text) {
     return stage(destination, std::string_view(text));
   }
-  /// Renames every staged file to its destination, in staging order. If a rename fails, the
-  /// whole transaction is rolled back (outputs renamed so far included) and the error names
-  /// the destination and the system's reason.
+  /// Renames every staged file to its destination, in staging order, after removing every
+  /// destination that changes: a process killed part-way leaves some outputs new and the rest
+  /// missing, never new ones beside stale ones. If a rename fails, the whole transaction is
+  /// rolled back (outputs renamed so far included) and the error names the destination and
+  /// the system's reason.
   Status commit();
   /// With \p keep, commit() leaves a destination that already holds the staged bytes as it is
   /// (its modification time too), so a build tool that checks for changed outputs (Ninja's

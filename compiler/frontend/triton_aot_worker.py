@@ -11,6 +11,7 @@ import ast
 import atexit
 import contextlib
 import difflib
+import errno
 import hashlib
 import itertools
 import importlib.util
@@ -1270,15 +1271,16 @@ def compile_request(req, tap):
         A.rename_sources(compiled_jit_functions(fn), namer)
     _triton_cache_for(req.get("source_names") if namer and fn is not None else None)
     failure = None
+    unwritable = None
     tap.start_recording()
     try:
         if watch is not None:
             with watch, empty_working_directory():
-                compiled = triton.compile(src, target=target, options=options)
+                compiled, unwritable = _compile_despite_cache(triton, src, target, options)
             entry.add_deps(watch.files)
         else:
             with empty_working_directory():
-                compiled = triton.compile(src, target=target, options=options)
+                compiled, unwritable = _compile_despite_cache(triton, src, target, options)
     except (Exception, SystemExit) as exc:
         failure = exc
     captured = tap.stop_recording()
@@ -1307,10 +1309,42 @@ def compile_request(req, tap):
     override = options.get("ir_override")  # an IR file that replaces one of the stages
     if isinstance(override, str) and os.path.isfile(override) and os.path.abspath(override) not in deps:
         deps.append(os.path.abspath(override))
-    return {"triton_version": A.VERSION_TEXT, "metadata": meta, "entry": meta.get("name"),
-            "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
-            "tensordescs": tensordescs, "deps": deps, "packages": packages,
-            "written": _write_outputs(compiled, target, req.get("outputs") or {})}
+    answer = {"triton_version": A.VERSION_TEXT, "metadata": meta, "entry": meta.get("name"),
+              "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
+              "tensordescs": tensordescs, "deps": deps, "packages": packages,
+              "written": _write_outputs(compiled, target, req.get("outputs") or {})}
+    if unwritable:
+        answer["cache_unwritable"] = unwritable
+    return answer
+
+
+# Why a cache directory cannot take a file: full, over a quota, read-only, not ours.
+_UNWRITABLE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
+
+
+def _compile_despite_cache(triton, src, target, options):
+    """triton.compile, and once more with a cache directory of the run's own (the compiler's
+    TRITON_AOT_TRITON_CACHE_FALLBACK, in its scratch directory) when Triton cannot write its
+    cache: a cache that cannot be written costs speed, never the build. Returns the compiled
+    kernel and why the cache was given up (None when it was not)."""
+    try:
+        return triton.compile(src, target=target, options=options), None
+    except OSError as exc:
+        cache = os.environ.get("TRITON_CACHE_DIR") or ""
+        fallback = os.environ.get("TRITON_AOT_TRITON_CACHE_FALLBACK") or ""
+
+        def under(path, directory):
+            return os.path.abspath(path).startswith(os.path.abspath(directory) + os.sep)
+        # Raised by Triton's cache (a full disk shows when a file is closed: no file name).
+        in_cache = (isinstance(exc.filename, str) and under(exc.filename, cache)) or any(
+            frame.f_code.co_filename.endswith(os.path.join("triton", "runtime", "cache.py"))
+            for frame, _ in traceback.walk_tb(exc.__traceback__))
+        if (exc.errno not in _UNWRITABLE or not in_cache or not cache or not fallback
+                or cache == fallback or under(cache, fallback)):
+            raise
+        why = os.strerror(exc.errno)
+    os.environ["TRITON_CACHE_DIR"] = fallback  # for this worker's later compiles of the run too
+    return triton.compile(src, target=target, options=options), why
 
 
 def _params_after_config_hook(entry, function, params, options, request, path):

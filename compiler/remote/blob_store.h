@@ -18,6 +18,9 @@
 
 namespace tta::remote {
 
+/// lookup()'s detail for a cache read without a signing key and without acceptUnsigned.
+extern const char *const kUnverifiable;
+
 /// The answer of one primitive.
 struct Transfer {
   enum class Kind {

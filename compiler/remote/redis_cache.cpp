@@ -5,7 +5,10 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <optional>
 #include <string_view>
 
 namespace tta::remote {
@@ -130,26 +133,78 @@ private:
     return Transfer::done();
   }
 
-  std::string ioError(const redisContext &context) const {
-    std::string what = context.errstr;
+  using Clock = std::chrono::steady_clock;
+
+  std::string where() const { return "Redis at " + url_.host + ':' + std::to_string(url_.port); }
+  Transfer timedOut() const {
+    return Transfer::unreachable(where() + ": no answer within " +
+                                 std::to_string(settings_.timeout.count()) +
+                                 " ms (TRITON_AOT_REMOTE_CACHE_TIMEOUT_MS)");
+  }
+  Transfer ioError(const redisContext &context) const {
     if (context.err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK))
-      what = "no answer within " + std::to_string(settings_.timeout.count()) +
-             " ms (TRITON_AOT_REMOTE_CACHE_TIMEOUT_MS)";
-    return "Redis at " + url_.host + ':' + std::to_string(url_.port) + ": " + what;
+      return timedOut();
+    return Transfer::unreachable(where() + ": " + context.errstr);
   }
 
-  /// A new connection, authenticated and on the URL's database.
-  Transfer connect(Context &context) {
-    timeval timeout{};
-    timeout.tv_sec = static_cast<time_t>(settings_.timeout.count() / 1000);
-    timeout.tv_usec = static_cast<suseconds_t>(settings_.timeout.count() % 1000 * 1000);
-    context.reset(redisConnectWithTimeout(url_.host.c_str(), url_.port, timeout));
+  /// The time left until \p deadline, at least a millisecond; none once it has passed.
+  static std::optional<timeval> timeLeft(Clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now());
+    if (left.count() <= 0)
+      return std::nullopt;
+    left = std::max(left, std::chrono::microseconds(1000));
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(left.count() / 1'000'000);
+    tv.tv_usec = static_cast<suseconds_t>(left.count() % 1'000'000);
+    return tv;
+  }
+
+  /// Sends \p commands as one pipeline and reads their replies, all before \p deadline. hiredis'
+  /// own timeout bounds each read(2) and write(2), so a server that sends a byte now and then
+  /// would hold a blocking redisGetReply() for ever: here every read and write gets the time
+  /// left as its timeout, and none starts after the deadline.
+  Transfer exchange(redisContext &context, const std::vector<Command> &commands,
+                    std::vector<Reply> &replies, Clock::time_point deadline) const {
+    for (const Command &command : commands)
+      if (redisAppendCommandArgv(&context, static_cast<int>(command.size()),
+                                 argv(command).data(), lengths(command).data()) != REDIS_OK)
+        return Transfer::unreachable("cannot queue a Redis command: out of memory");
+    for (int done = 0; !done;) {
+      std::optional<timeval> left = timeLeft(deadline);
+      if (!left)
+        return timedOut();
+      if (redisSetTimeout(&context, *left) != REDIS_OK ||
+          redisBufferWrite(&context, &done) != REDIS_OK)
+        return ioError(context);
+    }
+    replies.clear();
+    while (replies.size() < commands.size()) {
+      void *reply = nullptr;
+      if (redisGetReplyFromReader(&context, &reply) != REDIS_OK)
+        return Transfer::unreachable(where() + ": " + context.errstr);
+      if (reply) {
+        replies.emplace_back(static_cast<redisReply *>(reply));
+        continue;
+      }
+      std::optional<timeval> left = timeLeft(deadline);
+      if (!left)
+        return timedOut();
+      if (redisSetTimeout(&context, *left) != REDIS_OK || redisBufferRead(&context) != REDIS_OK)
+        return ioError(context);
+    }
+    return Transfer::done();
+  }
+
+  /// A new connection, authenticated and on the URL's database, before \p deadline.
+  Transfer connect(Context &context, Clock::time_point deadline) {
+    std::optional<timeval> left = timeLeft(deadline);
+    if (!left)
+      return timedOut();
+    context.reset(redisConnectWithTimeout(url_.host.c_str(), url_.port, *left));
     if (!context)
       return Transfer::unreachable("cannot allocate a Redis connection");
     if (context->err)
-      return Transfer::unreachable(ioError(*context));
-    if (redisSetTimeout(context.get(), timeout) != REDIS_OK)
-      return Transfer::unreachable(ioError(*context));
+      return ioError(*context);
     std::vector<Command> setup;
     if (!url_.password.empty())
       setup.push_back(url_.user.empty() ? Command{"AUTH", url_.password}
@@ -157,22 +212,22 @@ private:
     std::string database = std::to_string(url_.database);
     if (url_.database != 0)
       setup.push_back({"SELECT", database});
-    for (const Command &command : setup) {
-      Reply reply(static_cast<redisReply *>(
-          redisCommandArgv(context.get(), static_cast<int>(command.size()), argv(command).data(),
-                           lengths(command).data())));
-      if (!reply)
-        return Transfer::unreachable(ioError(*context));
-      if (reply->type != REDIS_REPLY_ERROR)
+    std::vector<Reply> replies;
+    if (Transfer sent = exchange(*context, setup, replies, deadline);
+        sent.kind != Transfer::Kind::Done)
+      return sent;
+    for (std::size_t i = 0; i < setup.size(); ++i) {
+      const redisReply &reply = *replies[i];
+      if (reply.type != REDIS_REPLY_ERROR)
         continue;
-      std::string text = errorText(*reply);
-      if (command[0] == "AUTH")
+      std::string text = errorText(reply);
+      if (setup[i][0] == "AUTH")
         return Transfer::refused("the server refused the URL's credentials (" + text +
                                  "): fix the user or password in the URL");
       if (text.find("out of range") != std::string::npos)
         return Transfer::refused("SELECT " + database + " failed (" + text +
                                  "): the server has fewer databases");
-      return replyError(*reply, "SELECT");
+      return replyError(reply, "SELECT");
     }
     return Transfer::done();
   }
@@ -190,10 +245,12 @@ private:
     return out;
   }
 
-  /// Sends \p commands as one pipeline on a pooled connection and reads their replies in order.
-  /// A pooled connection that the server closed meanwhile is retried once on a new one.
+  /// Sends \p commands as one pipeline on a pooled connection and reads their replies in order,
+  /// all within the settings' timeout (connecting included). A pooled connection that the
+  /// server closed meanwhile is retried once on a new one.
   Transfer run(const std::vector<Command> &commands, std::vector<Reply> &replies) {
     SigpipeGuard guard;
+    const Clock::time_point deadline = Clock::now() + settings_.timeout;
     for (int attempt = 0;; ++attempt) {
       Context context;
       {
@@ -205,28 +262,19 @@ private:
       }
       bool reused = context != nullptr;
       if (!context)
-        if (Transfer made = connect(context); made.kind != Transfer::Kind::Done)
+        if (Transfer made = connect(context, deadline); made.kind != Transfer::Kind::Done)
           return made;
-      for (const Command &command : commands)
-        if (redisAppendCommandArgv(context.get(), static_cast<int>(command.size()),
-                                   argv(command).data(), lengths(command).data()) != REDIS_OK)
-          return Transfer::unreachable("cannot queue a Redis command: out of memory");
-      replies.clear();
-      for (std::size_t i = 0; i < commands.size(); ++i) {
-        void *reply = nullptr;
-        if (redisGetReply(context.get(), &reply) != REDIS_OK)
-          break;
-        replies.emplace_back(static_cast<redisReply *>(reply));
-      }
-      if (replies.size() == commands.size()) {
+      Transfer exchanged = exchange(*context, commands, replies, deadline);
+      if (exchanged.kind == Transfer::Kind::Done) {
         std::lock_guard<std::mutex> lock(poolMutex_);
         idle_.push_back(std::move(context));
-        return Transfer::done();
+        return exchanged;
       }
+      // A connection that failed part-way is never pooled again: its replies are out of step.
       bool closed = context->err == REDIS_ERR_EOF ||
                     (context->err == REDIS_ERR_IO && (errno == ECONNRESET || errno == EPIPE));
       if (!(reused && closed))
-        return Transfer::unreachable(ioError(*context));
+        return exchanged;
     }
   }
 

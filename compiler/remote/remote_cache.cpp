@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <algorithm>
 #include <set>
 
 namespace tta {
@@ -38,6 +39,11 @@ Expected<std::unique_ptr<RemoteCache>> RemoteCache::open(const RemoteCacheSettin
                          "TRITON_AOT_REMOTE_CACHE_TOKEN and TRITON_AOT_REMOTE_CACHE_BASIC_AUTH "
                          "are for http(s):// caches; a Redis password goes in the URL: "
                          "redis://[user]:password@host:port");
+    if (!settings.password.empty()) {   // from TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE
+      if (url->loneUserInfo)
+        url->user = url->password;      // redis://user@host: the file holds the password
+      url->password = settings.password;
+    }
     return remote::openRedisCache(settings, *url);
   }
   if (!settings.httpBearerToken.empty() && !settings.httpBasicAuth.empty())
@@ -47,6 +53,11 @@ Expected<std::unique_ptr<RemoteCache>> RemoteCache::open(const RemoteCacheSettin
 }
 
 namespace remote {
+
+const char *const kUnverifiable =
+    "not read: without a signing key its entries cannot be verified; set one "
+    "(TRITON_AOT_REMOTE_CACHE_KEY_FILE) or accept unsigned entries "
+    "(TRITON_AOT_REMOTE_CACHE_UNSIGNED=1)";
 
 BlobStoreCache::BlobStoreCache(const RemoteCacheSettings &settings, std::string description)
     : RemoteCache(std::move(description)), settings_(settings) {}
@@ -66,8 +77,12 @@ RemoteLookup BlobStoreCache::lookup(const std::string &key) {
   }
   if (!isDigest(key))
     return {RemoteOutcome::Rejected, std::nullopt, "malformed key: expected 64 hex characters"};
+  // Without a key nothing can tell a forged entry from a true one: only on explicit request.
+  if (settings_.signingKey.empty() && !settings_.acceptUnsigned)
+    return {RemoteOutcome::Rejected, std::nullopt, kUnverifiable};
 
-  Transfer record = getRecord(key, settings_.maxEntryBytes);
+  const std::uint64_t recordLimit = std::min(settings_.maxEntryBytes, kMaxRecordBytes);
+  Transfer record = getRecord(key, recordLimit);
   switch (record.kind) {
   case Transfer::Kind::Missing:
     return {RemoteOutcome::Miss, std::nullopt, "no entry"};
@@ -77,10 +92,10 @@ RemoteLookup BlobStoreCache::lookup(const std::string &key) {
   case Transfer::Kind::Done:
     break;
   }
-  if (record.bytes.size() > settings_.maxEntryBytes)
+  if (record.bytes.size() > recordLimit)
     return {RemoteOutcome::Rejected, std::nullopt,
             "entry too large: the record alone is over the limit of " +
-                std::to_string(settings_.maxEntryBytes) + " bytes"};
+                std::to_string(recordLimit) + " bytes"};
   RecordCheck check = checkRecord(record.bytes, key, settings_.signingKey, settings_.maxEntryBytes);
   if (!check.record)
     return {RemoteOutcome::Rejected, std::nullopt, check.rejection};

@@ -34,7 +34,13 @@ struct RemoteEntry {
 struct RemoteCacheSettings {
   /// redis://[user:password@]host[:port][/db] or http(s)://host[:port][/prefix]; empty: none.
   std::string url;
-  std::string signingKey;   ///< HMAC key bytes; empty: writes unsigned, reads unverified
+  /// HMAC key bytes; empty: entries are written unsigned, and read only with acceptUnsigned.
+  std::string signingKey;
+  /// Without a signing key, read entries that nothing verifies (whoever can write to the
+  /// server can then put images into the build); without it, lookup() rejects every entry.
+  bool acceptUnsigned = false;
+  /// Redis: the password, from a file (the URL then carries none); empty: the URL's, if any.
+  std::string password;
   bool readOnly = false;    ///< reads, never writes (untrusted builds, e.g. pull requests)
   std::chrono::milliseconds timeout{2000};      ///< connect, and each operation
   std::uint64_t maxEntryBytes = 256ull << 20;   ///< an entry over this is neither stored nor read
@@ -45,9 +51,11 @@ struct RemoteCacheSettings {
   /// Whether a remote cache is configured at all.
   bool enabled() const { return !url.empty(); }
 
-  /// From the environment: TRITON_AOT_REMOTE_CACHE (the URL; \p url overrides it when not
-  /// empty), TRITON_AOT_REMOTE_CACHE_KEY (the signing key) or TRITON_AOT_REMOTE_CACHE_KEY_FILE
-  /// (a file holding it; one trailing newline is dropped), TRITON_AOT_REMOTE_CACHE_READ_ONLY=1,
+  /// From the environment: TRITON_AOT_REMOTE_CACHE (the URL; \p url, from a command line,
+  /// overrides it when not empty, and may not carry a password), TRITON_AOT_REMOTE_CACHE_KEY
+  /// (the signing key) or TRITON_AOT_REMOTE_CACHE_KEY_FILE (a file holding it; one trailing
+  /// newline is dropped), TRITON_AOT_REMOTE_CACHE_UNSIGNED=1 (acceptUnsigned),
+  /// TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE (Redis), TRITON_AOT_REMOTE_CACHE_READ_ONLY=1,
   /// TRITON_AOT_REMOTE_CACHE_TIMEOUT_MS, TRITON_AOT_REMOTE_CACHE_MAX_ENTRY_MB,
   /// TRITON_AOT_REMOTE_CACHE_EXPIRY_SECONDS, and for HTTP TRITON_AOT_REMOTE_CACHE_TOKEN (bearer)
   /// or TRITON_AOT_REMOTE_CACHE_BASIC_AUTH=user:password. With neither a URL nor the variable,
@@ -55,6 +63,11 @@ struct RemoteCacheSettings {
   /// bad value, an EnvironmentError for a key file that cannot be read.
   static Expected<RemoteCacheSettings> fromEnvironment(std::string url = {});
 };
+
+/// Writes a new random signing key (32 bytes, as 64 hex characters) into \p file, which must
+/// not exist yet, readable by its owner alone (mode 0600). \returns an OutputError naming the
+/// file and the reason when it cannot.
+Status writeNewSigningKey(const std::string &file);
 
 enum class RemoteOutcome {
   Hit,          ///< the entry, every blob verified

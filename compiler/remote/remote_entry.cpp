@@ -1,5 +1,7 @@
 #include "compiler/remote/remote_entry.h"
 
+#include "contract/bounded_json.h"
+
 #include <openssl/crypto.h>   // CRYPTO_memcmp
 #include <openssl/evp.h>      // EVP_Digest, EVP_sha256
 #include <openssl/hmac.h>     // HMAC
@@ -140,8 +142,16 @@ RecordCheck checkParsedRecord(nlohmann::json &record, const std::string &key,
 
 RecordCheck checkRecord(std::string_view text, const std::string &key,
                         std::string_view signingKey, std::uint64_t maxEntryBytes) {
-  nlohmann::json record = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (record.is_discarded() || !record.is_object())
+  // Bounded before anything else is done with it: a record nested 50,000 deep would overflow
+  // the stack of whatever copies or compares it next.
+  if (text.size() > kMaxRecordBytes)
+    return reject("entry too large: the record alone is " + std::to_string(text.size()) +
+                  " bytes, over the limit of " + std::to_string(kMaxRecordBytes));
+  auto parsed = parseBoundedJson(text, kMaxRecordBytes);
+  if (!parsed)
+    return reject("malformed record: " + parsed.error().message);
+  nlohmann::json record = std::move(*parsed);
+  if (!record.is_object())
     return reject("malformed record: not a JSON object");
   try {
     return checkParsedRecord(record, key, signingKey, maxEntryBytes);

@@ -18,6 +18,9 @@ namespace tta::remote {
 
 inline constexpr const char *kRecordSchema = "triton-aot-remote-entry";
 inline constexpr int kRecordVersion = 1;
+/// The most bytes of a record read and parsed (its files are limited by maxEntryBytes): a
+/// record holds the worker's answer and the blobs' names, tens of kilobytes.
+inline constexpr std::uint64_t kMaxRecordBytes = 16u << 20;
 
 /// A Diagnostic without a location (the library's own makeError, so that tta_remote_cache links
 /// without tta_compiler).
@@ -59,9 +62,10 @@ struct RecordCheck {
   std::string rejection;   ///< "malformed record: ...", "record for another key", ...
 };
 
-/// Parses \p text as the record asked for under \p key: schema and version, the key, the
-/// signature (required and checked when \p signingKey is not empty) and the declared total size
-/// against \p maxEntryBytes.
+/// Parses \p text as the record asked for under \p key, once it is known to be at most
+/// kMaxRecordBytes long and nested at most kMaxJsonDepth levels: schema and version, the key,
+/// the signature (required and checked when \p signingKey is not empty) and the declared total
+/// size against \p maxEntryBytes.
 RecordCheck checkRecord(std::string_view text, const std::string &key,
                         std::string_view signingKey, std::uint64_t maxEntryBytes);
 

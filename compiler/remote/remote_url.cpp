@@ -46,13 +46,14 @@ std::optional<std::string> percentDecode(std::string_view text) {
 std::string redactUrl(const std::string &url) {
   std::size_t start = url.find("://");
   start = start == std::string::npos ? 0 : start + 3;
-  std::size_t end = url.find_first_of("/?#", start);
-  std::size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
+  // The user information ends at the last '@': a password may hold '/', '?', '#' or '@'
+  // unescaped, and must not show whichever it holds.
+  std::size_t at = url.rfind('@');
   if (at == std::string::npos || at < start)
     return url;
   std::size_t colon = url.find(':', start);
   if (colon == std::string::npos || colon > at)
-    return url;   // a user name alone is no secret
+    return url.substr(0, start) + "***" + url.substr(at);   // redis://password@host
   return url.substr(0, colon + 1) + "***" + url.substr(at);
 }
 
@@ -83,26 +84,35 @@ Expected<RemoteUrl> parseRemoteUrl(const std::string &url) {
   }
 
   std::string rest = url.substr(sep + 3);
+  // A Redis password may hold '/', '?' or '#' unescaped: its user information ends at the last
+  // '@'. An http(s):// URL may carry none.
+  std::string userInfo;
+  bool hasUserInfo = false;
+  if (std::size_t at = rest.rfind('@'); parsed.scheme == RemoteUrl::Scheme::Redis &&
+                                        at != std::string::npos) {
+    userInfo = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    hasUserInfo = true;
+  }
   if (rest.find_first_of("?#") != std::string::npos)
     return urlError(url, "a query or fragment ('?', '#') is not supported");
   std::size_t slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
   std::string path = slash == std::string::npos ? "" : rest.substr(slash);
+  if (authority.find('@') != std::string::npos)
+    return urlError(url, "credentials do not belong in an http(s):// URL, which ends up in "
+                         "logs: set TRITON_AOT_REMOTE_CACHE_BASIC_AUTH=user:password or "
+                         "TRITON_AOT_REMOTE_CACHE_TOKEN instead");
 
-  if (std::size_t at = authority.rfind('@'); at != std::string::npos) {
-    if (parsed.scheme != RemoteUrl::Scheme::Redis)
-      return urlError(url, "credentials do not belong in an http(s):// URL, which ends up in "
-                           "logs: set TRITON_AOT_REMOTE_CACHE_BASIC_AUTH=user:password or "
-                           "TRITON_AOT_REMOTE_CACHE_TOKEN instead");
-    std::string userInfo = authority.substr(0, at);
-    authority = authority.substr(at + 1);
+  if (hasUserInfo) {
     std::size_t colon = userInfo.find(':');
     std::optional<std::string> user = percentDecode(userInfo.substr(0, colon));
     std::optional<std::string> password =
         percentDecode(colon == std::string::npos ? "" : userInfo.substr(colon + 1));
     if (!user || !password)
       return urlError(url, "broken %-escape in the user or password");
-    if (colon == std::string::npos)   // redis://password@host, as redis-cli -u reads it
+    parsed.loneUserInfo = colon == std::string::npos;
+    if (parsed.loneUserInfo)   // redis://password@host, as redis-cli -u reads it
       std::swap(user, password);
     parsed.user = *user;
     parsed.password = *password;

@@ -15,6 +15,9 @@ struct RemoteUrl {
   int port = 0;           ///< the scheme's default when the URL has none
   std::string user;       ///< Redis only, percent-decoded; empty: AUTH with the password alone
   std::string password;   ///< Redis only, percent-decoded; empty: no AUTH
+  /// Redis only: the user information had no ':' ("redis://secret@host"). redis-cli reads it as
+  /// the password, and so does parseRemoteUrl(); with a password from a file it is the user.
+  bool loneUserInfo = false;
   int database = 0;       ///< Redis only: SELECT when not 0
   std::string base;       ///< HTTP only: scheme://host:port/prefix, without a trailing '/'
 };
@@ -23,7 +26,8 @@ struct RemoteUrl {
 /// (an http(s):// URL may not carry them: they belong in the environment, out of logs).
 Expected<RemoteUrl> parseRemoteUrl(const std::string &url);
 
-/// \p url with the password of its user information replaced by "***".
+/// \p url with the password of its user information replaced by "***" (all of it when it has
+/// no ':', which Redis reads as a password alone).
 std::string redactUrl(const std::string &url);
 
 } // namespace tta::remote

@@ -1,7 +1,8 @@
 # Configures the errors project with one case (CASE: a file of projects/errors/cases) into a
 # fresh directory, against the build tree's TritonAOT package, and checks that configure fails,
 # prints every `# expect: <regex>` of the case, and reports the error at the call marked
-# `# <- error`: CMake's call stack names it as "cases/<case>.cmake:<line> (<command>)".
+# `# <- error`: CMake's call stack names it as "cases/<case>.cmake:<line> (<command>)". A case's
+# `# absent: <text>` lines name text (a secret) neither printed nor kept in the build tree.
 include(${CMAKE_CURRENT_LIST_DIR}/plugin_common.cmake)
 
 set(case_file "${PLUGIN_PROJECTS}/errors/cases/${CASE}.cmake")
@@ -74,6 +75,22 @@ foreach(i RANGE ${last})
   if(NOT flat MATCHES "CMake Error at .*${expect_${i}}")
     message(FATAL_ERROR "expected an error matching '${expect_${i}}'")
   endif()
+endforeach()
+# `# absent: <text>` lines: a secret the configure must not print nor keep in the build tree.
+string(REGEX MATCHALL "# absent: [^\n]*" absents "${case_text}")
+foreach(absent IN LISTS absents)
+  string(SUBSTRING "${absent}" 10 -1 absent)
+  string(FIND "${out}" "${absent}" printed)
+  if(NOT printed EQUAL -1)
+    message(FATAL_ERROR "the configure printed '${absent}'")
+  endif()
+  file(GLOB_RECURSE kept LIST_DIRECTORIES false "${build}/*")
+  foreach(file IN LISTS kept)
+    file(STRINGS "${file}" lines REGEX "${absent}")
+    if(lines)
+      message(FATAL_ERROR "'${absent}' is kept in ${file}")
+    endif()
+  endforeach()
 endforeach()
 string(FIND "${flat}" "Call Stack (most recent call first): " stack)
 string(FIND "${flat}" " ${location} " at)

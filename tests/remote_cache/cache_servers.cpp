@@ -5,7 +5,9 @@
 #include <hiredis/hiredis.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -54,6 +56,16 @@ public:
   void removeRaw(const std::string &kind, const std::string &name) override {
     freeReplyObject(command({"DEL", keyOf(kind, name)}));
   }
+  std::vector<std::string> recordKeys() override {
+    redisReply *reply = command({"KEYS", keyOf("ac", "*")});
+    std::vector<std::string> keys;
+    if (reply && reply->type == REDIS_REPLY_ARRAY)
+      for (std::size_t i = 0; i < reply->elements; ++i)
+        keys.push_back(std::string(reply->element[i]->str, reply->element[i]->len)
+                           .substr(keyOf("ac", "").size()));
+    freeReplyObject(reply);
+    return keys;
+  }
 
   /// Runs \p args on a new connection to database 1; the reply is the caller's.
   redisReply *command(const std::vector<std::string> &args) {
@@ -101,6 +113,13 @@ public:
   }
   void removeRaw(const std::string &kind, const std::string &name) override {
     fs::remove(pathOf(kind, name));
+  }
+  std::vector<std::string> recordKeys() override {
+    std::vector<std::string> keys;
+    std::error_code ec;
+    for (const auto &file : fs::directory_iterator(pathOf("ac", ""), ec))
+      keys.push_back(file.path().filename().string());
+    return keys;
   }
 
   fs::path pathOf(const std::string &kind, const std::string &name) const {
@@ -192,6 +211,54 @@ SilentServer::SilentServer() {
 SilentServer::~SilentServer() {
   if (fd_ >= 0)
     ::close(fd_);
+}
+
+DripServer::DripServer(std::string head, std::chrono::milliseconds interval)
+    : head_(std::move(head)), interval_(interval) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr *>(&address), length) != 0 ||
+      ::listen(fd_, 64) != 0 ||
+      ::getsockname(fd_, reinterpret_cast<sockaddr *>(&address), &length) != 0) {
+    ADD_FAILURE() << "cannot listen on a local port";
+    return;
+  }
+  port_ = ntohs(address.sin_port);
+  thread_ = std::thread([this] { serve(); });
+}
+
+DripServer::~DripServer() {
+  stop_ = true;
+  if (thread_.joinable())
+    thread_.join();
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+void DripServer::serve() {
+  std::vector<int> clients;
+  char discard[4096];
+  while (!stop_) {
+    pollfd listening{fd_, POLLIN, 0};
+    if (::poll(&listening, 1, static_cast<int>(interval_.count())) > 0) {
+      int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (client >= 0) {
+        ++connections_;
+        clients.push_back(client);
+        ::send(client, head_.data(), head_.size(), MSG_NOSIGNAL);
+      }
+    }
+    for (int client : clients) {
+      while (::recv(client, discard, sizeof discard, 0) > 0) {   // whatever was asked
+      }
+      ::send(client, "a", 1, MSG_NOSIGNAL);
+    }
+  }
+  for (int client : clients)
+    ::close(client);
 }
 
 } // namespace tta::testing

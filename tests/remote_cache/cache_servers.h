@@ -8,10 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace tta::testing {
 
@@ -34,6 +38,8 @@ public:
   virtual void putRaw(const std::string &kind, const std::string &name,
                       const std::string &bytes) = 0;
   virtual void removeRaw(const std::string &kind, const std::string &name) = 0;
+  /// The keys of every record the server holds.
+  virtual std::vector<std::string> recordKeys() = 0;
 
   /// The fixture's server (started by CTest), or none: then the test skips.
   static std::unique_ptr<CacheServer> fixture(const std::string &name);
@@ -72,6 +78,32 @@ public:
 private:
   int fd_ = -1;
   int port_ = 0;
+};
+
+/// A local TCP server that answers every connection with \p head at once, then with one more
+/// byte every \p interval, for ever: an answer that never ends, from a server that is never
+/// silent for long (a per-read timeout never fires). Stopped, and its thread joined, with the
+/// object.
+class DripServer {
+public:
+  DripServer(std::string head, std::chrono::milliseconds interval);
+  ~DripServer();
+  DripServer(const DripServer &) = delete;
+  DripServer &operator=(const DripServer &) = delete;
+  int port() const { return port_; }
+  /// How many connections it accepted so far.
+  int connections() const { return connections_.load(); }
+
+private:
+  void serve();
+
+  std::string head_;
+  std::chrono::milliseconds interval_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
+  std::thread thread_;
 };
 
 } // namespace tta::testing

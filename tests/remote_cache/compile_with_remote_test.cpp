@@ -5,6 +5,7 @@
 #include "cache_servers.h"
 
 #include "../integration/cli_runner.h"
+#include "compiler/remote/remote_entry.h"
 
 #include <gtest/gtest.h>
 
@@ -84,8 +85,11 @@ protected:
     fs::path root = dir_ / name;
     if (!fs::exists(root / "kernels.json"))
       checkout(root);
-    std::vector<std::string> environment = {"TRITON_AOT_REMOTE_CACHE=" + url_};
-    environment.insert(environment.end(), env.begin(), env.end());
+    // The test's own variables first: the first of two settings of a variable wins. Without a
+    // key, unsigned entries are read: most of these tests are not about signing.
+    std::vector<std::string> environment = env;
+    environment.push_back("TRITON_AOT_REMOTE_CACHE=" + url_);
+    environment.push_back("TRITON_AOT_REMOTE_CACHE_UNSIGNED=1");
     return Build{run(TTA_COMPILER,
                      {"--spec", "kernels.json", "-o", "out/", "--cache-dir",
                       (dir_ / (name + ".cache")).string(), "--python", python, "--summary",
@@ -183,6 +187,85 @@ TEST_P(CompileWithRemote, WithAKeyUnsignedAndForeignEntriesAreRejected) {
   EXPECT_EQ(same.run.err.find("warning"), std::string::npos) << same.run.err;
 }
 
+TEST_P(CompileWithRemote, WithoutAKeyTheCacheIsUnusedUnlessUnsignedEntriesAreAccepted) {
+  ASSERT_EQ(build("a").run.status, 0);   // stored, unsigned
+  const std::vector<std::string> strict = {"TRITON_AOT_REMOTE_CACHE_UNSIGNED=0"};
+  Build unused = build("b", strict);
+  ASSERT_EQ(unused.run.status, 0) << unused.run.err;
+  EXPECT_EQ(unused.compiled("add") + unused.compiled("scale"), 4) << unused.run.out;
+  EXPECT_EQ(occurrences(unused.run.err, "warning: "), 1u) << unused.run.err;
+  EXPECT_NE(unused.run.err.find("not used: without a signing key its entries cannot be "
+                                "verified. Make a key once (triton-aot-cc "
+                                "--new-remote-cache-key FILE)"),
+            std::string::npos)
+      << unused.run.err;
+  // Once per build: the runs of the next minute (the same local cache) are silent.
+  fs::remove_all(dir_ / "b/out");
+  fs::remove_all(dir_ / "b.cache/v3");
+  Build again = build("b", strict);
+  ASSERT_EQ(again.run.status, 0) << again.run.err;
+  EXPECT_EQ(again.run.err.find("warning"), std::string::npos) << again.run.err;
+  EXPECT_EQ(again.remote("add") + again.remote("scale"), 0) << again.run.out;
+}
+
+TEST_P(CompileWithRemote, ForgedImportRecordsAreBadEntriesNotHangs) {
+  // Someone who can write to the server but has no key rewrites every import record (with
+  // the key: signed again with it, as a holder of the key could, to reach the checks after
+  // the signature) to name a device: before, hashing /dev/zero never ended.
+  for (const std::string signingKey : {"", "team secret"}) {
+    SCOPED_TRACE(signingKey.empty() ? "unsigned" : "signed");
+    std::vector<std::string> env;
+    if (!signingKey.empty())
+      env.push_back("TRITON_AOT_REMOTE_CACHE_KEY=" + signingKey);
+    const std::string first = signingKey.empty() ? "a" : "c";
+    const std::string second = signingKey.empty() ? "b" : "d";
+    ASSERT_EQ(build(first, env).run.status, 0);
+    int forged = 0;
+    for (const std::string &key : server_->recordKeys()) {
+      nlohmann::json record = nlohmann::json::parse(*server_->getRaw("ac", key));
+      if (!record["result"].contains("modules"))
+        continue;
+      record["result"]["modules"].push_back("/dev/zero");
+      record.erase("hmac");
+      if (!signingKey.empty())
+        record["hmac"] = remote::hmacSha256Hex(signingKey, remote::canonicalRecord(record));
+      server_->putRaw("ac", key, record.dump());
+      ++forged;
+    }
+    ASSERT_GT(forged, 0);
+    Build next = build(second, env);
+    ASSERT_EQ(next.run.status, 0) << next.run.err;
+    EXPECT_EQ(next.compiled("add") + next.compiled("scale"), 4) << next.run.out;
+    EXPECT_EQ(occurrences(next.run.err, "warning: remote cache"), 1u) << next.run.err;
+    EXPECT_NE(next.run.err.find("its import record names a module '/dev/zero' outside the "
+                                "project and the installation"),
+              std::string::npos)
+        << next.run.err;
+  }
+}
+
+TEST_P(CompileWithRemote, NestedRecordsAreRejectedWithOrWithoutAKey) {
+  for (const std::string signingKey : {"", "team secret"}) {
+    SCOPED_TRACE(signingKey.empty() ? "unsigned" : "signed");
+    std::vector<std::string> env;
+    if (!signingKey.empty())
+      env.push_back("TRITON_AOT_REMOTE_CACHE_KEY=" + signingKey);
+    const std::string first = signingKey.empty() ? "a" : "c";
+    const std::string second = signingKey.empty() ? "b" : "d";
+    ASSERT_EQ(build(first, env).run.status, 0);
+    // 50,000 nested brackets in 100 KB: before, every build that read one crashed.
+    for (const std::string &key : server_->recordKeys())
+      server_->putRaw("ac", key, std::string(50000, '[') + std::string(50000, ']'));
+    Build next = build(second, env);
+    ASSERT_EQ(next.run.status, 0) << next.run.err;
+    EXPECT_EQ(next.compiled("add") + next.compiled("scale"), 4) << next.run.out;
+    EXPECT_EQ(occurrences(next.run.err, "warning: remote cache"), 1u) << next.run.err;
+    EXPECT_NE(next.run.err.find("malformed record: nested deeper than 100 levels"),
+              std::string::npos)
+        << next.run.err;
+  }
+}
+
 TEST_P(CompileWithRemote, ReadOnlyReadsAndNeverWrites) {
   Build readOnly = build("a", {"TRITON_AOT_REMOTE_CACHE_READ_ONLY=1"});
   ASSERT_EQ(readOnly.run.status, 0) << readOnly.run.err;
@@ -204,7 +287,7 @@ TEST_P(CompileWithRemote, AServerThatStoppedCostsOneWarningAndTheBuildSucceeds) 
   EXPECT_EQ(occurrences(down.run.err, "warning: remote cache"), 1u) << down.run.err;
   // The build's next run (the same local cache) skips it without another warning.
   fs::remove_all(dir_ / "b/out");
-  fs::remove_all(dir_ / "b.cache/v2");
+  fs::remove_all(dir_ / "b.cache/v3");
   Build next = build("b");
   ASSERT_EQ(next.run.status, 0) << next.run.err;
   EXPECT_EQ(next.run.err.find("warning"), std::string::npos) << next.run.err;

@@ -23,10 +23,13 @@ protected:
                    << "redis-server and nginx";
   }
 
-  /// A cache on the fixture's server, or on \p settings.url when set.
+  /// A cache on the fixture's server, or on \p settings.url when set. Without a signing key it
+  /// reads unsigned entries (TRITON_AOT_REMOTE_CACHE_UNSIGNED=1): most tests are not about
+  /// signing; those that are open theirs with RemoteCache::open().
   std::unique_ptr<RemoteCache> open(RemoteCacheSettings settings = {}) {
     if (settings.url.empty())
       settings.url = server_->url();
+    settings.acceptUnsigned = true;
     auto cache = RemoteCache::open(settings);
     EXPECT_TRUE(cache) << cache.error().message;
     return cache ? std::move(*cache) : nullptr;
@@ -108,7 +111,7 @@ TEST_P(RemoteCacheServerTest, GarbageRecordIsRejected) {
   server_->putRaw("ac", key, "<html>not a record</html>");
   RemoteLookup found = open()->lookup(key);
   EXPECT_EQ(found.outcome, RemoteOutcome::Rejected);
-  EXPECT_EQ(found.detail, "malformed record: not a JSON object");
+  EXPECT_EQ(found.detail, "malformed record: not JSON (at byte 1)");
 }
 
 TEST_P(RemoteCacheServerTest, UnsignedEntryReadWithAKeyIsRejected) {
@@ -300,10 +303,78 @@ TEST_P(RemoteCacheServerTest, HungServerTimesOut) {
   EXPECT_FALSE(cache->store(uniqueKey("entry"), uniqueEntry("entry")));
 }
 
+TEST_P(RemoteCacheServerTest, NestedRecordIsRejectedWithOrWithoutAKey) {
+  // 50,000 nested brackets in 100 KB: before, every build that read it crashed, key or not.
+  std::string key = uniqueKey("nested");
+  std::string nested = "{\"schema\":\"triton-aot-remote-entry\",\"version\":1,\"key\":\"" + key +
+                       "\",\"files\":{},\"result\":" + std::string(50000, '[') +
+                       std::string(50000, ']') + "}";
+  server_->putRaw("ac", key, nested);
+  for (const RemoteLookup &found : {open()->lookup(key), openSigned("secret")->lookup(key)}) {
+    EXPECT_EQ(found.outcome, RemoteOutcome::Rejected);
+    EXPECT_EQ(found.detail, "malformed record: nested deeper than 100 levels");
+  }
+}
+
+TEST_P(RemoteCacheServerTest, ForgedEntryIsReadOnlyWhenUnsignedEntriesAreAccepted) {
+  // A consistent entry written by someone without the key: its blobs match the record.
+  std::string key = uniqueKey("forged");
+  RemoteEntry forged = uniqueEntry("forged");
+  ASSERT_TRUE(open()->store(key, forged));
+  RemoteCacheSettings settings;   // the default: no key, unsigned entries not accepted
+  settings.url = server_->url();
+  auto strict = RemoteCache::open(settings);
+  ASSERT_TRUE(strict);
+  RemoteLookup found = (*strict)->lookup(key);
+  EXPECT_EQ(found.outcome, RemoteOutcome::Rejected);
+  EXPECT_THAT(found.detail, StartsWith("not read: without a signing key"));
+  EXPECT_THAT(openSigned("secret")->lookup(key).detail, StartsWith("unsigned entry"));
+  expectSame(open()->lookup(key), forged);   // TRITON_AOT_REMOTE_CACHE_UNSIGNED=1: read
+}
+
 INSTANTIATE_TEST_SUITE_P(Servers, RemoteCacheServerTest, ::testing::Values("redis", "nginx"),
                          [](const ::testing::TestParamInfo<std::string> &server) {
                            return server.param;
                          });
+
+
+// Servers that answer a byte now and then, never finishing: every operation has a deadline, so
+// a build is held for the timeout at most, not for ever. (No fixture: a fake server each.)
+TEST(SlowServerTest, RedisThatDripsBytesTimesOut) {
+  for (const std::string credentials : {"", ":secret@"}) {   // the GETRANGE's reply; AUTH's
+    DripServer drip("$1000000\r\n", std::chrono::milliseconds(50));
+    RemoteCacheSettings settings;
+    settings.url = "redis://" + credentials + "127.0.0.1:" + std::to_string(drip.port());
+    settings.timeout = std::chrono::milliseconds(300);
+    settings.signingKey = "secret";
+    auto cache = RemoteCache::open(settings);
+    ASSERT_TRUE(cache) << cache.error().message;
+    auto started = std::chrono::steady_clock::now();
+    RemoteLookup found = (*cache)->lookup(uniqueKey("entry"));
+    auto took = std::chrono::steady_clock::now() - started;
+    EXPECT_EQ(found.outcome, RemoteOutcome::Unavailable) << credentials;
+    EXPECT_THAT(found.detail, HasSubstr("no answer within 300 ms")) << credentials;
+    EXPECT_LT(took, std::chrono::seconds(5)) << credentials;   // 300 ms, on a busy machine
+    EXPECT_EQ(drip.connections(), 1);
+    EXPECT_FALSE((*cache)->store(uniqueKey("entry"), uniqueEntry("entry")));   // not asked again
+  }
+}
+
+TEST(SlowServerTest, HttpThatDripsBytesTimesOut) {
+  DripServer drip("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n",
+                  std::chrono::milliseconds(50));
+  RemoteCacheSettings settings;
+  settings.url = "http://127.0.0.1:" + std::to_string(drip.port()) + "/cache";
+  settings.timeout = std::chrono::milliseconds(300);
+  settings.signingKey = "secret";
+  auto cache = RemoteCache::open(settings);
+  ASSERT_TRUE(cache) << cache.error().message;
+  auto started = std::chrono::steady_clock::now();
+  RemoteLookup found = (*cache)->lookup(uniqueKey("entry"));
+  EXPECT_EQ(found.outcome, RemoteOutcome::Unavailable);
+  EXPECT_THAT(found.detail, HasSubstr("no answer within 300 ms"));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+}
 
 } // namespace
 } // namespace tta::testing

@@ -114,7 +114,7 @@ TEST(RemoteEntryTest, RejectsMalformedRecords) {
   auto rejection = [](const std::string &text) {
     return checkRecord(text, kKey, "", 1 << 20).rejection;
   };
-  EXPECT_EQ(rejection("not json"), "malformed record: not a JSON object");
+  EXPECT_EQ(rejection("not json"), "malformed record: not JSON (at byte 2)");
   EXPECT_EQ(rejection("[1, 2]"), "malformed record: not a JSON object");
   json bad = good;
   bad["schema"] = "triton-cache";
@@ -141,6 +141,21 @@ TEST(RemoteEntryTest, RejectsMalformedRecords) {
   bad = good;
   bad["files"]["ptx"]["size"] = -1;
   EXPECT_EQ(rejection(bad.dump()).rfind("malformed record: file \"ptx\"", 0), 0u);
+}
+
+TEST(RemoteEntryTest, RejectsNestedAndOversizedRecordsBeforeParsing) {
+  // 50,000 nested brackets in 100 KB, with a key or without: nlohmann::json would overflow the
+  // stack of whatever copies the value next (the signature check does).
+  json nested = json::parse(record());
+  std::string text = nested.dump();
+  text.insert(text.rfind('}'), ",\"x\":" + std::string(50000, '[') + std::string(50000, ']'));
+  for (std::string_view key : {"", "secret"})
+    EXPECT_EQ(checkRecord(text, kKey, key, 1 << 20).rejection,
+              "malformed record: nested deeper than 100 levels");
+  std::string large = record() + std::string(kMaxRecordBytes, ' ');
+  EXPECT_EQ(checkRecord(large, kKey, "", 1ull << 40).rejection,
+            "entry too large: the record alone is " + std::to_string(large.size()) +
+                " bytes, over the limit of " + std::to_string(kMaxRecordBytes));
 }
 
 TEST(RemoteEntryTest, RejectsRecordDeclaringTooMuch) {

@@ -7,7 +7,10 @@
 #include <hiredis/hiredis.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+
+#include <unistd.h>
 
 namespace tta::remote {
 namespace {
@@ -111,9 +114,35 @@ TEST(RemoteUrlTest, ErrorsNeverShowThePassword) {
 TEST(RemoteUrlTest, Redact) {
   EXPECT_EQ(redactUrl("redis://user:secret@cache:1/2"), "redis://user:***@cache:1/2");
   EXPECT_EQ(redactUrl("redis://:secret@cache"), "redis://:***@cache");
-  EXPECT_EQ(redactUrl("redis://user@cache"), "redis://user@cache");
-  EXPECT_EQ(redactUrl("redis://cache:1/x@y"), "redis://cache:1/x@y");
+  // redis-cli reads a lone "secret@" as the password: the documented form hides it whole.
+  EXPECT_EQ(redactUrl("redis://secret@cache"), "redis://***@cache");
+  EXPECT_EQ(redactUrl("redis://cache:1/x@y"), "redis://cache:***@y");   // too much, never less
   EXPECT_EQ(redactUrl("http://cache/p"), "http://cache/p");
+  EXPECT_EQ(redactUrl("not a url"), "not a url");
+}
+
+TEST(RemoteUrlTest, PasswordsWithSeparatorsParseAndNeverShow) {
+  // '/', '?', '#' and '@' unescaped in a password: the user information ends at the last '@'.
+  auto url = parseRemoteUrl("redis://user:se/cr?et#x@y@cache:1234/5");
+  ASSERT_TRUE(url) << url.error().message;
+  EXPECT_EQ(url->user, "user");
+  EXPECT_EQ(url->password, "se/cr?et#x@y");
+  EXPECT_EQ(url->host, "cache");
+  EXPECT_EQ(url->port, 1234);
+  EXPECT_EQ(url->database, 5);
+  EXPECT_FALSE(url->loneUserInfo);
+  url = parseRemoteUrl("redis://se/cr#et@cache");
+  ASSERT_TRUE(url) << url.error().message;
+  EXPECT_TRUE(url->loneUserInfo);
+  EXPECT_EQ(url->password, "se/cr#et");
+  for (const char *bad : {"redis://:se/cr?et@cache:x", "redis://:se#cret@cache/db",
+                          "redis://:se?cret@cache:0", "rediss://:se/cret@cache",
+                          "redis://:se/cret@cache/1?x", "gopher://:se/cret@cache"}) {
+    std::string message = urlError(bad);
+    EXPECT_THAT(message, HasSubstr(":***@cache")) << bad;
+    EXPECT_EQ(message.find("cret"), std::string::npos) << bad << ": " << message;
+    EXPECT_EQ(message.find("cr?et"), std::string::npos) << bad << ": " << message;
+  }
 }
 
 TEST(RemoteCacheOpenTest, DescribeRedactsThePassword) {
@@ -160,7 +189,8 @@ protected:
       "TRITON_AOT_REMOTE_CACHE_KEY_FILE",  "TRITON_AOT_REMOTE_CACHE_READ_ONLY",
       "TRITON_AOT_REMOTE_CACHE_TIMEOUT_MS", "TRITON_AOT_REMOTE_CACHE_MAX_ENTRY_MB",
       "TRITON_AOT_REMOTE_CACHE_EXPIRY_SECONDS", "TRITON_AOT_REMOTE_CACHE_TOKEN",
-      "TRITON_AOT_REMOTE_CACHE_BASIC_AUTH"};
+      "TRITON_AOT_REMOTE_CACHE_BASIC_AUTH", "TRITON_AOT_REMOTE_CACHE_UNSIGNED",
+      "TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE"};
   void SetUp() override { clear(); }
   void TearDown() override { clear(); }
   static void clear() {
@@ -228,6 +258,95 @@ TEST_F(RemoteSettingsTest, KeyFile) {
   std::ofstream(path, std::ios::trunc) << "\n";
   set("TRITON_AOT_REMOTE_CACHE_KEY_FILE", path);
   EXPECT_THAT(error(), HasSubstr("the file is empty"));
+}
+
+TEST_F(RemoteSettingsTest, UnsignedEntriesOnlyWhenAskedFor) {
+  set("TRITON_AOT_REMOTE_CACHE", "redis://cache");
+  auto settings = RemoteCacheSettings::fromEnvironment();
+  ASSERT_TRUE(settings);
+  EXPECT_FALSE(settings->acceptUnsigned);
+  set("TRITON_AOT_REMOTE_CACHE_UNSIGNED", "1");
+  settings = RemoteCacheSettings::fromEnvironment();
+  ASSERT_TRUE(settings);
+  EXPECT_TRUE(settings->acceptUnsigned);
+  set("TRITON_AOT_REMOTE_CACHE_UNSIGNED", "please");
+  EXPECT_EQ(error(), "TRITON_AOT_REMOTE_CACHE_UNSIGNED='please': expected 1 (or true, yes) or 0");
+
+  // Without a key and without the opt-in, nothing is read: no server is even asked.
+  RemoteCacheSettings plain;
+  plain.url = "redis://127.0.0.1:1";   // nothing listens there
+  auto cache = RemoteCache::open(plain);
+  ASSERT_TRUE(cache);
+  RemoteLookup found = (*cache)->lookup(std::string(64, 'a'));
+  EXPECT_EQ(found.outcome, RemoteOutcome::Rejected);
+  EXPECT_THAT(found.detail, HasSubstr("without a signing key its entries cannot be verified"));
+  EXPECT_TRUE((*cache)->available());
+}
+
+TEST_F(RemoteSettingsTest, APasswordOnTheCommandLineIsRefused) {
+  // A command line is seen by every user (ps) and CMake writes it into build.ninja.
+  for (const char *url : {"redis://:se/cret@cache", "redis://user:secret@cache",
+                          "redis://secret@cache"}) {
+    auto settings = RemoteCacheSettings::fromEnvironment(url);
+    ASSERT_FALSE(settings) << url;
+    EXPECT_EQ(settings.error().code, ExitCode::UsageError);
+    EXPECT_THAT(settings.error().message,
+                HasSubstr("a password on the command line is visible to every user"));
+    EXPECT_EQ(settings.error().message.find("cret"), std::string::npos)
+        << settings.error().message;
+  }
+  // The same URL from the environment is read; one without a password anywhere.
+  set("TRITON_AOT_REMOTE_CACHE", "redis://:secret@cache");
+  EXPECT_TRUE(RemoteCacheSettings::fromEnvironment());
+  EXPECT_TRUE(RemoteCacheSettings::fromEnvironment("redis://cache:6379/1"));
+  EXPECT_TRUE(RemoteCacheSettings::fromEnvironment("redis://user:@cache"));
+}
+
+TEST_F(RemoteSettingsTest, PasswordFile) {
+  std::string path = ::testing::TempDir() + "remote-cache-password";
+  std::ofstream(path, std::ios::trunc) << "pass/word#1\n";
+  set("TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE", path);
+  // The URL a build file may hold: no password; "user@" is then the user.
+  auto settings = RemoteCacheSettings::fromEnvironment("redis://default@cache:6379/1");
+  ASSERT_TRUE(settings) << settings.error().message;
+  EXPECT_EQ(settings->password, "pass/word#1");
+  settings = RemoteCacheSettings::fromEnvironment("redis://cache");
+  ASSERT_TRUE(settings);
+  EXPECT_EQ(settings->password, "pass/word#1");
+
+  set("TRITON_AOT_REMOTE_CACHE", "redis://:other@cache");
+  EXPECT_EQ(error(), "the remote cache URL 'redis://:***@cache' carries a password, and "
+                     "TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE names another: drop the one in the "
+                     "URL");
+  set("TRITON_AOT_REMOTE_CACHE", "http://cache/triton");
+  EXPECT_THAT(error(), HasSubstr("TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE is for redis:// caches"));
+  set("TRITON_AOT_REMOTE_CACHE", "redis://cache");
+  set("TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE", path + ".missing");
+  EXPECT_EQ(error(), "TRITON_AOT_REMOTE_CACHE_PASSWORD_FILE='" + path +
+                         ".missing': cannot read the Redis password from it");
+}
+
+TEST(SigningKeyTest, NewKeyIsRandomPrivateAndNeverOverwritten) {
+  std::string dir = ::testing::TempDir() + "signing-key." + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string first = dir + "/first", second = dir + "/second";
+  ASSERT_TRUE(writeNewSigningKey(first));
+  ASSERT_TRUE(writeNewSigningKey(second));
+  std::ifstream in(first);
+  std::string key((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_THAT(key, ::testing::MatchesRegex("[0-9a-f]{64}\n"));
+  std::ifstream other(second);
+  EXPECT_NE(key, std::string((std::istreambuf_iterator<char>(other)), {}));
+  EXPECT_EQ(std::filesystem::status(first).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  Status again = writeNewSigningKey(first);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, ExitCode::OutputError);
+  EXPECT_THAT(again.error().message, HasSubstr("delete it first to replace the key"));
+  std::ifstream unchanged(first);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(unchanged)), {}), key);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(RemoteSettingsTest, BadValuesNameTheVariable) {

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <fstream>
 
@@ -222,6 +224,15 @@ TEST_F(CacheKeysTest, Sha256OfFileMatchesTheBytes) {
   write(dir_ / "big", bytes);
   EXPECT_EQ(sha256OfFile(dir_ / "big"), sha256Hex(bytes));
   EXPECT_FALSE(sha256OfFile(dir_ / "missing"));
+}
+
+TEST_F(CacheKeysTest, Sha256OfFileHashesRegularFilesOnly) {
+  // A path from a cache record may name anything: a device or a FIFO would never end (or
+  // never answer), and a directory is no module.
+  EXPECT_FALSE(sha256OfFile("/dev/zero"));
+  EXPECT_FALSE(sha256OfFile(dir_));
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(sha256OfFile(dir_ / "fifo"));
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "test_directory.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -18,7 +19,11 @@ namespace {
 class CacheTest : public testing_support::TestDirectory {
 protected:
   static void write(const fs::path &path, std::string_view text) {
-    std::ofstream(path, std::ios::binary) << text;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  }
+  static std::string readText(const fs::path &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
   CacheEntry entry() const {
@@ -27,7 +32,7 @@ protected:
     entry.files = {{"image", std::string("\x7f" "ELF\0\1\2", 7)}, {"ptx", ".version 8.4\n"}};
     return entry;
   }
-  fs::path entryDir(const std::string &key) const { return dir_ / "cache/v2" / key.substr(0, 2) / key; }
+  fs::path entryDir(const std::string &key) const { return dir_ / "cache/v3" / key.substr(0, 2) / key; }
 
   const std::string key_ = "3f2a9c1e5d7b";
 };
@@ -62,7 +67,7 @@ TEST_F(CacheTest, StoreReplacesAnEntry) {
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->files, second.files);
   EXPECT_FALSE(fs::exists(entryDir(key_) / "ptx"));
-  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v2/tmp")); // the old entry was deleted
+  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v3/tmp")); // the old entry was deleted
 }
 
 TEST_F(CacheTest, MovedCacheKeepsWorking) {
@@ -74,30 +79,91 @@ TEST_F(CacheTest, MovedCacheKeepsWorking) {
   EXPECT_TRUE(moved.lookup(key_));
 }
 
-TEST_F(CacheTest, CorruptEntryIsAMiss) {
-  CompileCache cache(dir_ / "cache");
-  for (std::string_view text : {"{not json", "[]", R"({"key": "3f2a9c1e5d7b"})",
-                                R"({"key": "other", "result": {}, "files": {}})",
-                                R"({"key": "3f2a9c1e5d7b", "result": {}})",
-                                R"({"key": "3f2a9c1e5d7b", "result": {},
-                                    "files": {"image": {"size": "big"}}})",
-                                R"({"key": "3f2a9c1e5d7b", "result": {},
-                                    "files": {"../escape": {"size": 0}}})"}) {
-    ASSERT_TRUE(cache.store(key_, entry()));
-    write(entryDir(key_) / "entry.json", text);
-    EXPECT_FALSE(cache.lookup(key_)) << text;
-  }
+/// The damage lookup() reports for the entry of key_ (empty: a hit or a plain miss).
+std::string damageOf(const CompileCache &cache, const std::string &key) {
+  std::string damage;
+  EXPECT_FALSE(cache.lookup(key, &damage));
+  return damage;
 }
 
-TEST_F(CacheTest, MissingOrTruncatedFileIsAMiss) {
+TEST_F(CacheTest, AMissIsNoDamage) {
+  CompileCache cache(dir_ / "cache");
+  EXPECT_EQ(damageOf(cache, key_), "");
+}
+
+TEST_F(CacheTest, CorruptEntryJsonIsNamedDamage) {
+  CompileCache cache(dir_ / "cache");
+  const std::pair<std::string, std::string> cases[] = {
+      {"{not json", "entry.json is not JSON (at byte 3)"},
+      {"[]", "entry.json is not an entry of this layout"},
+      {R"({"key": "3f2a9c1e5d7b"})", "entry.json is not an entry of this layout"},
+      {R"({"key": "3f2a9c1e5d7b", "result": {}, "files": {}, "sha256": "00"})",
+       "entry.json does not match its SHA-256"},
+      {std::string(60000, '[') + std::string(60000, ']'),
+       "entry.json is nested deeper than 100 levels"},
+  };
+  for (const auto &[text, damage] : cases) {
+    ASSERT_TRUE(cache.store(key_, entry()));
+    write(entryDir(key_) / "entry.json", text);
+    EXPECT_EQ(damageOf(cache, key_), damage) << text.substr(0, 40);
+  }
+  ASSERT_TRUE(cache.store(key_, entry()));
+  fs::remove(entryDir(key_) / "entry.json");
+  EXPECT_EQ(damageOf(cache, key_), "entry.json is missing");
+}
+
+TEST_F(CacheTest, EditedEntryJsonIsDamageEvenWithAValidShape) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  std::string text = readText(entryDir(key_) / "entry.json");
+  // The answer's shared memory changed: still JSON of the right shape, but not what was stored.
+  std::size_t at = text.find("\"shared\": 0");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, 11, "\"shared\": 9");
+  write(entryDir(key_) / "entry.json", text);
+  EXPECT_EQ(damageOf(cache, key_), "entry.json does not match its SHA-256");
+}
+
+TEST_F(CacheTest, AFlippedByteInAFileIsDamage) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store(key_, entry()));
+  std::string image = readText(entryDir(key_) / "image");
+  image[3] = static_cast<char>(image[3] ^ 0x20);   // same size, other bytes
+  write(entryDir(key_) / "image", image);
+  EXPECT_EQ(damageOf(cache, key_), "image differs from the SHA-256 entry.json names");
+  // Reported once: the damaged entry can be dropped, and is then a plain miss.
+  cache.discard(key_);
+  EXPECT_FALSE(fs::exists(entryDir(key_)));
+  EXPECT_EQ(damageOf(cache, key_), "");
+}
+
+TEST_F(CacheTest, MissingTruncatedOrSpecialFileIsDamage) {
   CompileCache cache(dir_ / "cache");
   ASSERT_TRUE(cache.store(key_, entry()));
   fs::remove(entryDir(key_) / "ptx");
-  EXPECT_FALSE(cache.lookup(key_));
+  EXPECT_EQ(damageOf(cache, key_), "ptx is missing");
 
   ASSERT_TRUE(cache.store(key_, entry()));
   write(entryDir(key_) / "image", "\x7f" "EL");
-  EXPECT_FALSE(cache.lookup(key_));
+  EXPECT_EQ(damageOf(cache, key_), "image is 3 bytes, not the 7 entry.json names");
+
+  ASSERT_TRUE(cache.store(key_, entry()));
+  write(entryDir(key_) / "image", std::string(100, 'x'));
+  EXPECT_EQ(damageOf(cache, key_), "image is 100 bytes, over 7");
+
+  // A device or a link in place of a file is never read: /dev/zero would never end.
+  ASSERT_TRUE(cache.store(key_, entry()));
+  fs::remove(entryDir(key_) / "image");
+  fs::create_symlink("/dev/zero", entryDir(key_) / "image");
+  EXPECT_THAT(damageOf(cache, key_), ::testing::StartsWith("image: "));
+}
+
+TEST_F(CacheTest, ForeignEntryIsDamage) {
+  CompileCache cache(dir_ / "cache");
+  ASSERT_TRUE(cache.store("3f2a9c1e5d7c", entry()));
+  fs::create_directories(entryDir(key_).parent_path());
+  fs::rename(entryDir("3f2a9c1e5d7c"), entryDir(key_));
+  EXPECT_EQ(damageOf(cache, key_), "entry.json is the entry of another key");
 }
 
 TEST_F(CacheTest, DisabledCacheStoresNothing) {
@@ -141,10 +207,12 @@ TEST_F(CacheTest, ConcurrentStoresOfOneKeyLeaveOneWholeEntry) {
     writers.emplace_back([&, i] {
       for (int round = 0; round < 20; ++round) {
         EXPECT_TRUE(cache.store(key_, entries[i]));
-        if (std::optional<CacheEntry> hit = cache.lookup(key_)) { // never a mix of two entries
+        std::string damage;
+        if (std::optional<CacheEntry> hit = cache.lookup(key_, &damage)) { // never a mix
           int writer = hit->result["writer"];
           EXPECT_EQ(hit->files, entries[writer].files);
         }
+        EXPECT_EQ(damage, "");   // an entry replaced while read is read again, not damaged
       }
     });
   for (std::thread &writer : writers)
@@ -153,7 +221,7 @@ TEST_F(CacheTest, ConcurrentStoresOfOneKeyLeaveOneWholeEntry) {
   ASSERT_TRUE(hit);
   int writer = hit->result["writer"];
   EXPECT_EQ(hit->files, entries[writer].files);
-  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v2/tmp"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "cache/v3/tmp"));
 }
 
 } // namespace
