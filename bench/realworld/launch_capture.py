@@ -16,6 +16,11 @@ Two modes:
   replay zeroes the `reset_to_zero` arguments as the autotuner did.
 - "dry": no GPU. Nothing launches (outputs stay as allocated); an autotuned kernel takes its first
   config. Enough to see which kernels a workload reaches and to build their declarations.
+
+`untuned=True` (gpu mode): an autotuned kernel launches its first config that Triton can compile
+for the GPU, without timing any: the launch the library is compared with is still Triton's own,
+and a workload whose autotuners compile dozens of configs each (flash-linear-attention's) records
+in minutes.
 """
 import contextlib
 import dataclasses
@@ -122,10 +127,11 @@ class _Frames(threading.local):
 class Recorder:
     """`with Recorder("gpu") as rec: workload()` fills rec.launches."""
 
-    def __init__(self, mode):
+    def __init__(self, mode, untuned=False):
         if mode not in ("gpu", "dry"):
             raise ValueError(f"mode {mode!r}: 'gpu' or 'dry'")
         self.mode = mode
+        self.untuned = untuned or mode == "dry"
         self.launches = []
         self._frames = _Frames()
         self._saved = []
@@ -155,12 +161,8 @@ class Recorder:
                     frame["memory"] = recorder._copy_storages(named.values())
                 stack.append(("autotune", tuner, frame))
                 try:
-                    if recorder.mode == "dry":
-                        config = tuner.best_config = tuner.configs[0]
-                        if config.pre_hook is not None:  # as the autotuner runs it (block shapes)
-                            config.pre_hook({**dict(zip(tuner.arg_names, args)), **kwargs,
-                                             **config.all_kwargs()})
-                        return tuner.fn.run(*args, **kwargs, **config.all_kwargs())
+                    if recorder.untuned:
+                        return recorder._run_first_config(tuner, args, kwargs)
                     return tune_run(tuner, *args, **kwargs)
                 finally:
                     stack.pop()
@@ -192,6 +194,25 @@ class Recorder:
         for cls, attr, original in self._saved:
             setattr(cls, attr, original)
         return False
+
+    def _run_first_config(self, tuner, args, kwargs):
+        """The tuner's launch with its first config (on a GPU, the first Triton compiles for it:
+        one that needs more shared memory than the device has is passed over, as the autotuner's
+        benchmark passes it over)."""
+        from triton.compiler.errors import CompilationError
+        from triton.runtime.errors import OutOfResources
+        configs = list(tuner.configs)
+        for position, config in enumerate(configs):
+            tuner.best_config = config
+            if config.pre_hook is not None:  # as the autotuner runs it (block shapes)
+                config.pre_hook({**dict(zip(tuner.arg_names, args)), **kwargs,
+                                 **config.all_kwargs()})
+            try:
+                return tuner.fn.run(*args, **kwargs, **config.all_kwargs())
+            except (OutOfResources, CompilationError):
+                # Nothing was recorded or launched: _record appends after the launch.
+                if self.mode == "dry" or position + 1 == len(configs):
+                    raise
 
     # -- one launch ------------------------------------------------------------------------
     def _record(self, jit_run, fn, args, grid, kwargs):

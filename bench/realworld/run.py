@@ -61,13 +61,17 @@ def missing_gpu_or_modules(workload_name, need_gpu=True):
     return ""
 
 
-def run_cases(workload, mode, device, shard=(0, 1)):
+def run_cases(workload, mode, device, shard=(0, 1), untuned=False):
     """Runs the workload's cases (those of shard i of n) while recording their launches."""
     from launch_capture import Recorder
     failures = {}
     cases = [c for k, c in enumerate(workload.cases()) if k % shard[1] == shard[0]]
-    with Recorder(mode) as recorder:
-        for case, fn in cases:
+    started = time.monotonic()
+    with Recorder(mode, untuned) as recorder:
+        for number, (case, fn) in enumerate(cases, 1):
+            # Progress, so that a run cut short by a machine's time limit says how far it got.
+            print(f"[{time.monotonic() - started:5.0f} s] case {number}/{len(cases)}: {case}",
+                  flush=True)
             try:
                 fn(device)
             except Exception as e:  # a case that fails is reported, the others still run
@@ -160,6 +164,7 @@ def build(entries, work, tritonaot_dir, arch, python):
             if e.name in failed:
                 results[e.name] = "configure: " + _first_error(done.stderr)
         remaining = [e for e in remaining if e.name not in failed]
+    print(f"building {len(remaining)} entry points ({len(results)} refused at configure)", flush=True)
     subprocess.run(["cmake", "--build", build_dir, "--", "-k", "0"], capture_output=True, text=True)
     for e in remaining:
         if os.path.exists(library_path(work, e)):
@@ -202,6 +207,10 @@ def main():
                         help="declare an autotuned kernel with the config it launched with (in a "
                              "dry run its decorator's first) instead of all its decorator's: "
                              "which kernels build, on a machine with few CPUs")
+    parser.add_argument("--untuned", action="store_true",
+                        help="gpu: autotuned kernels launch their first config Triton compiles "
+                             "for the GPU, none timed (the comparison is still with Triton's own "
+                             "launch); with --first-config, one config declared per launch")
     parser.add_argument("--every-config", action="store_true",
                         help="gpu: also run every config of each autotuned launch through Triton "
                              "and the library (not only the one the autotuner chose)")
@@ -229,7 +238,7 @@ def main():
             launches, failures = run_cases(workload, "dry", "cpu", shard)
     else:
         kernels = inventory(workload)
-        launches, failures = run_cases(workload, "gpu", "cuda", shard)
+        launches, failures = run_cases(workload, "gpu", "cuda", shard, args.untuned)
     for case, why in failures.items():
         print(f"case {case} failed: {why}")
     print(f"recorded {len(launches)} launches in {time.monotonic() - started:.0f} s", flush=True)
