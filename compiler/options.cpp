@@ -89,6 +89,14 @@ std::vector<std::string> rewriteUpstreamSpellings(std::vector<std::string> args)
 std::string defaultPython() {
   if (const char *env = std::getenv("TRITON_AOT_PYTHON"); env && *env)
     return env;
+  // The user's active environment before the clone's: an installed toolchain runs the Triton
+  // of the environment it is used from (docs/cmake.md#python gives the same order).
+  for (const char *variable : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+    if (const char *prefix = std::getenv(variable); prefix && *prefix) {
+      std::string python = std::string(prefix) + "/bin/python";
+      if (::access(python.c_str(), X_OK) == 0)
+        return python;
+    }
   std::string builtIn = TRITON_AOT_DEFAULT_PYTHON;
   if (!builtIn.empty() && ::access(builtIn.c_str(), X_OK) == 0)
     return builtIn;
@@ -483,7 +491,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
       ->type_name("SECONDS");
   app.add_option("--python", python,
                  "Python interpreter that has Triton (default: $TRITON_AOT_PYTHON, else the "
-                 "configured one, else python3)");
+                 "active environment's ($VIRTUAL_ENV, $CONDA_PREFIX), else the configured one, "
+                 "else python3)");
   app.add_option("-j,--jobs", jobs, "Parallel frontend workers (default: one per CPU, at most one per 512 MiB available)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--emit-ir", emitIr, "Also write each variant's ttir, ttgir, llir and ptx/amdgcn here");

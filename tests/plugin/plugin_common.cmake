@@ -10,6 +10,8 @@ cmake_minimum_required(VERSION 3.25)
 # Compiles in the test projects never run on a cache or Python a developer's shell points at.
 unset(ENV{TRITON_AOT_CACHE_DIR})
 unset(ENV{TRITON_AOT_PYTHON})
+unset(ENV{VIRTUAL_ENV})     # an active environment with Triton would be taken (docs/cmake.md#python)
+unset(ENV{CONDA_PREFIX})
 unset(ENV{CMAKE_TRITON_ARCHITECTURES})
 
 # plugin_run(COMMAND <argv>... [OUTPUT <var>] [RESULT <var>] [WORKING_DIRECTORY <dir>])

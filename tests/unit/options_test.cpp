@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 
@@ -234,6 +236,70 @@ TEST(Options, HeuristicOverridesAndValuesFromTheCommandLineAndSpecFiles) {
   EXPECT_NE(wrong.error().message.find("heuristic_values.BLOCK: expected an array of integers"),
             std::string::npos);
   fs::remove_all(dir);
+}
+
+} // namespace
+} // namespace tta
+
+namespace tta {
+namespace {
+
+/// Sets environment variables for one test and puts them back after it.
+class ScopedEnv {
+public:
+  ScopedEnv(std::initializer_list<std::pair<const char *, const char *>> values) {
+    for (const auto &[name, value] : values) {
+      const char *was = std::getenv(name);
+      saved_.emplace_back(name, was ? std::optional<std::string>(was) : std::nullopt);
+      if (value)
+        ::setenv(name, value, 1);
+      else
+        ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto &[name, value] : saved_)
+      value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
+  }
+
+private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+std::string pythonOf(const std::vector<std::string> &extra = {}) {
+  std::vector<std::string> args = {"k.py", "-n", "f", "-s", "i32", "-t", "cuda:80"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto cl = parseCommandLine(args);
+  EXPECT_TRUE(cl) << cl.error().message;
+  return cl ? cl->request.options.python : "";
+}
+
+TEST(Options, PythonComesFromTheUsersActiveEnvironmentBeforeTheClones) {
+  const std::filesystem::path env = std::filesystem::path(::testing::TempDir()) / "tta-env";
+  std::filesystem::create_directories(env / "bin");
+  { std::ofstream(env / "bin/python") << "#!/bin/sh\n"; }
+  std::filesystem::permissions(env / "bin/python", std::filesystem::perms::owner_all);
+
+  ScopedEnv none({{"TRITON_AOT_PYTHON", nullptr}, {"VIRTUAL_ENV", nullptr}, {"CONDA_PREFIX", nullptr}});
+  const std::string configured = pythonOf();   // the clone's, else python3
+  {
+    ScopedEnv conda({{"CONDA_PREFIX", env.c_str()}});
+    EXPECT_EQ(pythonOf(), (env / "bin/python").string());
+  }
+  {
+    ScopedEnv venv({{"VIRTUAL_ENV", env.c_str()}, {"CONDA_PREFIX", "/no/such/conda"}});
+    EXPECT_EQ(pythonOf(), (env / "bin/python").string());
+  }
+  {
+    // An environment without an interpreter is passed over.
+    ScopedEnv empty({{"VIRTUAL_ENV", "/no/such/venv"}});
+    EXPECT_EQ(pythonOf(), configured);
+  }
+  {
+    ScopedEnv asked({{"TRITON_AOT_PYTHON", "/opt/py/bin/python3"}, {"VIRTUAL_ENV", env.c_str()}});
+    EXPECT_EQ(pythonOf(), "/opt/py/bin/python3");
+    EXPECT_EQ(pythonOf({"--python", "/usr/bin/python3.12"}), "/usr/bin/python3.12");
+  }
 }
 
 } // namespace
