@@ -1,0 +1,119 @@
+"""Runs the shell examples of the README and docs/ as written, and fails when one fails.
+
+    python3 tests/docs/run_doc_examples.py --build-dir build/default [FILE.md ...]
+
+A fenced block runs when the line before its opening fence is a marker:
+
+    <!-- docs-test -->            run it (bash, -e -u -o pipefail)
+    <!-- docs-test: gpu -->       run it where nvidia-smi lists a GPU; otherwise reported skipped
+
+The marked blocks of one file run in order in one scratch directory, so that a later block uses
+what an earlier one wrote (a compile, then its link). The scratch directory holds links to the
+repository's top-level entries and `build/default` -> the build tree given, so that commands run
+exactly as a reader at the top of a clone would type them, and nothing is written into the
+clone. Exit status: 0 all passed (or skipped), 1 a block failed.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MARKER = re.compile(r"^\s*<!--\s*docs-test(?::\s*([a-z ,-]+))?\s*-->\s*$")
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)")
+
+
+def marked_blocks(path):
+    """[(line of the fence, language, options, text)] of the file's marked blocks."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    blocks, index = [], 0
+    while index < len(lines):
+        marker = MARKER.match(lines[index])
+        fence = FENCE.match(lines[index + 1]) if marker and index + 1 < len(lines) else None
+        if not fence:
+            index += 1
+            continue
+        options = {o.strip() for o in (marker.group(1) or "").replace(",", " ").split() if o.strip()}
+        start, body = index + 2, []
+        end = start
+        while end < len(lines) and not lines[end].strip().startswith(fence.group(2)):
+            body.append(lines[end][len(fence.group(1)):] if lines[end].startswith(fence.group(1)) else lines[end])
+            end += 1
+        if end == len(lines):
+            raise SystemExit(f"{path}:{index + 2}: a marked block has no closing fence")
+        blocks.append((index + 2, fence.group(3) or "sh", options, "\n".join(body) + "\n"))
+        index = end + 1
+    return blocks
+
+
+def scratch_for(build_dir):
+    """A directory that looks like the top of a clone whose build tree is build/default."""
+    scratch = tempfile.mkdtemp(prefix="tta-docs-")
+    for entry in os.listdir(ROOT):
+        if entry in (".git", "build"):
+            continue
+        os.symlink(os.path.join(ROOT, entry), os.path.join(scratch, entry))
+    os.makedirs(os.path.join(scratch, "build"))
+    os.symlink(os.path.abspath(build_dir), os.path.join(scratch, "build", "default"))
+    return scratch
+
+
+def has_gpu():
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return listed.returncode == 0 and "GPU" in listed.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", required=True, help="the configured and built build tree")
+    parser.add_argument("--python", help="TRITON_AOT_PYTHON for the examples' compiles")
+    parser.add_argument("files", nargs="*", help="Markdown files (default: README.md and docs/*.md)")
+    args = parser.parse_args()
+    files = args.files or ["README.md"] + sorted(
+        os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md"))
+    env = dict(os.environ)
+    if args.python:
+        env["TRITON_AOT_PYTHON"] = args.python
+    gpu = None
+    failed = ran = skipped = 0
+    for name in files:
+        blocks = marked_blocks(os.path.join(ROOT, name))
+        if not blocks:
+            continue
+        scratch = scratch_for(args.build_dir)
+        try:
+            for line, language, options, text in blocks:
+                where = f"{name}:{line}"
+                if language not in ("sh", "bash", "shell", "console"):
+                    print(f"{where}: a marked block must be shell, not {language!r}")
+                    failed += 1
+                    continue
+                if "gpu" in options:
+                    gpu = has_gpu() if gpu is None else gpu
+                    if not gpu:
+                        print(f"{where}: skipped (needs a GPU)")
+                        skipped += 1
+                        continue
+                print(f"{where}: running\n{text}", flush=True)
+                done = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=scratch, env=env,
+                                      capture_output=True, text=True)
+                ran += 1
+                if done.returncode != 0:
+                    failed += 1
+                    print(f"{where}: FAILED (exit status {done.returncode})\n"
+                          f"--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    print(f"{ran} example(s) run, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
