@@ -6,6 +6,8 @@ A fenced block runs when the line before its opening fence is a marker:
 
     <!-- docs-test -->            run it (bash, -e -u -o pipefail)
     <!-- docs-test: gpu -->       run it where nvidia-smi lists a GPU; otherwise reported skipped
+    <!-- docs-test: file=P -->    write it (any language: a CMakeLists.txt, a kernel, a main.c)
+                                  to the path P, for the blocks after it
 
 The marked blocks of one file run in order in one scratch directory, so that a later block uses
 what an earlier one wrote (a compile, then its link). The scratch directory holds links to the
@@ -22,7 +24,7 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-MARKER = re.compile(r"^\s*<!--\s*docs-test(?::\s*([a-z ,-]+))?\s*-->\s*$")
+MARKER = re.compile(r"^\s*<!--\s*docs-test(?::\s*([A-Za-z0-9_ ,=./-]+))?\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)")
 
 
@@ -91,6 +93,17 @@ def main():
         try:
             for line, language, options, text in blocks:
                 where = f"{name}:{line}"
+                files = [o[len("file="):] for o in options if o.startswith("file=")]
+                if files:
+                    target = os.path.normpath(os.path.join(scratch, files[0]))
+                    if not target.startswith(scratch + os.sep) or os.path.islink(os.path.dirname(target)):
+                        print(f"{where}: file={files[0]} must be a new path under the scratch directory")
+                        failed += 1
+                        continue
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    with open(target, "w", encoding="utf-8") as f:
+                        f.write(text)
+                    continue
                 if language not in ("sh", "bash", "shell", "console"):
                     print(f"{where}: a marked block must be shell, not {language!r}")
                     failed += 1
