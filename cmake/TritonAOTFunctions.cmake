@@ -246,12 +246,13 @@ function(triton_add_library target)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot")
   add_library(${target} ${kind})
   # <triton_aot/runtime.h> goes with the header: the generated .c includes it, and users of the
-  # library get its fp16/bf16 helpers and full status API. The runtime's objects are compiled in.
+  # library get its fp16/bf16 helpers and full status API. The runtime's objects are compiled in:
+  # with debug information where this project's build type has it (Debug, RelWithDebInfo).
   get_property(runtime_header GLOBAL PROPERTY TRITON_AOT_RUNTIME_HEADER)
   configure_file("${runtime_header}" "${dir}/triton_aot/runtime.h" COPYONLY)
   target_sources(${target}
     PRIVATE "${dir}/${target}.c" "${dir}/${target}.images.c"
-            $<TARGET_OBJECTS:TritonAOT::runtime_objects>
+            $<IF:$<CONFIG:Debug,RelWithDebInfo>,$<TARGET_OBJECTS:TritonAOT::runtime_objects_debug>,$<TARGET_OBJECTS:TritonAOT::runtime_objects>>
     PUBLIC FILE_SET HEADERS BASE_DIRS "${dir}"
            FILES "${dir}/${target}.h" "${dir}/triton_aot/runtime.h")
   if(NOT TARGET Threads::Threads)
