@@ -10,6 +10,28 @@ include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTPython.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTSignature.cmake)
 
+# _triton_aot_call_line(<file> <command> <name> <out>): the line of `<command>(<name>` in <file>
+# (CMake tells a function its caller's file, not the line), or "" when the call is not written
+# out there (made by a loop or a macro). The name is unique in a project, so the first is it.
+function(_triton_aot_call_line file command name out_var)
+  set(${out_var} "" PARENT_SCOPE)
+  if(NOT EXISTS "${file}")
+    return()
+  endif()
+  file(READ "${file}" content)
+  # One list element per line: the characters a list would read otherwise go first.
+  string(REGEX REPLACE "[][;\\\\]" "_" content "${content}")
+  string(REPLACE "\n" ";" lines "${content}")
+  set(number 0)
+  foreach(text IN LISTS lines)
+    math(EXPR number "${number} + 1")
+    if(text MATCHES "^[ \t]*${command}[ \t]*\\([ \t]*${name}([ \t)]|$)")
+      set(${out_var} ${number} PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
 # triton_add_kernel(<name> SOURCE <file> | MODULE <dotted.name> [FUNCTION <fn>] SIGNATURE <sig>...
 #                   [GRID <x> [<y> [<z>]]] [CONFIG <config>...] [DROP_PRE_HOOKS]
 #                   [HEURISTIC <NAME=C expression>...] [HEURISTIC_VALUES <NAME=V1,V2>...]
@@ -91,6 +113,8 @@ function(triton_add_kernel name)
   # parameter that @triton.heuristics sets or that has a default needs none (docs/compiler.md).
 
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_DECLARED_IN "${CMAKE_CURRENT_LIST_FILE}")
+  _triton_aot_call_line("${CMAKE_CURRENT_LIST_FILE}" triton_add_kernel "${name}" line)
+  set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_DECLARED_LINE "${line}")
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_SOURCE "${arg_SOURCE}")
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_FUNCTION "${arg_FUNCTION}")
   set_property(GLOBAL PROPERTY TRITON_AOT_KERNEL_${name}_SIGNATURES "${arg_SIGNATURE}")
@@ -353,10 +377,16 @@ function(_triton_aot_add_build_rules target)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot")
   set(indexes "")
   foreach(kernel IN LISTS kernels)
-    foreach(property SOURCE FUNCTION SIGNATURES GRID CONFIGS OPTIONS)
+    foreach(property SOURCE FUNCTION SIGNATURES GRID CONFIGS OPTIONS DECLARED_IN DECLARED_LINE)
       get_property(${property} GLOBAL PROPERTY TRITON_AOT_KERNEL_${kernel}_${property})
     endforeach()
-    set(variant_args "")
+    # Errors found only when compiling (a parameter count, a type) name the declaring call.
+    cmake_path(RELATIVE_PATH DECLARED_IN BASE_DIRECTORY "${CMAKE_SOURCE_DIR}"
+               OUTPUT_VARIABLE declared_at)
+    if(DECLARED_LINE)
+      string(APPEND declared_at ":${DECLARED_LINE}")
+    endif()
+    set(variant_args --declared-at "${declared_at} (triton_add_kernel(${kernel}))")
     foreach(signature IN LISTS SIGNATURES)
       list(APPEND variant_args -s "${signature}")
     endforeach()

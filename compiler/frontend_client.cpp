@@ -138,6 +138,54 @@ Expected<SignatureEntry> defaultEntry(const nlohmann::json &param, const std::st
   return entry;
 }
 
+/// The parameters a positional signature one entry short may lack (names of the candidates),
+/// told from which entries are values and which parameters are tl.constexpr: in
+/// "*fp32, *fp32, i32, 1024" for (x_ptr, y_ptr, out_ptr, n_elements, BLOCK), 1024 is BLOCK's, so
+/// one of the first four is missing, not BLOCK. A value may also specialise a runtime parameter;
+/// that reading is tried only when no other fits. Empty where this cannot be told (an entry
+/// given by name, a parameter with a default, more than one entry short).
+std::vector<std::string> parametersPossiblyMissing(const Signature &signature,
+                                                   const nlohmann::json &params,
+                                                   const std::vector<std::string> &names) {
+  const std::size_t count = signature.entries.size();
+  if (names.size() != count + 1)
+    return {};
+  for (const SignatureEntry &entry : signature.entries)
+    if (!entry.keyword.empty())
+      return {};
+  for (const auto &param : params)
+    if (member(param, "default"))
+      return {};
+  auto fits = [&](const SignatureEntry &entry, const nlohmann::json &param, bool valuesSpecialise) {
+    const bool value = entry.kind == SignatureEntry::Kind::Constexpr;
+    if (boolOr(param, "constexpr", false))
+      return value;
+    return !value || valuesSpecialise;
+  };
+  for (bool valuesSpecialise : {false, true}) {
+    std::vector<std::string> candidates;
+    for (std::size_t gap = 0; gap < names.size(); ++gap) {
+      bool all = true;
+      for (std::size_t i = 0; i < count && all; ++i)
+        all = fits(signature.entries[i], params[i < gap ? i : i + 1], valuesSpecialise);
+      if (all)
+        candidates.push_back(names[gap]);
+    }
+    if (candidates.size() == names.size())
+      return {};   // any of them: nothing better than the positional reading
+    if (!candidates.empty())
+      return candidates;
+  }
+  return {};
+}
+
+std::string oneOf(const std::vector<std::string> &names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
 } // namespace
 
 Expected<Signature> completeSignature(const Signature &signature, const nlohmann::json &describe,
@@ -203,8 +251,15 @@ Expected<Signature> completeSignature(const Signature &signature, const nlohmann
                                   "' is declared tl.constexpr: give its value (e.g. 128) or a config name"));
     complete.entries.push_back(std::move(entry));
   }
-  if (!missing.empty())
+  if (!missing.empty()) {
+    std::vector<std::string> candidates = parametersPossiblyMissing(signature, params, names);
+    if (candidates.size() == 1)
+      return countError("no entry for " + candidates[0]);
+    if (candidates.size() > 1)
+      return countError("no entry for " + oneOf(candidates) +
+                        " (the entries' kinds do not tell which)");
     return countError("no entry for " + joinNames(missing));
+  }
   return complete;
 }
 

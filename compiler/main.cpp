@@ -45,11 +45,30 @@ void removeNamedOutputs(const std::vector<std::string> &args) {
     }
 }
 
+/// --declared-at's value from the raw arguments (also when they do not parse), or "".
+std::string declaredAt(const std::vector<std::string> &args) {
+  std::string found;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i] == "--declared-at" && i + 1 < args.size())
+      found = args[i + 1];
+    else if (args[i].rfind("--declared-at=", 0) == 0)
+      found = args[i].substr(std::string("--declared-at=").size());
+  return found;
+}
+
+/// After the errors of a failed run: where the build declared what failed, so an error found
+/// only when compiling still leads to the line to fix.
+void noteDeclaration(const std::vector<std::string> &args) {
+  if (std::string where = declaredAt(args); !where.empty())
+    std::fprintf(stderr, "note: the kernel is declared at %s\n", where.c_str());
+}
+
 int run(const std::vector<std::string> &args) {
   auto commandLine = tta::parseCommandLine(args);
   if (!commandLine) {
     removeNamedOutputs(args);
     report(commandLine.error(), false);
+    noteDeclaration(args);
     return static_cast<int>(commandLine.error().code);
   }
   if (!commandLine->newRemoteCacheKey.empty()) {
@@ -84,6 +103,8 @@ int run(const std::vector<std::string> &args) {
   });
   for (const tta::Diagnostic &diag : outcome.errors)
     report(diag, verbose);
+  if (!outcome.errors.empty())
+    noteDeclaration(args);
   if (outcome.code == tta::ExitCode::Success && commandLine->summary)
     std::fputs(tta::formatSummary(outcome.variants).c_str(), stdout);
   if (outcome.code == tta::ExitCode::Interrupted && interruptSignal != 0) {

@@ -498,6 +498,11 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.add_option("--emit-ir", emitIr, "Also write each variant's ttir, ttgir, llir and ptx/amdgcn here");
   app.add_flag("--no-ptx", noPtx, "Do not write the .ptx beside CUDA images");
   app.add_flag("--summary", summary, "Print a table of what was built");
+  std::string declaredAt;   // read by main() from the raw arguments, so parse errors get it too
+  app.add_option("--declared-at", declaredAt,
+                 "Where the kernel is declared (\"CMakeLists.txt:12\"), named in a note after "
+                 "every error: the CMake plugin passes its triton_add_kernel() call")
+      ->type_name("FILE:LINE");
   app.add_flag("-v,--verbose", verbose, "Explain what happens; show Python tracebacks");
   app.add_flag("--version", version, "Print the version and exit");
 

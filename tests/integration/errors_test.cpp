@@ -422,3 +422,38 @@ TEST_F(Errors, CrashInsideTritonIsAKernelErrorWithItsCause) {
 
 } // namespace
 } // namespace tta
+
+namespace tta {
+namespace {
+
+// An error found only when compiling names where the build declared the kernel: a signature
+// whose type does not parse (a usage error, before anything runs) and one with a parameter
+// too few (found against the kernel's own parameters).
+TEST_F(Errors, ErrorsNameTheDeclarationTheBuildGave) {
+  const std::string declared = "kernels/CMakeLists.txt:12 (triton_add_kernel(add))";
+  std::vector<std::string> bad_type = addArgs("*fp32, *fp32, *fp32, fp33, 1024");
+  bad_type.insert(bad_type.end(), {"--declared-at", declared});
+  RunResult r = compile(bad_type);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("did you mean 'fp32'?"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: the kernel is declared at " + declared + "\n"), std::string::npos)
+      << r.err;
+
+  std::vector<std::string> too_few = addArgs("*fp32, *fp32, i32, 1024");
+  too_few.insert(too_few.end(), {"--declared-at=" + declared});
+  r = compile(too_few);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("note: the kernel is declared at " + declared + "\n"), std::string::npos)
+      << r.err;
+  expectNoOutputs();
+
+  // Nothing is noted when nothing failed.
+  std::vector<std::string> good = addArgs("*fp32, *fp32, *fp32, i32, 1024");
+  good.insert(good.end(), {"--declared-at", declared});
+  r = compile(good);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("declared at"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace tta

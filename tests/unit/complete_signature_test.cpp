@@ -215,3 +215,34 @@ TEST(ResolveKernelNamesTest, OtherNamesThatCannotBuild) {
 
 } // namespace
 } // namespace tta
+
+namespace tta {
+namespace {
+
+// def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr), no defaults.
+nlohmann::json vectorAdd() {
+  nlohmann::json params = nlohmann::json::array();
+  for (const char *name : {"x_ptr", "y_ptr", "out_ptr", "n_elements"})
+    params.push_back({{"name", name}, {"constexpr", false}});
+  params.push_back({{"name", "BLOCK"}, {"constexpr", true}});
+  return {{"function", "add_kernel"}, {"line", 7}, {"params", params}};
+}
+
+TEST(CompleteSignatureTest, AnEntryShortNamesTheParametersItCanBe) {
+  auto note = [](std::string_view text) {
+    auto s = completeSignature(expectParsed(parseSignature(text), text), vectorAdd(),
+                               "add_kernel", "k.py");
+    EXPECT_FALSE(s) << text;
+    return s ? std::string() : s.error().notes.at(0);
+  };
+  // 1024 is BLOCK's value: one of the runtime parameters is missing, not BLOCK.
+  EXPECT_EQ(note("*fp32, *fp32, i32, 1024"),
+            "no entry for x_ptr, y_ptr, out_ptr or n_elements (the entries' kinds do not tell which)");
+  // Only types: the constexpr is the one without an entry.
+  EXPECT_EQ(note("*fp32, *fp32, *fp32, i32"), "no entry for BLOCK");
+  // Two values for one constexpr: any parameter may be the missing one; by position, BLOCK.
+  EXPECT_EQ(note("*fp32, 16, *fp32, 1024"), "no entry for BLOCK");
+}
+
+} // namespace
+} // namespace tta
