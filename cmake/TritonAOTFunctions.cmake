@@ -104,6 +104,10 @@ function(triton_add_kernel name)
     _triton_aot_check_function("${context}" "${arg_SOURCE}" "${arg_FUNCTION}")
   endif()
 
+  foreach(signature IN LISTS arg_SIGNATURE)
+    _triton_aot_check_signature_types("${context}" "${signature}")
+  endforeach()
+
   # No GRID: the caller passes the grid to the entry point (grid_x, grid_y, grid_z).
   set(grid "")
   if(DEFINED arg_GRID)
@@ -292,6 +296,13 @@ function(triton_add_library target)
     POSITION_INDEPENDENT_CODE ON)
 
   set(link_options "")
+  # zstd's levels (ZSTD_maxCLevel(), which triton-aot-ld checks again): refused here, at the
+  # call, rather than by the link at build time.
+  if(DEFINED arg_COMPRESS_LEVEL AND NOT (arg_COMPRESS_LEVEL MATCHES "^[0-9]+$"
+     AND arg_COMPRESS_LEVEL GREATER_EQUAL 1 AND arg_COMPRESS_LEVEL LESS_EQUAL 22))
+    message(FATAL_ERROR "${context}: COMPRESS_LEVEL '${arg_COMPRESS_LEVEL}' is out of range: 1 "
+                        "(fastest) to 22 (smallest); zstd's default is 3")
+  endif()
   if(arg_COMPRESS OR arg_COMPRESS_LEVEL)
     list(APPEND link_options --compress)
     if(arg_COMPRESS_LEVEL)

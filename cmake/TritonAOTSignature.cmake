@@ -65,3 +65,76 @@ function(_triton_aot_check_function context file function)
   message(FATAL_ERROR "${context}: no function '${function}' in ${file}${names}; set FUNCTION "
                       "to the @triton.jit function's name")
 endfunction()
+
+# _triton_aot_check_signature_types(<context> <signature>): fails, at the call's line, for an
+# entry whose type is misspelt ("fp33", "*flaot"), as triton-aot-cc would at build time, with
+# the same "did you mean". An entry that is a name or a value is left to the compiler.
+function(_triton_aot_check_signature_types context signature)
+  # The grammar's scalar types and the compiler's aliases of them (contract/types.cpp and
+  # compiler/signature.cpp; the unit test CMakeSignatureTypes.AreTheCompilers keeps them equal).
+  set(types i1 i8 i16 i32 i64 u1 u8 u16 u32 u64 fp16 bf16 fp32 fp64
+            fp8e4nv fp8e5 fp8e4b15 fp8e4b8 fp8e5b16 f32)
+  set(aliases bool=i1 int1=i1 uint1=u1 int8=i8 int16=i16 int=i32 int32=i32 int64=i64 uint8=u8
+              uint16=u16 uint32=u32 uint64=u64 half=fp16 float16=fp16 bfloat16=bf16 float=fp32
+              float32=fp32 double=fp64 float64=fp64 float8e4nv=fp8e4nv float8e5=fp8e5
+              float8e4b15=fp8e4b15 float8e4b8=fp8e4b8 float8e5b16=fp8e5b16
+              float8_e4m3fn=fp8e4nv float8_e5m2=fp8e5 float8_e4m3fnuz=fp8e4b8
+              float8_e5m2fnuz=fp8e5b16 f16=fp16 f64=fp64)
+  _triton_aot_top_level("${signature}" flat)
+  string(REPLACE ";" "," flat "${flat}")
+  string(REPLACE "," ";" entries "${flat}")
+  set(number 0)
+  foreach(entry IN LISTS entries)
+    math(EXPR number "${number} + 1")
+    string(STRIP "${entry}" entry)
+    string(REGEX REPLACE "^[A-Za-z_][A-Za-z0-9_]*[ \t]*=([^=]|$)" "\\1" entry "${entry}")
+    string(STRIP "${entry}" entry)
+    set(pointer FALSE)
+    if(entry MATCHES "^\\*[ \t]*(.*)$")
+      set(pointer TRUE)
+      set(entry "${CMAKE_MATCH_1}")
+    endif()
+    if(NOT entry MATCHES "^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(.*)$")
+      continue()
+    endif()
+    set(token "${CMAKE_MATCH_1}")
+    set(rest "${CMAKE_MATCH_2}")
+    if(token IN_LIST types)
+      continue()
+    endif()
+    set(guess "")
+    foreach(alias IN LISTS aliases)
+      if(alias MATCHES "^${token}=(.*)$")
+        set(guess "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+    if(NOT pointer AND NOT guess AND NOT rest MATCHES "^:"
+       AND NOT token MATCHES "^(i|u|f|fp|bf)[0-9]")
+      continue()   # a constexpr name (BLOCK) or a value
+    endif()
+    if(NOT guess)   # the known type sharing the longest prefix with it
+      set(best 0)
+      foreach(type IN LISTS types)
+        string(LENGTH "${type}" length)
+        set(shared 0)
+        foreach(n RANGE 1 ${length})
+          string(SUBSTRING "${type}" 0 ${n} head)
+          string(SUBSTRING "${token}" 0 ${n} mine)
+          if(head STREQUAL mine)
+            set(shared ${n})
+          endif()
+        endforeach()
+        if(shared GREATER best)
+          set(best ${shared})
+          set(guess "${type}")
+        endif()
+      endforeach()
+    endif()
+    set(hint "")
+    if(guess)
+      set(hint "; did you mean '${guess}'?")
+    endif()
+    message(FATAL_ERROR "${context}: SIGNATURE \"${signature}\": entry ${number}: unknown type "
+                        "'${token}'${hint}")
+  endforeach()
+endfunction()

@@ -777,4 +777,11 @@ std::string formatSignature(const Signature &signature) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> typeSpellingAliases() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto [alias, type] : kTypeAliases)
+    out.emplace_back(alias, type);
+  return out;
+}
+
 } // namespace tta

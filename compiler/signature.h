@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tta {
@@ -74,5 +75,9 @@ Expected<Signature> parseSignature(std::string_view text);
 std::string formatSignature(const Signature &signature);
 /// Canonical form of one entry ("*fp32:16", "COMPUTE_DW=False").
 std::string formatEntry(const SignatureEntry &entry);
+
+/// The other spellings of scalar types the signature grammar recognises, to say "did you mean"
+/// ("float32" -> "fp32"): (alias, type) pairs. cmake/TritonAOTSignature.cmake keeps a copy.
+std::vector<std::pair<std::string, std::string>> typeSpellingAliases();
 
 } // namespace tta
