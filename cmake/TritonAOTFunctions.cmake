@@ -62,10 +62,17 @@ function(triton_add_kernel name)
   foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${context}: ${keyword} needs a value")
   endforeach()
-  # A misspelt keyword after a list keyword reads as one more value of that list.
+  # A misspelt keyword after a list keyword reads as one more value of that list: the likely
+  # misspellings anywhere, and any bare upper-case word where a value always has '=' (a config,
+  # a heuristic, a tuning argument) or is numbers (a tuning shape).
   foreach(value IN LISTS arg_SIGNATURE arg_GRID arg_CONFIG arg_OPTIONS arg_TUNE_KEY
                          arg_TUNE_SHAPES arg_TUNE_ARGS arg_TUNE_GRID)
-    if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES|TUNE_[A-Z_]+)$")
+    if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES|HEURISTICS|HEURISTIC_VALUE|TUNE_[A-Z_]+)$")
+      message(FATAL_ERROR "${context}: unknown keyword '${value}'; ${keywords}")
+    endif()
+  endforeach()
+  foreach(value IN LISTS arg_CONFIG arg_HEURISTIC arg_HEURISTIC_VALUES arg_TUNE_SHAPES arg_TUNE_ARGS)
+    if(value MATCHES "^[A-Z][A-Z0-9_]*$")
       message(FATAL_ERROR "${context}: unknown keyword '${value}'; ${keywords}")
     endif()
   endforeach()
