@@ -122,10 +122,27 @@ def aot_build(args, build, cache):
 
 # ---- upstream: the same specializations through compile.py / link.py / cc ------------------
 
+def source_root_of(build):
+    """The top source directory of the CMake build tree `build` (or of one under it): metadata
+    names kernel sources relative to the project's source root (docs/reproducible.md)."""
+    here = os.path.abspath(build)
+    while True:
+        cache = os.path.join(here, "CMakeCache.txt")
+        if os.path.exists(cache):
+            with open(cache, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                        return line.split("=", 1)[1].strip()
+        if os.path.dirname(here) == here:
+            return None
+        here = os.path.dirname(here)
+
+
 def load_specs(build):
     """Every variant the triton-aot build compiled, from its metadata files (one per variant
     and target), with what upstream compile.py needs to compile the same one."""
     specs = {}
+    root = source_root_of(build)
     for path in glob.glob(os.path.join(build, "**", "*.json"), recursive=True):
         try:
             with open(path) as f:
@@ -135,7 +152,7 @@ def load_specs(build):
         if not isinstance(meta, dict) or meta.get("schema") != "triton-aot-kernel":
             continue
         source = meta["kernel"]["source"]
-        for base in (os.path.dirname(path), build):  # relative sources: see docs/metadata.md
+        for base in filter(None, (root, os.path.dirname(path), build)):  # docs/metadata.md
             if not os.path.isabs(source) and os.path.exists(os.path.join(base, source)):
                 source = os.path.join(base, source)
         if not os.path.exists(source):

@@ -133,6 +133,9 @@ def render_upstream(spec, image, ty_to_cpp, template_dir):
         "num_warps": spec["num_warps"], "algo_info": "_".join([const_sig, meta_sig]),
         "gridX": grid[0], "gridY": grid[1], "gridZ": grid[2], "_placeholder": "",
         "warp_size": spec["warp_size"],
+        # Triton 3.9's templates name the backend too; earlier ones have no such field (format
+        # ignores it).
+        "backend_name": "cuda" if spec["backend"] == "cuda" else "hip",
     }
     backend = "cuda" if spec["backend"] == "cuda" else "hip"
     return {path.suffix: path.read_text().format(**params)
