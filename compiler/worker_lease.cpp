@@ -162,7 +162,7 @@ std::string workerPoolSocket(const std::string &directory, const std::string &pr
   fs::path frontend = fs::path(workerScript).parent_path();
   for (const char *file :
        {"triton_aot_worker.py", "triton_adapter.py", "target_driver.py", "torch_answers.py",
-        "worker_pool.py", "config_hooks.py"})
+        "worker_pool.py", "config_hooks.py", "heuristic_flatten.py", "find_module.py"})
     key += sha256Hex(fileText(frontend / file)) + '\n';
   std::vector<std::string> entries;
   for (const std::string &entry : environment)

@@ -130,6 +130,8 @@ std::optional<std::string> canonicalFunction(const std::string &dotted) {
     return "next_power_of_2";
   if (dotted == "bool" || dotted == "int" || dotted == "float")
     return dotted;
+  if (dotted == "fdiv")   // Python's true division a / b, spelled as a call in C
+    return dotted;
   return std::nullopt;
 }
 
@@ -168,7 +170,9 @@ private:
 
   /// Parentheses, calls, conditionals and unary operators nest at most this deep: each level
   /// is several frames of this parser (and of eval, format and emit over the tree).
-  static constexpr int kMaxNesting = 64;
+  /// 160: a heuristic function's loop, unrolled by the frontend (FlagGems' tile search: 14
+  /// iterations), nests two conditionals and a parenthesis per iteration.
+  static constexpr int kMaxNesting = 160;
   struct Nesting {
     int &depth;
     explicit Nesting(int &d) : depth(++d) {}
@@ -325,15 +329,16 @@ private:
       return left;
     while (isOp("*") || isOp("//") || isOp("/") || isOp("%")) {
       std::string op = peek().text;
-      if (python_ && op == "/")
-        return unsupported("true division '/' (it gives a float; use '//')");
       if (!python_ && op == "//")
         return unsupported("'//' (write '/': integer division in this spelling)");
       ++pos_;
       auto right = unary();
       if (!right)
         return right;
-      left = make(Node::Kind::Binary, op == "/" ? "//" : op, {std::move(*left), std::move(*right)});
+      if (python_ && op == "/")   // true division: a float, fdiv(a, b) in the C spelling
+        left = make(Node::Kind::Call, "fdiv", {std::move(*left), std::move(*right)});
+      else
+        left = make(Node::Kind::Binary, op == "/" ? "//" : op, {std::move(*left), std::move(*right)});
     }
     return left;
   }
@@ -488,7 +493,7 @@ private:
     }
     ++pos_;
     std::size_t wanted = *function == "min" || *function == "max" ? 0
-                         : *function == "cdiv"                    ? 2
+                         : *function == "cdiv" || *function == "fdiv" ? 2
                                                                   : 1;
     if (wanted == 0 ? args.size() < 2 : args.size() != wanted)
       return parseError(column, "'" + dotted + "' takes " +
@@ -787,6 +792,11 @@ Expected<Value> eval(const Node &n, const std::map<std::string, Value> &values) 
           best = args[i];
       return best;
     }
+    if (n.op == "fdiv") {   // Python's a / b: a float, whatever the operands
+      if (asDouble(args[1]) == 0)
+        return evalError("division by zero");
+      return makeFloat(asDouble(args[0]) / asDouble(args[1]));
+    }
     if (n.op == "abs" && args[0].kind == Value::Kind::Float)
       return makeFloat(std::fabs(args[0].floatValue));
     if (n.op == "abs")
@@ -1069,6 +1079,9 @@ private:
     for (const Emitted &a : args)
       isFloat = isFloat || a.type == Emitted::Type::Float;
     const Emitted::Type type = isFloat ? Emitted::Type::Float : Emitted::Type::Int;
+    if (fn == "fdiv")   // both as double, as Python divides (a divisor of 0 gives inf here)
+      return made(Emitted::Type::Float,
+                  "((double)" + args[0].text + " / (double)" + args[1].text + ")", args);
     if (fn == "min" || fn == "max") {
       // Operands are side-effect free, so repeating them is safe.
       std::string acc = args[0].text;
@@ -1110,9 +1123,9 @@ std::string formatHeuristicValue(const HeuristicValue &value) {
 
 Expected<HeuristicExpr> parseHeuristic(std::string_view text, HeuristicDialect dialect,
                                        std::string_view argName) {
-  if (text.size() > kMaxExpressionLength)
+  if (text.size() > kMaxHeuristicLength)
     return parseError(1, "the expression is longer than " +
-                             std::to_string(kMaxExpressionLength) + " characters");
+                             std::to_string(kMaxHeuristicLength) + " characters");
   auto tokens = tokenize(text);
   if (!tokens)
     return tokens.takeError();
@@ -1122,9 +1135,9 @@ Expected<HeuristicExpr> parseHeuristic(std::string_view text, HeuristicDialect d
   // The C form is what the metadata records and the linker reads back: it must be within the
   // same limits (it has a parenthesis per operation, so it nests deeper than the text may).
   const std::string cForm = format(expr->root);
-  if (cForm.size() > kMaxExpressionLength)
+  if (cForm.size() > kMaxHeuristicLength)
     return parseError(1, "the expression's C form is longer than " +
-                             std::to_string(kMaxExpressionLength) + " characters");
+                             std::to_string(kMaxHeuristicLength) + " characters");
   auto cTokens = tokenize(cForm);
   auto again = cTokens ? Parser(std::move(*cTokens), HeuristicDialect::C, argName).parse()
                        : Expected<HeuristicExpr>(cTokens.takeError());

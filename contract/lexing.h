@@ -19,6 +19,10 @@ inline bool isSpace(char c) {
 /// Their recursion, and that of the trees they build, is bounded by the length, so that hostile
 /// text ("((((...", "-----x", "x+x+x+...") cannot exhaust the stack. Real ones are far shorter.
 inline constexpr std::size_t kMaxExpressionLength = 1000;
+/// A heuristic may be longer: a function of several statements, its loops unrolled by the
+/// frontend, is one expression (FlagGems' tile searches: about 2,000 characters). A chain of
+/// 6,000 characters is 3,000 levels of the trees' recursion, within any thread's stack.
+inline constexpr std::size_t kMaxHeuristicLength = 6000;
 
 /// \p text without leading and trailing white space.
 inline std::string_view trim(std::string_view text) {

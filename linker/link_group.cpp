@@ -296,6 +296,30 @@ private:
     return group;
   }
 
+  /// The dispatcher computes a heuristic once, before it knows the device: every target must
+  /// compute it alike. One that reads the device (a heuristic function asking torch for the SM
+  /// count, answered per target when compiling) differs between targets, and is refused here
+  /// rather than computed with one target's answer on another's devices.
+  Status sameHeuristics(const HintGroup &group, const std::vector<HeuristicRecord> &tested,
+                        const ReadVariant &v, const std::string &target) const {
+    for (const HeuristicRecord &h : tested)
+      for (const HeuristicRecord &seen : group.heuristics)
+        if (seen.name == h.name && seen.expression != h.expression) {
+          const std::string &where = group.fileOf.begin()->first;
+          auto shown = [](const std::string &e) {
+            return e.size() <= 80 ? e : e.substr(0, 77) + "...";
+          };
+          return errorIn(v.file, "heuristic '" + h.name + "' of kernel '" + kernel_.name +
+                                     "' is computed differently for " + target + " (" +
+                                     shown(h.expression) + ") than for " + where + " (" +
+                                     shown(seen.expression) + "): it depends on the device (its "
+                                     "answers differ between targets), and a library computes "
+                                     "it one way for all; build one library per target, or give "
+                                     "the heuristic by hand (--heuristic, CMake HEURISTIC)");
+        }
+    return ok();
+  }
+
   /// A tested heuristic must become C over this kernel's C parameters and constexprs.
   Status checkHeuristic(const HeuristicRecord &h, const ReadVariant &v) const {
     auto expr = parseHeuristic(h.expression, HeuristicDialect::C);
@@ -342,11 +366,13 @@ private:
     auto hint = std::find_if(group.hints.begin(), group.hints.end(), [&](const HintGroup &h) {
       return h.hints == hints && h.heuristicKey == heuristicKey;
     });
+    const std::string target = targetKey(v.meta.target);
     if (hint == group.hints.end()) {
       group.hints.push_back({hints, heuristicKey, tested, v.meta.variant.constexprs, {}, {}});
       hint = group.hints.end() - 1;
+    } else if (Status s = sameHeuristics(*hint, tested, v, target); !s) {
+      return s;
     }
-    const std::string target = targetKey(v.meta.target);
     if (auto other = hint->fileOf.find(target); other != hint->fileOf.end())
       return errorIn(v.file, "duplicate: kernel '" + kernel_.name + "', config " +
                                  configLabel(group) + ", variant (" +

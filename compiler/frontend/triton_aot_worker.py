@@ -27,6 +27,8 @@ import threading
 import traceback
 import types
 
+import heuristic_flatten
+
 PROTOCOL = 1
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 A = None  # triton_adapter, once Triton imported
@@ -1076,10 +1078,14 @@ def heuristic_entries(layers):
                 body = node.body
             else:
                 statements = [st for st in node.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
-                if len(statements) != 1 or not isinstance(statements[0], ast.Return) or statements[0].value is None:
-                    item["error"] = f"its body is not a single return statement (def {node.name})"
-                else:
+                if len(statements) == 1 and isinstance(statements[0], ast.Return) and statements[0].value is not None:
                     body = statements[0].value
+                else:  # several statements: executed symbolically into the expression they return
+                    try:
+                        body = heuristic_flatten.flatten(fn, node, _function_node)
+                    except heuristic_flatten.Untranslatable as exc:
+                        item["error"] = f"{exc} (def {node.name}"
+                        item["error"] += f", line {exc.line})" if exc.line else ")"
             if "error" not in item:
                 arg = params[0].arg
                 item["arg"] = arg
@@ -1158,9 +1164,14 @@ def describe(req):
         params.append(item)
     file, def_line, _ = A.function_start(fn)
     heuristic_layers = heuristics_layers(unwrap_kernel(getattr(entry.module, name))[1])
+    # A heuristic of several statements may ask torch or Triton about the device (FlagGems: the
+    # SM count): what it asks is evaluated now, answered for this target.
+    from target_driver import answering_for
+    with answering_for(target):
+        heuristics = heuristic_entries(heuristic_layers)
     answer = {"function": fn.__name__, "dialect": "gluon" if A.is_gluon(fn) else "triton", "params": params,
               "jit_functions": jit_names, "file": file, "line": def_line,
-              "heuristics": heuristic_entries(heuristic_layers), "deps": entry.deps,
+              "heuristics": heuristics, "deps": entry.deps,
               "do_not_specialize": [p.name for p in fn.params if p.do_not_specialize],
               "do_not_specialize_on_alignment": [p.name for p in fn.params if p.do_not_specialize_on_alignment]}
     if autotune is not None:

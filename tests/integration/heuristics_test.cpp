@@ -396,3 +396,82 @@ TEST(HeuristicKernels, AFlagTheSignatureGivesIsNormalisedAtBuildTime) {
 
 } // namespace
 } // namespace tta
+
+namespace tta {
+namespace {
+
+// FlagGems-style heuristics of several statements (tests/kernels/fusedops/ops/tile_heuristics.py):
+// a while loop over the SM count torch gives for the target, an if/elif chain, a helper called
+// by another. Each target's library computes what Python computes with that target's answer.
+RunResult compileTiledSum(const fs::path &dir, const std::string &target, const std::string &out) {
+  const std::vector<std::string> env = {"PYTHONPATH=" + std::string(TTA_KERNELS_DIR) +
+                                        "/site-packages"};
+  return runCompiler({kOps + "tiled_sum.py", "-n", "tiled_sum_kernel", "-s",
+                      "*fp32:16, *fp32:16, i32, i32, i32", "-g", "M, cdiv(K, TILE_K), 1", "-t",
+                      target, "-o", out + "/", "--index", out + "/index.json",
+                      "--heuristic-values", "TILE_K=1", "--heuristic-values", "TILE_N=64"},
+                     dir, env);
+}
+
+TEST(HeuristicKernels, FunctionsOfSeveralStatementsComputeAsPythonPerTarget) {
+  fs::path dir = freshDir("heuristics", "programs");
+  for (const char *target : {"cuda:80", "cuda:90a"}) {
+    RunResult r = compileTiledSum(dir, target, std::string("out_") + (target + 5));
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  // The loop's SM count is each target's representative device's: A100 108, H100 132.
+  for (const auto &[out, sms] : {std::pair{"out_80", "108"}, std::pair{"out_90a", "132"}}) {
+    for (const KernelMetadata &m : metadataIn(dir / out)) {
+      const HeuristicRecord &k = m.variant.heuristics.at(0);
+      EXPECT_EQ(k.name, "TILE_K");
+      EXPECT_TRUE(k.runtime);
+      EXPECT_THAT(k.expression, HasSubstr("fdiv(M * cdiv(K, 1), " + std::string(sms) + ") > 1"));
+      EXPECT_THAT(m.variant.heuristics.at(2).expression, HasSubstr("next_power_of_2(N)"));
+    }
+  }
+  // One library for both: refused, never computed with one target's answer on the other.
+  RunResult both = run(TTA_LINKER, {"--name", "both", "-o", "lib_both", "out_80/index.json",
+                                    "out_90a/index.json"}, dir);
+  EXPECT_NE(both.status, 0);
+  EXPECT_THAT(both.err, HasSubstr("heuristic 'TILE_K' of kernel 'tiled_sum_kernel' is computed "
+                                  "differently for"));
+  EXPECT_THAT(both.err, HasSubstr("build one library per target"));
+
+  // Per target: the C dispatcher's value, read from the refusal of a value not compiled (only
+  // TILE_K=1 is), against Python's: M=1, K=30000 doubles the tile while cdiv(K, tile) exceeds
+  // the SM count: to 512 with 108 SMs, to 256 with 132; M=4, K=3 stays at 1.
+  const std::string program = R"(#include "ts.h"
+#include <stdio.h>
+int main(void) {
+  static float buffer[64] __attribute__((aligned(16)));
+  int status = (int)ts_tiled_sum_kernel(NULL, buffer, buffer, 1, 64, 30000);
+  printf("wide %d %s\n", status, ts_last_error());
+  status = (int)ts_tiled_sum_kernel(NULL, buffer, buffer, 4, 64, 3);
+  printf("narrow %d %s\n", status, ts_last_error());
+  return 0;
+}
+)";
+  for (const auto &[out, wide] : {std::pair{"out_80", "512"}, std::pair{"out_90a", "256"}}) {
+    SCOPED_TRACE(out);
+    const fs::path lib = dir / (std::string("lib_") + out);
+    RunResult linked = run(TTA_LINKER, {"--name", "ts", "-o", lib.string(),
+                                        (dir / out / "index.json").string()}, dir);
+    ASSERT_EQ(linked.status, 0) << linked.err;
+    std::ofstream(lib / "main.c") << program;
+    for (const std::string &compiler : cCompilers()) {
+      SCOPED_TRACE(compiler);
+      RunResult built = run(compiler, {"-std=c11", "-Wall", "-Wextra", "-Werror", "-I", lib.string(),
+                                       "-I", TTA_RUNTIME_INCLUDE, "main.c", "ts.c", "ts.images.S",
+                                       TTA_RUNTIME_LIBRARY, "-ldl", "-lpthread", "-o", "program"},
+                            lib);
+      ASSERT_EQ(built.status, 0) << built.err;
+      RunResult ran = run((lib / "program").string(), {}, lib);
+      auto got = keyedLines(ran.out);
+      EXPECT_THAT(got["wide"], HasSubstr("heuristic TILE_K is " + std::string(wide)));
+      EXPECT_THAT(got["narrow"], Not(HasSubstr("heuristic TILE_K")));   // 1: compiled
+    }
+  }
+}
+
+} // namespace
+} // namespace tta
