@@ -321,6 +321,12 @@ bool CompileRun::applyHeuristics() {
       Job copy = job;
       copy.signature = std::move(a.signature);
       copy.heuristics = std::move(a.record);
+      // A heuristic's num_warps / num_stages wins over the config's, as in Triton, where
+      // Heuristics.run sets the launch's keyword arguments after the autotuner's config.
+      if (a.numWarps)
+        copy.config.numWarps = a.numWarps;
+      if (a.numStages)
+        copy.config.numStages = a.numStages;
       expanded.push_back(std::move(copy));
     }
   }

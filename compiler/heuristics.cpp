@@ -141,7 +141,11 @@ Expected<std::vector<KernelHeuristic>> translateHeuristics(const nlohmann::json 
     };
     if (!seen.insert(h.name).second)
       continue;   // an inner layer's value is overwritten by the outer one's at launch
-    if (!constexprs.count(h.name))
+    // Triton's Heuristics.run puts each value among the launch's keyword arguments, and the
+    // launch takes num_warps and num_stages from them (FlagGems: "num_warps": lambda args: 8).
+    h.launchOption = (h.name == "num_warps" || h.name == "num_stages") &&
+                     std::find(names.begin(), names.end(), h.name) == names.end();
+    if (!constexprs.count(h.name) && !h.launchOption)
       return locate(usage("@triton.heuristics of '" + function + "' sets '" + h.name + "', which " +
                           (std::find(names.begin(), names.end(), h.name) == names.end()
                                ? "is not a parameter"
@@ -242,6 +246,8 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   Signature trial = resolved;
   std::map<std::string, CallerValue> inputs;
   for (const KernelHeuristic &h : heuristics) {
+    if (h.launchOption)
+      continue;   // no parameter: nothing in the signature
     const bool readsItself = h.expr.names.count(h.name) > 0;
     const std::size_t at = entryFor(resolved, names, h.name);
     auto locate = [&](Diagnostic diag) {
@@ -320,6 +326,7 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   struct Branch {
     std::map<std::string, HeuristicValue> assigned;
     nlohmann::json record = nlohmann::json::array();
+    std::map<std::string, int> options;   // num_warps / num_stages set by a heuristic
   };
   std::vector<Branch> branches(1);
   std::set<std::string> varying;   // heuristics whose value the dispatcher decides
@@ -361,6 +368,31 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
                             "', which a later heuristic sets (Triton evaluates them outer "
                             "decorator first, each dict in order)"));
       }
+    }
+    if (h.launchOption) {
+      // Evaluated per variant: from constants and the other heuristics' values in it (which
+      // the dispatcher decides), never from a runtime argument directly.
+      if (readsRuntime)
+        return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
+                            ") computes a launch option from runtime arguments (" +
+                            joinNames(read) + "): triton-aot compiles " + h.name +
+                            " per variant, so it may read constexprs and the other heuristics' "
+                            "values only"));
+      for (Branch &branch : branches) {
+        std::map<std::string, HeuristicValue> env = known;
+        env.insert(branch.assigned.begin(), branch.assigned.end());
+        env.insert(constants.begin(), constants.end());
+        auto value = evaluateHeuristic(h.expr, env);
+        if (!value || value->kind != HeuristicValue::Kind::Int || value->intValue < 1 ||
+            value->intValue > 64)
+          return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
+                              ") " + (value ? "gives " + formatHeuristicValue(*value) +
+                                                  ", not a count from 1 to 64"
+                                            : "cannot be evaluated at build time: " +
+                                                  value.error().message)));
+        branch.options[h.name] = static_cast<int>(value->intValue);
+      }
+      continue;
     }
     nlohmann::json base = {{"name", h.name},
                            {"expression", formatHeuristic(h.expr)},
@@ -420,7 +452,13 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   for (const Branch &branch : branches) {
     HeuristicAssignment a;
     a.signature = resolved;
+    if (auto w = branch.options.find("num_warps"); w != branch.options.end())
+      a.numWarps = w->second;
+    if (auto st = branch.options.find("num_stages"); st != branch.options.end())
+      a.numStages = st->second;
     for (const KernelHeuristic &h : heuristics) {
+      if (h.launchOption)
+        continue;
       SignatureEntry entry;
       entry.kind = SignatureEntry::Kind::Constexpr;
       entry.value = toConstexpr(branch.assigned.at(h.name));

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct KernelHeuristic {
   std::string file;          ///< where the lambda is
   int line = 0;
   bool manual = false;       ///< from --heuristic
+  /// A launch option Triton takes from the heuristics' keyword arguments (num_warps,
+  /// num_stages), not a parameter: it sets the variant's option.
+  bool launchOption = false;
   HeuristicExpr expr;
 };
 
@@ -53,6 +57,8 @@ Expected<std::vector<KernelHeuristic>> translateHeuristics(const nlohmann::json 
 struct HeuristicAssignment {
   Signature signature;                      ///< the resolved signature plus NAME=value entries
   nlohmann::json record = nlohmann::json::array();   ///< metadata "heuristics" of the variant
+  std::optional<int> numWarps;              ///< set by a heuristic named num_warps
+  std::optional<int> numStages;             ///< set by a heuristic named num_stages
 };
 
 /// The variants \p resolved (a job's signature, constexpr names resolved) becomes: every

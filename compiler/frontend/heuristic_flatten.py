@@ -161,7 +161,8 @@ class Flattener:
     def expr(self, node, env):
         """`node` with locals replaced by their expressions, helper calls inlined and whatever
         reads no argument evaluated."""
-        node = _Substitute(self, env).visit(copy.deepcopy(node))
+        node = ArgsGet(self.arg).visit(copy.deepcopy(node))
+        node = _Substitute(self, env).visit(node)
         return self.fold(node)
 
     def fold(self, node):
@@ -322,6 +323,24 @@ class _Rename(ast.NodeTransformer):
     def visit_Name(self, node):
         if node.id == self.old:
             node.id = self.new
+        return node
+
+
+class ArgsGet(ast.NodeTransformer):
+    """args.get("NAME") and args.get("NAME", default) read as args["NAME"]: Triton's args hold
+    every parameter of the kernel, so the default is never taken for one (and a name that is no
+    parameter is then refused by the compiler, naming it)."""
+
+    def __init__(self, arg):
+        self.arg = arg
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if (isinstance(func, ast.Attribute) and func.attr == "get" and isinstance(func.value, ast.Name)
+                and func.value.id == self.arg and 1 <= len(node.args) <= 2 and not node.keywords
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            return ast.copy_location(ast.Subscript(value=func.value, slice=node.args[0], ctx=ast.Load()), node)
         return node
 
 

@@ -1089,6 +1089,7 @@ def heuristic_entries(layers):
             if "error" not in item:
                 arg = params[0].arg
                 item["arg"] = arg
+                body = heuristic_flatten.ArgsGet(arg).visit(body)
                 item["expression"] = ast.unparse(_InlineConstants(fn, arg).visit(body))
             entries.append(item)
     return entries

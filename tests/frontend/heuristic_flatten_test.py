@@ -56,6 +56,11 @@ def uses_helper(args):
     return b >= args["N"]
 
 
+def with_get(args):
+    k = args.get("K", 1)
+    return k * 2 if args.get("M") > 4 else k
+
+
 def counts_with_continue(args):
     n = 0
     i = 0
@@ -113,6 +118,10 @@ class Flatten(unittest.TestCase):
         self.check(block, [{"N": n} for n in (1, 64, 65, 1000, 4096, 5000)])
         text = self.check(uses_helper, [{"N": n} for n in (1, 64, 65, 1000, 4096, 5000)])
         self.assertNotIn("block(", text)
+
+    def test_args_get_reads_the_argument(self):
+        text = self.check(with_get, [{"K": 3, "M": 1}, {"K": 3, "M": 9}])
+        self.assertNotIn(".get(", text)
 
     def test_continue_and_a_constant_loop(self):
         text = self.check(counts_with_continue, [{"step": 5}, {"step": -2}])

@@ -402,7 +402,7 @@ namespace {
 
 // FlagGems-style heuristics of several statements (tests/kernels/fusedops/ops/tile_heuristics.py):
 // a while loop over the SM count torch gives for the target, an if/elif chain, a helper called
-// by another. Each target's library computes what Python computes with that target's answer.
+// by another, and num_warps set by a heuristic. Each target's library computes what Python computes with that target's answer.
 RunResult compileTiledSum(const fs::path &dir, const std::string &target, const std::string &out) {
   const std::vector<std::string> env = {"PYTHONPATH=" + std::string(TTA_KERNELS_DIR) +
                                         "/site-packages"};
@@ -426,7 +426,11 @@ TEST(HeuristicKernels, FunctionsOfSeveralStatementsComputeAsPythonPerTarget) {
       EXPECT_EQ(k.name, "TILE_K");
       EXPECT_TRUE(k.runtime);
       EXPECT_THAT(k.expression, HasSubstr("fdiv(M * cdiv(K, 1), " + std::string(sms) + ") > 1"));
-      EXPECT_THAT(m.variant.heuristics.at(2).expression, HasSubstr("next_power_of_2(N)"));
+      EXPECT_THAT(m.variant.heuristics.at(1).expression, HasSubstr("next_power_of_2(N)"));
+      // "num_warps": a launch option the heuristics set, from TILE_N (64): 2 warps, not the
+      // default 4; not a parameter, so not among the variant's heuristics.
+      EXPECT_EQ(m.launch.numWarps, 2);
+      EXPECT_EQ(m.variant.heuristics.size(), 3u);
     }
   }
   // One library for both: refused, never computed with one target's answer on the other.

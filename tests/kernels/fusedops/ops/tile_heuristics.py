@@ -34,3 +34,13 @@ def tile_n(args):
 def one_tile(args):
     tile = tile_n(args)
     return tile >= args["N"]
+
+
+def warps_for_tile(args):
+    """A launch option set by a heuristic (Triton's launch takes it from the heuristics' keyword
+    arguments): from the tile another heuristic chose."""
+    if args["TILE_N"] <= 64:
+        return 2
+    elif args["TILE_N"] <= 1024:
+        return 4
+    return 8

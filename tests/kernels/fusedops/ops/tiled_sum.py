@@ -4,10 +4,11 @@ import torch  # noqa: F401  (real projects import it at the top; the heuristics 
 import triton
 import triton.language as tl
 
-from .tile_heuristics import one_tile, tile_k, tile_n
+from .tile_heuristics import one_tile, tile_k, tile_n, warps_for_tile
 
 
-@triton.heuristics({"TILE_K": tile_k, "TILE_N": tile_n, "ONE_TILE_PER_CTA": one_tile})
+@triton.heuristics({"TILE_K": tile_k, "TILE_N": tile_n, "ONE_TILE_PER_CTA": one_tile,
+                    "num_warps": warps_for_tile})
 @triton.jit
 def tiled_sum_kernel(x_ptr, out_ptr, M, N, K, TILE_N: tl.constexpr, TILE_K: tl.constexpr,
                      ONE_TILE_PER_CTA: tl.constexpr):
