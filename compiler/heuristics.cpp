@@ -239,7 +239,7 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
                  const HeuristicDeclarations &declared, const nlohmann::json &describe,
                  const std::string &function, const std::string &file) {
   if (heuristics.empty())
-    return std::vector<HeuristicAssignment>{{resolved, nlohmann::json::array()}};
+    return std::vector<HeuristicAssignment>{{resolved, nlohmann::json::array(), {}}};
   const std::vector<std::string> names = paramNames(describe);
   // The signature must leave the heuristics' parameters out (resolveKernelNames took out the
   // entries that name them; Triton's launch overwrites them), except one a heuristic reads: the
