@@ -428,9 +428,12 @@ TEST(HeuristicKernels, FunctionsOfSeveralStatementsComputeAsPythonPerTarget) {
       EXPECT_THAT(k.expression, HasSubstr("fdiv(M * cdiv(K, 1), " + std::string(sms) + ") > 1"));
       EXPECT_THAT(m.variant.heuristics.at(1).expression, HasSubstr("next_power_of_2(N)"));
       // "num_warps": a launch option the heuristics set, from TILE_N (64): 2 warps, not the
-      // default 4; not a parameter, so not among the variant's heuristics.
+      // default 4; recorded under its name with the launch's value (not a constexpr).
       EXPECT_EQ(m.launch.numWarps, 2);
-      EXPECT_EQ(m.variant.heuristics.size(), 3u);
+      ASSERT_EQ(m.variant.heuristics.size(), 4u);
+      EXPECT_EQ(m.variant.heuristics.at(3).name, "num_warps");
+      EXPECT_EQ(m.variant.heuristics.at(3).value, 2);
+      EXPECT_FALSE(m.variant.constexprs.count("num_warps"));
     }
   }
   // One library for both: refused, never computed with one target's answer on the other.
