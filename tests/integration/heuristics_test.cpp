@@ -496,7 +496,7 @@ RunResult compileLaunch(const fs::path &dir, const std::string &function, const 
                         const std::string &index, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {kLaunchOptions, "-n", function, "-s", signature, "-g",
                                    "cdiv(n_elements, BLOCK_SIZE), 1, 1", "-t", "cuda:80", "-o",
-                                   "out/", "--index", "out/" + index};
+                                   "out/", "--index", index};
   args.insert(args.end(), extra.begin(), extra.end());
   return runCompiler(args, dir);
 }
@@ -554,7 +554,7 @@ TEST(LaunchOptionHeuristics, NumWarpsFromARuntimeArgumentPicksTheVariant) {
     warps.insert(m.launch.numWarps);
   }
   EXPECT_EQ(warps, (std::set<int>{2, 4}));
-  RunResult linked = run(TTA_LINKER, {"--name", "warps", "-o", "lib", "out/scale.json"}, dir);
+  RunResult linked = run(TTA_LINKER, {"--name", "warps", "-o", "lib", "scale.json"}, dir);
   ASSERT_EQ(linked.status, 0) << linked.err;
   const nlohmann::json manifest = nlohmann::json::parse(readText(dir / "lib/warps.json"));
   const nlohmann::json &kernel = manifest["kernels"][0];

@@ -314,13 +314,13 @@ TEST(Heuristics, ALaunchOptionHeuristicSetsTheVariantsOptionNotTheSignature) {
                          lambda("num_stages", "args['BLOCK_N'] // 128")});
   auto heuristics = translateHeuristics(d, declared, "scale_rows", "/k/rows.py");
   ASSERT_TRUE(heuristics) << heuristics.error().message;
-  auto variants = expandHeuristics(sig("*fp32, None, *fp32, i32, BLOCK_N=256"), *heuristics,
+  auto variants = expandHeuristics(sig("*fp32, None, *fp32, i32, 256, True, False, 128"), *heuristics,
                                    declared, d, "scale_rows", "/k/rows.py");
   ASSERT_TRUE(variants) << variants.error().message;
   ASSERT_EQ(variants->size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     const HeuristicAssignment &a = (*variants)[i];
-    EXPECT_EQ(formatSignature(a.signature), "*fp32, None, *fp32, i32, BLOCK_N=256");
+    EXPECT_EQ(formatSignature(a.signature), "*fp32, None, *fp32, i32, 256, True, False, 128");
     EXPECT_EQ(a.launchOptions.at("num_warps"), i == 0 ? 2 : 4);
     EXPECT_EQ(a.launchOptions.at("num_stages"), 2);
     EXPECT_EQ(a.record[0]["runtime"], true);
@@ -339,7 +339,7 @@ TEST(Heuristics, ALaunchOptionTritonWouldRefuseIsRefused) {
   auto d = describeWith({lambda("num_warps", "args['BLOCK_N'] // 100")});
   auto heuristics = translateHeuristics(d, {}, "scale_rows", "/k/rows.py");
   ASSERT_TRUE(heuristics);
-  auto variants = expandHeuristics(sig("*fp32, None, *fp32, i32, BLOCK_N=300"), *heuristics, {}, d,
+  auto variants = expandHeuristics(sig("*fp32, None, *fp32, i32, 300, True, False, 128"), *heuristics, {}, d,
                                    "scale_rows", "/k/rows.py");
   ASSERT_FALSE(variants);
   EXPECT_NE(variants.error().message.find("num_warps must be a power of two from 1 to 32"),
