@@ -161,7 +161,8 @@ bool archsInclude(const std::vector<std::string> &archs, const std::string &arch
 }
 
 bool isLaunchOptionHeuristic(std::string_view key) {
-  return std::find(std::begin(kTypedOptions), std::end(kTypedOptions), key) != std::end(kTypedOptions);
+  return std::find(std::begin(kTypedOptions), std::end(kTypedOptions), key) !=
+         std::end(kTypedOptions);
 }
 
 std::string setLaunchOption(std::string_view key, std::int64_t value, Config &config) {

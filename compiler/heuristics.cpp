@@ -390,9 +390,10 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
                               ") cannot be evaluated at build time: " + value.error().message));
         if (h.launchOption) {
           Config scratch;
-          std::string why = value->kind != HeuristicValue::Kind::Int
-                                ? h.name + " must be an integer, got " + formatHeuristicValue(*value)
-                                : setLaunchOption(h.name, value->intValue, scratch);
+          std::string why =
+              value->kind != HeuristicValue::Kind::Int
+                  ? h.name + " must be an integer, got " + formatHeuristicValue(*value)
+                  : setLaunchOption(h.name, value->intValue, scratch);
           if (!why.empty())
             return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
                                 ") sets a launch option Triton would refuse: " + why));

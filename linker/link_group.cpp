@@ -245,9 +245,8 @@ private:
     nlohmann::json options = m.variant.options;
     for (const std::string &option : decidedAtLaunch)
       options.erase(option);
-    nlohmann::json base = {{"constexprs", constexprs},
-                           {"num_warps", decidedAtLaunch.count("num_warps") ? 0 : m.variant.numWarps},
-                           {"options", options}};
+    const int warps = decidedAtLaunch.count("num_warps") ? 0 : m.variant.numWarps;
+    nlohmann::json base = {{"constexprs", constexprs}, {"num_warps", warps}, {"options", options}};
     const std::string baseText = base.dump();
     const Backend backend = m.target.backend;
     const int stages = decidedAtLaunch.count("num_stages") ? 0 : m.variant.numStages;
