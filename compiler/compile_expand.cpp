@@ -321,12 +321,8 @@ bool CompileRun::applyHeuristics() {
       Job copy = job;
       copy.signature = std::move(a.signature);
       copy.heuristics = std::move(a.record);
-      // A heuristic's num_warps / num_stages wins over the config's, as in Triton, where
-      // Heuristics.run sets the launch's keyword arguments after the autotuner's config.
-      if (a.numWarps)
-        copy.config.numWarps = a.numWarps;
-      if (a.numStages)
-        copy.config.numStages = a.numStages;
+      for (const auto &[option, value] : a.launchOptions)
+        setLaunchOption(option, value, copy.config);   // checked by expandHeuristics
       expanded.push_back(std::move(copy));
     }
   }

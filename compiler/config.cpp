@@ -160,6 +160,19 @@ bool archsInclude(const std::vector<std::string> &archs, const std::string &arch
   return false;
 }
 
+bool isLaunchOptionHeuristic(std::string_view key) {
+  return std::find(std::begin(kTypedOptions), std::end(kTypedOptions), key) !=
+         std::end(kTypedOptions);
+}
+
+std::string setLaunchOption(std::string_view key, std::int64_t value, Config &config) {
+  ConstexprValue number;
+  number.kind = ConstexprValue::Kind::Int;
+  number.intValue = value;
+  number.text = std::to_string(value);
+  return checkOption(key, number, config);
+}
+
 bool isTritonOption(std::string_view key) {
   for (std::string_view typed : kTypedOptions)
     if (typed == key)

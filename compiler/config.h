@@ -8,6 +8,7 @@
 #include "contract/diagnostic.h"
 #include "contract/target.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,6 +40,14 @@ struct Config {
 
 /// Option keys a config may set besides constexprs.
 bool isTritonOption(std::string_view key);
+
+/// The launch options a @triton.heuristics entry may set in place of a parameter (Triton's
+/// Heuristics.run puts its value into the launch's keywords, where JITFunction.run takes the
+/// backend's options from): num_warps, num_stages, num_ctas, maxnreg.
+bool isLaunchOptionHeuristic(std::string_view key);
+/// Sets launch option \p key (isLaunchOptionHeuristic) of \p config to \p value, checked as a
+/// config's KEY=VALUE is; returns why the value is wrong, or "".
+std::string setLaunchOption(std::string_view key, std::int64_t value, Config &config);
 
 /// Does Triton's \p backend have the option \p key (a field of its CUDAOptions / HIPOptions)?
 /// The other backend's options are ignored there, as Triton's own launch ignores them (its

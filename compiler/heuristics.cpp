@@ -1,5 +1,6 @@
 #include "compiler/heuristics.h"
 
+#include "compiler/config.h"
 #include "compiler/frontend_client.h"
 #include "contract/json_access.h"
 #include "contract/lexing.h"
@@ -141,16 +142,16 @@ Expected<std::vector<KernelHeuristic>> translateHeuristics(const nlohmann::json 
     };
     if (!seen.insert(h.name).second)
       continue;   // an inner layer's value is overwritten by the outer one's at launch
-    // Triton's Heuristics.run puts each value among the launch's keyword arguments, and the
-    // launch takes num_warps and num_stages from them (FlagGems: "num_warps": lambda args: 8).
-    h.launchOption = (h.name == "num_warps" || h.name == "num_stages") &&
-                     std::find(names.begin(), names.end(), h.name) == names.end();
+    const bool isParam = std::find(names.begin(), names.end(), h.name) != names.end();
+    h.launchOption = !isParam && isLaunchOptionHeuristic(h.name);
     if (!constexprs.count(h.name) && !h.launchOption)
       return locate(usage("@triton.heuristics of '" + function + "' sets '" + h.name + "', which " +
                           (std::find(names.begin(), names.end(), h.name) == names.end()
                                ? "is not a parameter"
                                : "is not a tl.constexpr parameter") +
-                          " of '" + function + "'"));
+                          " of '" + function + "'" +
+                          (isParam ? "" : " nor a launch option (num_warps, num_stages, num_ctas, "
+                                          "maxnreg)")));
     Expected<HeuristicExpr> parsed = usage("");
     if (auto manual = declared.overrides.find(h.name); manual != declared.overrides.end()) {
       h.manual = true;
@@ -238,7 +239,7 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
                  const HeuristicDeclarations &declared, const nlohmann::json &describe,
                  const std::string &function, const std::string &file) {
   if (heuristics.empty())
-    return std::vector<HeuristicAssignment>{{resolved, nlohmann::json::array()}};
+    return std::vector<HeuristicAssignment>{{resolved, nlohmann::json::array(), {}}};
   const std::vector<std::string> names = paramNames(describe);
   // The signature must leave the heuristics' parameters out (resolveKernelNames took out the
   // entries that name them; Triton's launch overwrites them), except one a heuristic reads: the
@@ -246,8 +247,6 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   Signature trial = resolved;
   std::map<std::string, CallerValue> inputs;
   for (const KernelHeuristic &h : heuristics) {
-    if (h.launchOption)
-      continue;   // no parameter: nothing in the signature
     const bool readsItself = h.expr.names.count(h.name) > 0;
     const std::size_t at = entryFor(resolved, names, h.name);
     auto locate = [&](Diagnostic diag) {
@@ -260,6 +259,8 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
       return locate(usage("the signature gives '" + h.name + "' a value, but @triton.heuristics of '" +
                           function + "' sets it: write its name, " + h.name +
                           ", in its place (the heuristic then gives the value), or leave it out"));
+    if (h.launchOption)
+      continue;   // the variant's config takes it, not the signature
     SignatureEntry placeholder;
     placeholder.kind = SignatureEntry::Kind::Constexpr;
     placeholder.keyword = h.name;
@@ -326,7 +327,6 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   struct Branch {
     std::map<std::string, HeuristicValue> assigned;
     nlohmann::json record = nlohmann::json::array();
-    std::map<std::string, int> options;   // num_warps / num_stages set by a heuristic
   };
   std::vector<Branch> branches(1);
   std::set<std::string> varying;   // heuristics whose value the dispatcher decides
@@ -369,31 +369,6 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
                             "decorator first, each dict in order)"));
       }
     }
-    if (h.launchOption) {
-      // Evaluated per variant: from constants and the other heuristics' values in it (which
-      // the dispatcher decides), never from a runtime argument directly.
-      if (readsRuntime)
-        return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
-                            ") computes a launch option from runtime arguments (" +
-                            joinNames(read) + "): triton-aot compiles " + h.name +
-                            " per variant, so it may read constexprs and the other heuristics' "
-                            "values only"));
-      for (Branch &branch : branches) {
-        std::map<std::string, HeuristicValue> env = known;
-        env.insert(branch.assigned.begin(), branch.assigned.end());
-        env.insert(constants.begin(), constants.end());
-        auto value = evaluateHeuristic(h.expr, env);
-        if (!value || value->kind != HeuristicValue::Kind::Int || value->intValue < 1 ||
-            value->intValue > 64)
-          return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
-                              ") " + (value ? "gives " + formatHeuristicValue(*value) +
-                                                  ", not a count from 1 to 64"
-                                            : "cannot be evaluated at build time: " +
-                                                  value.error().message)));
-        branch.options[h.name] = static_cast<int>(value->intValue);
-      }
-      continue;
-    }
     nlohmann::json base = {{"name", h.name},
                            {"expression", formatHeuristic(h.expr)},
                            {"written", h.written},
@@ -413,6 +388,16 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
         if (!value)
           return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
                               ") cannot be evaluated at build time: " + value.error().message));
+        if (h.launchOption) {
+          Config scratch;
+          std::string why =
+              value->kind != HeuristicValue::Kind::Int
+                  ? h.name + " must be an integer, got " + formatHeuristicValue(*value)
+                  : setLaunchOption(h.name, value->intValue, scratch);
+          if (!why.empty())
+            return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
+                                ") sets a launch option Triton would refuse: " + why));
+        }
         branch.assigned[h.name] = *value;
         nlohmann::json item = base;
         item["value"] = valueJson(*value);
@@ -421,11 +406,20 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
         continue;
       }
       std::vector<HeuristicValue> choices;
-      if (isBoolValued(h.expr)) {
+      if (h.launchOption && isBoolValued(h.expr)) {
+        return locate(usage("heuristic '" + h.name + "' of '" + function + "' (" + h.written +
+                            ") sets launch option " + h.name + " to a bool; it takes an integer"));
+      } else if (isBoolValued(h.expr)) {
         choices = {{HeuristicValue::Kind::Bool, 1, 0}, {HeuristicValue::Kind::Bool, 0, 0}};
       } else if (auto listed = declared.values.find(h.name); listed != declared.values.end()) {
-        for (std::int64_t v : listed->second)
+        for (std::int64_t v : listed->second) {
+          Config scratch;
+          if (std::string why = h.launchOption ? setLaunchOption(h.name, v, scratch) : "";
+              !why.empty())
+            return locate(usage("--heuristic-values " + h.name + ": " + std::to_string(v) +
+                                " is not a value Triton accepts: " + why));
           choices.push_back({HeuristicValue::Kind::Int, v, 0});
+        }
       } else {
         Diagnostic diag = locate(usage(
             "heuristic '" + h.name + "' of '" + function + "' (" + h.written +
@@ -452,13 +446,11 @@ expandHeuristics(const Signature &resolved, const std::vector<KernelHeuristic> &
   for (const Branch &branch : branches) {
     HeuristicAssignment a;
     a.signature = resolved;
-    if (auto w = branch.options.find("num_warps"); w != branch.options.end())
-      a.numWarps = w->second;
-    if (auto st = branch.options.find("num_stages"); st != branch.options.end())
-      a.numStages = st->second;
     for (const KernelHeuristic &h : heuristics) {
-      if (h.launchOption)
+      if (h.launchOption) {
+        a.launchOptions[h.name] = branch.assigned.at(h.name).intValue;
         continue;
+      }
       SignatureEntry entry;
       entry.kind = SignatureEntry::Kind::Constexpr;
       entry.value = toConstexpr(branch.assigned.at(h.name));

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +37,7 @@ struct KernelHeuristic {
   std::string file;          ///< where the lambda is
   int line = 0;
   bool manual = false;       ///< from --heuristic
-  /// A launch option Triton takes from the heuristics' keyword arguments (num_warps,
-  /// num_stages), not a parameter: it sets the variant's option.
+  /// It sets a launch option (num_warps ...), not a parameter: the variant's config takes it.
   bool launchOption = false;
   HeuristicExpr expr;
 };
@@ -57,8 +55,9 @@ Expected<std::vector<KernelHeuristic>> translateHeuristics(const nlohmann::json 
 struct HeuristicAssignment {
   Signature signature;                      ///< the resolved signature plus NAME=value entries
   nlohmann::json record = nlohmann::json::array();   ///< metadata "heuristics" of the variant
-  std::optional<int> numWarps;              ///< set by a heuristic named num_warps
-  std::optional<int> numStages;             ///< set by a heuristic named num_stages
+  /// Launch options the heuristics set (num_warps=8): they override the config's, as the
+  /// heuristic's keyword overwrites the autotune config's in Triton's launch.
+  std::map<std::string, std::int64_t> launchOptions;
 };
 
 /// The variants \p resolved (a job's signature, constexpr names resolved) becomes: every

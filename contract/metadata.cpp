@@ -188,6 +188,33 @@ using namespace fields;
 
 /// Kernel and function names, versions, file names: short one-line text.
 constexpr std::size_t kShortText = 256;
+/// A heuristic sets a parameter, or a launch option (Triton's launch takes num_warps ... from a
+/// heuristic's keyword): then its value is the one the variant was built with.
+void checkLaunchOptionHeuristics(const KernelMetadata &meta) {
+  for (std::size_t i = 0; i < meta.variant.heuristics.size(); ++i) {
+    const HeuristicRecord &h = meta.variant.heuristics[i];
+    const std::string where = indexPath("variant.heuristics", i);
+    if (std::any_of(meta.params.begin(), meta.params.end(),
+                    [&](const ParamInfo &p) { return p.name == h.name; }))
+      continue;
+    json built;
+    if (h.name == "num_warps")
+      built = meta.launch.numWarps;
+    else if (h.name == "num_stages")
+      built = meta.variant.numStages;
+    else if (h.name == "num_ctas")
+      built = meta.launch.numCtas;
+    else if (h.name == "maxnreg")
+      built = meta.variant.options.contains("maxnreg") ? meta.variant.options["maxnreg"] : json();
+    else
+      fail(where + ".name", "'" + h.name + "' is neither a parameter of the kernel nor a launch "
+                            "option (num_warps, num_stages, num_ctas, maxnreg)");
+    if (!h.value.is_number_integer() || h.value != built)
+      fail(where + ".value", "heuristic '" + h.name + "' gives " + show(h.value) +
+                                 ", but the variant was built with " + h.name + " " + show(built));
+  }
+}
+
 /// Signatures and heuristic texts of kernels with many parameters.
 constexpr std::size_t kLongText = 65536;
 
@@ -724,6 +751,7 @@ KernelMetadata readMetadata(const json &root) {
            "heuristic_input '" + meta.params[i].name + "' has no runtime heuristic setting it "
            "in variant.heuristics");
   readLaunch(top.object("launch"), meta.target, meta.launch);
+  checkLaunchOptionHeuristics(meta);
 
   // Absent (or null): the caller passes the grid.
   if (const json *found = top.find("grid")) {

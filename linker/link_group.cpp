@@ -240,12 +240,16 @@ private:
       if (p.kind == ParamInfo::Kind::Constexpr && !decidedAtLaunch.count(p.name))
         texts.emplace_back(p.name, p.valueText.empty() ? p.value.dump() : p.valueText);
     }
-    nlohmann::json base = {{"constexprs", constexprs},
-                           {"num_warps", m.variant.numWarps},
-                           {"options", m.variant.options}};
+    // A launch option a heuristic decides at launch (num_warps from n) differs between the
+    // variants of one config: it does not tell configs apart.
+    nlohmann::json options = m.variant.options;
+    for (const std::string &option : decidedAtLaunch)
+      options.erase(option);
+    const int warps = decidedAtLaunch.count("num_warps") ? 0 : m.variant.numWarps;
+    nlohmann::json base = {{"constexprs", constexprs}, {"num_warps", warps}, {"options", options}};
     const std::string baseText = base.dump();
     const Backend backend = m.target.backend;
-    const int stages = m.variant.numStages;
+    const int stages = decidedAtLaunch.count("num_stages") ? 0 : m.variant.numStages;
 
     std::string key;
     if (!m.variant.config.empty()) {
@@ -267,7 +271,7 @@ private:
       group.config.named = !m.variant.config.empty();
       group.config.constexprs = constexprs;
       group.config.numWarps = m.variant.numWarps;
-      group.config.numStages = stages;   // the first one seen; per backend in `stages`
+      group.config.numStages = m.variant.numStages;   // the first one seen; per backend in `stages`
       group.config.options = m.variant.options;
       group.base = baseText;
       group.constexprTexts = texts;

@@ -428,9 +428,12 @@ TEST(HeuristicKernels, FunctionsOfSeveralStatementsComputeAsPythonPerTarget) {
       EXPECT_THAT(k.expression, HasSubstr("fdiv(M * cdiv(K, 1), " + std::string(sms) + ") > 1"));
       EXPECT_THAT(m.variant.heuristics.at(1).expression, HasSubstr("next_power_of_2(N)"));
       // "num_warps": a launch option the heuristics set, from TILE_N (64): 2 warps, not the
-      // default 4; not a parameter, so not among the variant's heuristics.
+      // default 4; recorded under its name with the launch's value (not a constexpr).
       EXPECT_EQ(m.launch.numWarps, 2);
-      EXPECT_EQ(m.variant.heuristics.size(), 3u);
+      ASSERT_EQ(m.variant.heuristics.size(), 4u);
+      EXPECT_EQ(m.variant.heuristics.at(3).name, "num_warps");
+      EXPECT_EQ(m.variant.heuristics.at(3).value, 2);
+      EXPECT_FALSE(m.variant.constexprs.count("num_warps"));
     }
   }
   // One library for both: refused, never computed with one target's answer on the other.
@@ -475,6 +478,149 @@ int main(void) {
       EXPECT_THAT(got["narrow"], Not(HasSubstr("heuristic TILE_K")));   // 1: compiled
     }
   }
+}
+
+} // namespace
+} // namespace tta
+
+// Heuristics that set launch options (tests/kernels/fusedops/ops/launch_options.py): FlagGems'
+// "num_warps": lambda args: 8 sets the variant's num_warps; one over a runtime argument makes a
+// variant per listed value, which the generated C picks; one over a constexpr overrides the
+// autotune config's num_warps, as in Triton's launch.
+namespace tta {
+namespace {
+
+const std::string kLaunchOptions = kOps + "launch_options.py";
+
+RunResult compileLaunch(const fs::path &dir, const std::string &function, const std::string &signature,
+                        const std::string &index, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {kLaunchOptions, "-n", function, "-s", signature, "-g",
+                                   "cdiv(n_elements, BLOCK_SIZE), 1, 1", "-t", "cuda:80", "-o",
+                                   "out/", "--index", index};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return runCompiler(args, dir);
+}
+
+const HeuristicRecord *recordOf(const KernelMetadata &m, const std::string &name) {
+  for (const HeuristicRecord &h : m.variant.heuristics)
+    if (h.name == name)
+      return &h;
+  return nullptr;
+}
+
+TEST(LaunchOptionHeuristics, AConstantNumWarpsSetsEveryVariantsLaunch) {
+  fs::path dir = freshDir("heuristics", "launch_constant");
+  RunResult r = compileLaunch(dir, "count_positive_kernel", "*fp32:16, *i32:16, i32", "count.json",
+                              {"--heuristic-values", "BLOCK_SIZE=1024,4096"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto metas = metadataIn(dir / "out");
+  ASSERT_EQ(metas.size(), 2u);
+  for (const KernelMetadata &m : metas) {
+    EXPECT_EQ(m.launch.numWarps, 8);
+    EXPECT_EQ(m.variant.numWarps, 8);
+    const HeuristicRecord *warps = recordOf(m, "num_warps");
+    ASSERT_NE(warps, nullptr);
+    EXPECT_FALSE(warps->runtime);
+    EXPECT_EQ(warps->value, 8);
+    EXPECT_FALSE(m.variant.constexprs.count("num_warps"));   // not a parameter
+  }
+}
+
+TEST(LaunchOptionHeuristics, AHeuristicOverAConstexprOverridesTheAutotuneConfig) {
+  fs::path dir = freshDir("heuristics", "launch_autotune");
+  RunResult r = compileLaunch(dir, "staged_copy_kernel", "*fp32:16, *fp32:16, i32", "staged.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<int, int> warpsByBlock;
+  for (const KernelMetadata &m : metadataIn(dir / "out")) {
+    warpsByBlock[m.variant.constexprs.at("BLOCK_SIZE").get<int>()] = m.launch.numWarps;
+    EXPECT_EQ(m.variant.numStages, 2);
+    ASSERT_NE(recordOf(m, "num_stages"), nullptr);
+  }
+  // The configs ask for 2 warps; the heuristic gives 4 below 2048, 8 from there.
+  EXPECT_EQ(warpsByBlock, (std::map<int, int>{{1024, 4}, {4096, 8}}));
+}
+
+TEST(LaunchOptionHeuristics, NumWarpsFromARuntimeArgumentPicksTheVariant) {
+  fs::path dir = freshDir("heuristics", "launch_runtime");
+  RunResult scale = compileLaunch(dir, "scale_kernel", "*fp32:16, *fp32:16, i32, fp32", "scale.json",
+                                  {"--heuristic-values", "num_warps=2,4"});
+  ASSERT_EQ(scale.status, 0) << scale.err;
+  std::set<int> warps;
+  for (const KernelMetadata &m : metadataIn(dir / "out")) {
+    const HeuristicRecord *h = recordOf(m, "num_warps");
+    ASSERT_NE(h, nullptr);
+    EXPECT_TRUE(h->runtime);
+    EXPECT_EQ(h->value, m.launch.numWarps);
+    warps.insert(m.launch.numWarps);
+  }
+  EXPECT_EQ(warps, (std::set<int>{2, 4}));
+  RunResult linked = run(TTA_LINKER, {"--name", "warps", "-o", "lib", "scale.json"}, dir);
+  ASSERT_EQ(linked.status, 0) << linked.err;
+  const nlohmann::json manifest = nlohmann::json::parse(readText(dir / "lib/warps.json"));
+  const nlohmann::json &kernel = manifest["kernels"][0];
+  ASSERT_EQ(kernel["configs"].size(), 1u);   // one config, a variant per num_warps
+  const nlohmann::json &variants = kernel["configs"][0]["variants"];
+  ASSERT_EQ(variants.size(), 2u);
+  auto row = [&](int numWarps) {
+    for (std::size_t v = 0; v < variants.size(); ++v)
+      if (variants[v]["heuristics"][0]["value"] == numWarps)
+        return std::to_string(v);
+    return std::string("none");
+  };
+
+  const std::string program = R"(#include "warps.h"
+#include "fake_runtime.h"
+#include <stdio.h>
+static float buffer[64] __attribute__((aligned(16)));
+static void launch(const char *name, int32_t n) {
+  fake_runtime *state = fake_runtime_state();
+  state->launches = 0;
+  triton_aot_status status = warps_scale_kernel(NULL, buffer, buffer, n, 2.0f);
+  printf("%s %d %d %u\n", name, (int)status, state->launches, (unsigned)state->variant);
+}
+int main(void) {
+  launch("small", 1000);
+  launch("large", 100000);
+  return 0;
+}
+)";
+  std::ofstream(dir / "main.c") << program;
+  const std::vector<std::string> compilers = cCompilers();
+  ASSERT_FALSE(compilers.empty());
+  for (const std::string &compiler : compilers) {
+    SCOPED_TRACE(compiler);
+    RunResult built =
+        run(compiler,
+            {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-I",
+             (dir / "lib").string(), "-I", TTA_RUNTIME_INCLUDE, "-I", TTA_FAKE_RUNTIME_DIR,
+             "main.c", (dir / "lib/warps.c").string(), (dir / "lib/warps.images.S").string(),
+             std::string(TTA_FAKE_RUNTIME_DIR) + "/fake_runtime.c", "-o", "program"},
+            dir);
+    ASSERT_EQ(built.status, 0) << built.err;
+    EXPECT_EQ(built.err, "");
+    RunResult ran = run((dir / "program").string(), {}, dir);
+    ASSERT_EQ(ran.status, 0) << ran.err;
+    auto got = keyedLines(ran.out);
+    EXPECT_EQ(got["small"], "0 1 " + row(2));
+    EXPECT_EQ(got["large"], "0 1 " + row(4));
+  }
+}
+
+TEST(LaunchOptionHeuristics, UnlistedOrRefusedValuesAreErrors) {
+  fs::path dir = freshDir("heuristics", "launch_refused");
+  // Triton asserts num_warps is a power of two.
+  RunResult odd = compileLaunch(dir, "odd_warps_kernel", "*fp32:16, i32", "odd.json");
+  EXPECT_EQ(odd.status, 2);
+  EXPECT_THAT(odd.err, HasSubstr("heuristic 'num_warps' of 'odd_warps_kernel'"));
+  EXPECT_THAT(odd.err, HasSubstr("num_warps must be a power of two"));
+  EXPECT_THAT(odd.err, HasSubstr("launch_options.py:"));
+  RunResult listed = compileLaunch(dir, "scale_kernel", "*fp32:16, *fp32:16, i32, fp32", "scale.json",
+                                   {"--heuristic-values", "num_warps=2,6"});
+  EXPECT_EQ(listed.status, 2);
+  EXPECT_THAT(listed.err, HasSubstr("--heuristic-values num_warps: 6"));
+  RunResult unlisted = compileLaunch(dir, "scale_kernel", "*fp32:16, *fp32:16, i32, fp32", "scale.json");
+  EXPECT_EQ(unlisted.status, 2);
+  EXPECT_THAT(unlisted.err, HasSubstr("--heuristic-values num_warps="));
 }
 
 } // namespace

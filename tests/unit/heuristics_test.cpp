@@ -301,3 +301,52 @@ TEST(Heuristics, AHeuristicSettingItsOwnParameterNormalisesTheCallersValue) {
 
 } // namespace
 } // namespace tta
+
+namespace tta {
+namespace {
+
+// FlagGems' "num_warps": lambda args: 8 sets a launch option, not a parameter: the variant's
+// launchOptions take it and the signature has no entry for it.
+TEST(Heuristics, ALaunchOptionHeuristicSetsTheVariantsOptionNotTheSignature) {
+  HeuristicDeclarations declared;
+  ASSERT_TRUE(addHeuristicValues("num_warps=2,4", declared));
+  auto d = describeWith({lambda("num_warps", "2 if args['n_cols'] <= 1024 else 4"),
+                         lambda("num_stages", "args['BLOCK_N'] // 128")});
+  auto heuristics = translateHeuristics(d, declared, "scale_rows", "/k/rows.py");
+  ASSERT_TRUE(heuristics) << heuristics.error().message;
+  auto variants = expandHeuristics(sig("*fp32, None, *fp32, i32, 256, True, False, 128"), *heuristics,
+                                   declared, d, "scale_rows", "/k/rows.py");
+  ASSERT_TRUE(variants) << variants.error().message;
+  ASSERT_EQ(variants->size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const HeuristicAssignment &a = (*variants)[i];
+    EXPECT_EQ(formatSignature(a.signature), "*fp32, None, *fp32, i32, 256, True, False, 128");
+    EXPECT_EQ(a.launchOptions.at("num_warps"), i == 0 ? 2 : 4);
+    EXPECT_EQ(a.launchOptions.at("num_stages"), 2);
+    EXPECT_EQ(a.record[0]["runtime"], true);
+    EXPECT_EQ(a.record[1]["runtime"], false);
+  }
+}
+
+TEST(Heuristics, ALaunchOptionTritonWouldRefuseIsRefused) {
+  auto other = translateHeuristics(describeWith({lambda("enable_fp_fusion", "False")}), {},
+                                   "scale_rows", "/k/rows.py");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("sets 'enable_fp_fusion', which is not a parameter of "
+                                       "'scale_rows' nor a launch option"),
+            std::string::npos)
+      << other.error().message;
+  auto d = describeWith({lambda("num_warps", "args['BLOCK_N'] // 100")});
+  auto heuristics = translateHeuristics(d, {}, "scale_rows", "/k/rows.py");
+  ASSERT_TRUE(heuristics);
+  auto variants = expandHeuristics(sig("*fp32, None, *fp32, i32, 300, True, False, 128"), *heuristics, {}, d,
+                                   "scale_rows", "/k/rows.py");
+  ASSERT_FALSE(variants);
+  EXPECT_NE(variants.error().message.find("num_warps must be a power of two from 1 to 32"),
+            std::string::npos)
+      << variants.error().message;
+  EXPECT_EQ(variants.error().line, 10);
+}
+
+} // namespace
+} // namespace tta

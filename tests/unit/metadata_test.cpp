@@ -561,6 +561,26 @@ TEST(MetadataTest, HeuristicsAreCIdentifiersAndExpressionsOfTheCDialect) {
             R"(variant.heuristics[0].written: "a\nb" holds a line break or another control character)");
 }
 
+// A heuristic may set a launch option instead of a parameter (FlagGems' "num_warps": lambda
+// args: 8); its value must be the one the variant was built with.
+TEST(MetadataTest, AHeuristicSettingALaunchOptionMatchesTheLaunch) {
+  KernelMetadata meta = cudaExample();
+  const int warps = meta.launch.numWarps;
+  meta.variant.heuristics = {{"num_warps", std::to_string(warps), "8", false, warps},
+                             {"num_stages", std::to_string(meta.variant.numStages), "2", false,
+                              meta.variant.numStages}};
+  EXPECT_EQ(readWith("/variant/heuristics/0/runtime", false, meta), "accepted");
+  EXPECT_EQ(readWith("/variant/heuristics/0/value", warps * 2, meta),
+            "variant.heuristics[0].value: heuristic 'num_warps' gives " + std::to_string(warps * 2) +
+                ", but the variant was built with num_warps " + std::to_string(warps));
+  const std::string stages = readWith("/variant/heuristics/1/value", true, meta);
+  EXPECT_EQ(stages.rfind("variant.heuristics[1].value: heuristic 'num_stages' gives true", 0), 0u)
+      << stages;
+  EXPECT_EQ(readWith("/variant/heuristics/0/name", "num_threads", meta),
+            "variant.heuristics[0].name: 'num_threads' is neither a parameter of the kernel nor a "
+            "launch option (num_warps, num_stages, num_ctas, maxnreg)");
+}
+
 TEST(MetadataTest, TextIsOneLineAndNamesHaveTheirForm) {
   EXPECT_EQ(readWith("/kernel/source", "kernels/add.py\n#error X"),
             R"(kernel.source: "kernels/add.py\n#error X" holds a line break or another control character)");
