@@ -31,6 +31,7 @@ class Untranslatable(Exception):
     def __init__(self, message, line=None):
         super().__init__(message)
         self.line = line
+        self.in_helper = False   # the message already names the helper it is in
 
 
 class _LoopBack:
@@ -214,7 +215,15 @@ class Flattener:
         if node is None or not isinstance(node, (ast.FunctionDef, ast.Lambda)):
             raise Untranslatable(f"the source of '{call.func.id}' cannot be found", call.lineno)
         inner = Flattener(helper, node, self.find_source, self.depth + 1)
-        result = inner.flatten()
+        try:
+            result = inner.flatten()
+        except Untranslatable as exc:
+            # Named where it is (the innermost helper and its line), located at this call.
+            message = str(exc) if exc.in_helper else \
+                f"{exc} in '{call.func.id}'" + (f" (line {exc.line})" if exc.line else "")
+            raised = Untranslatable(message, call.lineno)
+            raised.in_helper = True
+            raise raised from None
         # The helper's parameter is this function's: rename it.
         return _Rename(inner.arg, self.arg).visit(result)
 
@@ -313,6 +322,16 @@ class _Substitute(ast.NodeTransformer):
         if inlined is not None:
             return inlined
         self.generic_visit(node)
+        return node
+
+    def visit_Attribute(self, node):
+        # The translator cannot read an argument's attribute or method (args["x"].dtype,
+        # args.get(...), K.bit_length() with K a local over args): refused here, where the
+        # statement's line is known, rather than in the joined expression, which has none.
+        written = ast.unparse(node)
+        self.generic_visit(node)
+        if self.flattener._reads_arguments(node.value):
+            raise Untranslatable(f"attribute access on an argument ('{written}')", node.lineno)
         return node
 
 

@@ -1086,6 +1086,8 @@ def heuristic_entries(layers):
                     except heuristic_flatten.Untranslatable as exc:
                         item["error"] = f"{exc} (def {node.name}"
                         item["error"] += f", line {exc.line})" if exc.line else ")"
+                        if exc.line:   # in the def's own file (a helper's is named in the message)
+                            item["line"], item["source"] = exc.line, line_text(file, exc.line)
             if "error" not in item:
                 arg = params[0].arg
                 item["arg"] = arg

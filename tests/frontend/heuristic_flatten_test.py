@@ -72,6 +72,15 @@ def counts_with_continue(args):
     return n
 
 
+class device:  # stands in for torch.cuda's device properties
+    multi_processor_count = SMS
+
+
+def tile_reading_the_device(args):
+    sms = device.multi_processor_count
+    return min(args["K"], sms)
+
+
 def loops_forever(args):
     i = 0
     while i < args["n"]:
@@ -89,6 +98,22 @@ def iterates_a_list(args):
 def falls_off(args):
     if args["n"] > 1:
         return 1
+
+
+def reads_a_dtype(args):
+    n = args["N"]
+    wide = args["x"].dtype == "float32"
+    return n if wide else 2 * n
+
+
+def reads_a_method(args):
+    k = args["K"]
+    return 1 << (k.bit_length() - 1)
+
+
+def uses_a_helper_that_reads_a_dtype(args):
+    n = args["N"]
+    return n * reads_a_dtype(args)
 
 
 def source(fn):
@@ -136,6 +161,29 @@ class Flatten(unittest.TestCase):
                     heuristic_flatten.flatten(fn, source(fn), source)
                 self.assertIn(words, str(raised.exception))
                 self.assertIsNotNone(raised.exception.line)
+
+    def test_an_attribute_of_an_argument_is_refused_at_its_line(self):
+        # The translator refuses it too, but only this side knows the statement's line.
+        first = source(reads_a_dtype).lineno
+        for fn, written, offset in ((reads_a_dtype, "args['x'].dtype", 2),
+                                    (reads_a_method, "k.bit_length", 2)):
+            with self.subTest(fn=fn.__name__):
+                with self.assertRaises(heuristic_flatten.Untranslatable) as raised:
+                    heuristic_flatten.flatten(fn, source(fn), source)
+                self.assertIn(f"attribute access on an argument ('{written}')",
+                              str(raised.exception))
+                self.assertEqual(raised.exception.line, source(fn).lineno + offset)
+        # In a helper: the helper and its line are named, the caller's line is where it is called.
+        with self.assertRaises(heuristic_flatten.Untranslatable) as raised:
+            heuristic_flatten.flatten(uses_a_helper_that_reads_a_dtype,
+                                      source(uses_a_helper_that_reads_a_dtype), source)
+        self.assertIn(f"in 'reads_a_dtype' (line {first + 2})", str(raised.exception))
+        self.assertEqual(raised.exception.line, source(uses_a_helper_that_reads_a_dtype).lineno + 2)
+
+    def test_a_device_question_is_answered_not_refused(self):
+        # torch.cuda...multi_processor_count reads no argument: an attribute chain evaluated here.
+        text = self.check(tile_reading_the_device, [{"K": k} for k in (1, 100, 5000)])
+        self.assertIn("132", text)
 
 
 if __name__ == "__main__":

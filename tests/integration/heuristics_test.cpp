@@ -144,6 +144,17 @@ TEST(HeuristicKernels, AnUntranslatableLambdaIsRefusedWithTheFix) {
   EXPECT_THAT(r.err, HasSubstr("--heuristic 'USE_WIDE=<C expression over parameter names>'"));
   EXPECT_TRUE(listFiles(dir / "out", ".triton-aot-cache").empty());
 
+  // A def of several statements: refused at the line that reads the attribute, not the def's.
+  RunResult rows = runCompiler({kOps + "heuristic_untranslatable.py", "-n", "rows_copy_kernel", "-s",
+                                "*fp16:16, *fp16:16, i32, 256", "-g", "cdiv(n, 256), 1, 1", "-t",
+                                "cuda:80", "-o", "out_rows/"},
+                               dir);
+  EXPECT_EQ(rows.status, 2);
+  EXPECT_THAT(rows.err, HasSubstr("heuristic_untranslatable.py:22: error: heuristic 'USE_WIDE' of "
+                                  "'rows_copy_kernel' cannot be translated to C: attribute access "
+                                  "on an argument ('args['x_ptr'].dtype') (def wide_rows, line 22)"));
+  EXPECT_THAT(rows.err, HasSubstr("wide = args[\"x_ptr\"].dtype.itemsize >= 4"));
+
   // The fix it shows works: a C expression by hand (here over a runtime argument: two variants).
   args.insert(args.end(), {"--heuristic", "USE_WIDE=n >= 4096"});
   RunResult fixed = runCompiler(args, dir);
