@@ -191,7 +191,11 @@ def build_entries(launches, declare=None, first_config=False):
         # An integer heuristic over runtime arguments is compiled for listed values: those the
         # launches computed (a bool one compiles both values by itself).
         for name in launch.heuristic_names:
-            if name not in launch.values:  # a launch option (FlagGems sets num_warps): CONFIG
+            if name not in launch.values:
+                # A launch option a heuristic sets (FlagGems' num_warps): over a runtime
+                # argument, it is compiled for the values the launches used too.
+                if isinstance(launch.options.get(name), int):
+                    group["values"].setdefault(name, set()).add(launch.options[name])
                 continue
             value = launch.values[name]
             value = getattr(value, "value", value)
