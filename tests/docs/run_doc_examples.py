@@ -13,7 +13,7 @@ The marked blocks of one file run in order in one scratch directory, so that a l
 what an earlier one wrote (a compile, then its link). The scratch directory holds links to the
 repository's top-level entries and `build/default` -> the build tree given, so that commands run
 exactly as a reader at the top of a clone would type them, and nothing is written into the
-clone. Exit status: 0 all passed (or skipped), 1 a block failed.
+clone; the tools are on PATH (`triton-aot-cc ...`), as after an install. Exit status: 0 all passed (or skipped), 1 a block failed.
 """
 import argparse
 import os
@@ -115,8 +115,10 @@ def main():
                         skipped += 1
                         continue
                 print(f"{where}: running\n{text}", flush=True)
-                done = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=scratch, env=env,
-                                      capture_output=True, text=True)
+                block_env = dict(env, PATH=os.path.join(scratch, "build", "default", "bin") +
+                                 os.pathsep + env.get("PATH", ""))
+                done = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=scratch,
+                                      env=block_env, capture_output=True, text=True)
                 ran += 1
                 if done.returncode != 0:
                     failed += 1
