@@ -13,7 +13,8 @@ The marked blocks of one file run in order in one scratch directory, so that a l
 what an earlier one wrote (a compile, then its link). The scratch directory holds links to the
 repository's top-level entries and `build/default` -> the build tree given, so that commands run
 exactly as a reader at the top of a clone would type them, and nothing is written into the
-clone; the tools are on PATH (`triton-aot-cc ...`), as after an install. Exit status: 0 all passed (or skipped), 1 a block failed.
+clone; the tools are on PATH (`triton-aot-cc ...`), as after an install, and so is --python's
+directory (an example's `python` is the reader's active environment). Exit status: 0 all passed (or skipped), 1 a block failed.
 """
 import argparse
 import os
@@ -115,8 +116,12 @@ def main():
                         skipped += 1
                         continue
                 print(f"{where}: running\n{text}", flush=True)
-                block_env = dict(env, PATH=os.path.join(scratch, "build", "default", "bin") +
-                                 os.pathsep + env.get("PATH", ""))
+                # The tools on PATH, and the interpreter given first (`python` in an example is
+                # the reader's environment's, as when it is active).
+                front = [os.path.join(scratch, "build", "default", "bin")]
+                if args.python:
+                    front.append(os.path.dirname(os.path.abspath(args.python)))
+                block_env = dict(env, PATH=os.pathsep.join(front + [env.get("PATH", "")]))
                 done = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=scratch,
                                       env=block_env, capture_output=True, text=True)
                 ran += 1
