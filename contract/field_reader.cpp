@@ -139,4 +139,12 @@ std::string ObjectReader::choice(const char *key,
   fail(path(key), "expected one of " + list + "; got " + show(get(key)));
 }
 
+std::vector<std::string> readCNames(const ObjectReader &obj, const char *key) {
+  std::vector<std::string> out;
+  const json &list = obj.array(key);
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.push_back(readCName(list[i], indexPath(obj.path(key), i)));
+  return out;
+}
+
 } // namespace tta::fields

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace tta::fields {
@@ -104,5 +105,8 @@ template <class Read> auto readFields(const std::string &file, Read &&read)
     return diag;
   }
 }
+
+/// \p obj's member \p key: an array of C identifiers (readCName() each).
+std::vector<std::string> readCNames(const ObjectReader &obj, const char *key);
 
 } // namespace tta::fields

@@ -1,5 +1,6 @@
 #include "contract/library_manifest.h"
 
+#include "contract/autotune_fields.h"
 #include "contract/c_names.h"
 #include "contract/field_reader.h"
 #include "contract/grid.h"
@@ -18,14 +19,6 @@ using namespace fields;
 
 constexpr std::size_t kShortText = 256;
 constexpr std::size_t kLongText = 65536;
-
-std::vector<std::string> readNames(const ObjectReader &obj, const char *key) {
-  std::vector<std::string> out;
-  const json &list = obj.array(key);
-  for (std::size_t i = 0; i < list.size(); ++i)
-    out.push_back(readCName(list[i], indexPath(obj.path(key), i)));
-  return out;
-}
 
 std::optional<std::uint64_t> readOptionalCount(const ObjectReader &obj, const char *key) {
   const json *value = obj.find(key);
@@ -194,8 +187,8 @@ ManifestKernel readKernel(const ObjectReader &obj) {
     if (!cNames.insert(kernel.params.back().cName).second)
       fail(at + ".c_name", "a second C parameter '" + kernel.params.back().cName + "'");
   }
-  kernel.constexprParams = readNames(obj, "constexpr_params");
-  kernel.specializedToOneParams = readNames(obj, "specialized_to_one_params");
+  kernel.constexprParams = readCNames(obj, "constexpr_params");
+  kernel.specializedToOneParams = readCNames(obj, "specialized_to_one_params");
   if (const json *grid = obj.find("grid")) {
     if (!grid->is_array() || grid->size() != 3)
       fail(obj.path("grid"), "expected an array of 3 strings or null, got " + show(*grid));
@@ -218,19 +211,8 @@ ManifestKernel readKernel(const ObjectReader &obj) {
   for (std::size_t c = 0; c < configs.size(); ++c)
     kernel.configs.push_back(
         readConfig(ObjectReader(configs[c], indexPath(obj.path("configs"), c)), c, kernel, targets));
-  if (obj.find("autotune")) {
-    ObjectReader autotune = obj.object("autotune");
-    AutotuneInfo info;
-    info.key = readNames(autotune, "key");
-    info.resetToZero = readNames(autotune, "reset_to_zero");
-    info.restoreValue = readNames(autotune, "restore_value");
-    info.configsFrom = autotune.choice("configs", {"decorator", "declaration"});
-    const json &hooks = autotune.array("dropped_pre_hooks");
-    for (std::size_t i = 0; i < hooks.size(); ++i)
-      info.droppedPreHooks.push_back(
-          readText(hooks[i], indexPath(autotune.path("dropped_pre_hooks"), i), false, kShortText));
-    kernel.autotune = std::move(info);
-  }
+  if (obj.find("autotune"))
+    kernel.autotune = readAutotuneFields(obj.object("autotune"));
   return kernel;
 }
 

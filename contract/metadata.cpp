@@ -1,5 +1,7 @@
 #include "contract/metadata.h"
 
+#include "contract/autotune_fields.h"
+
 #include "contract/c_names.h"
 #include "contract/field_reader.h"
 #include "contract/grid.h"
@@ -287,14 +289,6 @@ json readOptions(const ObjectReader &obj) {
   return obj.value();
 }
 
-std::vector<std::string> readNames(const ObjectReader &obj, const char *key) {
-  std::vector<std::string> out;
-  const json &list = obj.array(key);
-  for (std::size_t i = 0; i < list.size(); ++i)
-    out.push_back(readCName(list[i], indexPath(obj.path(key), i)));
-  return out;
-}
-
 void readVariant(const ObjectReader &obj, KernelMetadata &meta) {
   VariantInfo &variant = meta.variant;
   variant.id = readVariantId(obj.get("id"), obj.path("id"));
@@ -326,19 +320,8 @@ void readVariant(const ObjectReader &obj, KernelMetadata &meta) {
       variant.heuristics.push_back(std::move(h));
     }
   }
-  if (obj.find("autotune")) {
-    ObjectReader autotune = obj.object("autotune");
-    AutotuneInfo info;
-    info.key = readNames(autotune, "key");
-    info.resetToZero = readNames(autotune, "reset_to_zero");
-    info.restoreValue = readNames(autotune, "restore_value");
-    info.configsFrom = autotune.choice("configs", {"decorator", "declaration"});
-    const json &hooks = autotune.array("dropped_pre_hooks");
-    for (std::size_t i = 0; i < hooks.size(); ++i)
-      info.droppedPreHooks.push_back(
-          readText(hooks[i], indexPath(autotune.path("dropped_pre_hooks"), i), false, kShortText));
-    variant.autotune = std::move(info);
-  }
+  if (obj.find("autotune"))
+    variant.autotune = readAutotuneFields(obj.object("autotune"));
 }
 
 // The launcher sizes the argument buffer from these, so they must be exactly right.
@@ -804,6 +787,19 @@ RefusalRecord readRefusal(const json &root) {
 }
 
 } // namespace
+
+AutotuneInfo readAutotuneFields(const fields::ObjectReader &autotune) {
+  AutotuneInfo info;
+  info.key = fields::readCNames(autotune, "key");
+  info.resetToZero = fields::readCNames(autotune, "reset_to_zero");
+  info.restoreValue = fields::readCNames(autotune, "restore_value");
+  info.configsFrom = autotune.choice("configs", {"decorator", "declaration"});
+  const json &hooks = autotune.array("dropped_pre_hooks");
+  for (std::size_t i = 0; i < hooks.size(); ++i)
+    info.droppedPreHooks.push_back(fields::readText(
+        hooks[i], fields::indexPath(autotune.path("dropped_pre_hooks"), i), false, kShortText));
+  return info;
+}
 
 Expected<KernelMetadata> parseMetadata(const json &root) {
   return readFields("", [&] { return readMetadata(root); });
