@@ -51,6 +51,19 @@ std::set<std::string> heuristicValues(const std::vector<KernelMetadata> &metas) 
   return out;
 }
 
+/// \p dir/main.c with the library \p dir/lib/<name> and the recording fake runtime, warnings as
+/// errors, into \p dir/program.
+RunResult buildWithFakeRuntime(const fs::path &dir, const std::string &compiler,
+                               const std::string &name) {
+  const fs::path lib = dir / "lib";
+  return run(compiler,
+             {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-I", lib.string(),
+              "-I", TTA_RUNTIME_INCLUDE, "-I", TTA_FAKE_RUNTIME_DIR, "main.c",
+              (lib / (name + ".c")).string(), (lib / (name + ".images.S")).string(),
+              std::string(TTA_FAKE_RUNTIME_DIR) + "/fake_runtime.c", "-o", "program"},
+             dir);
+}
+
 RunResult compileRows(const fs::path &dir, const std::string &signature,
                       std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {kOps + "heuristic_rows.py", "-n", "scale_rows_kernel", "-s",
@@ -366,13 +379,7 @@ int main(void) {
   ASSERT_FALSE(compilers.empty());
   for (const std::string &compiler : compilers) {
     SCOPED_TRACE(compiler);
-    RunResult built =
-        run(compiler,
-            {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-I",
-             (dir / "lib").string(), "-I", TTA_RUNTIME_INCLUDE, "-I", TTA_FAKE_RUNTIME_DIR,
-             "main.c", (dir / "lib/flags.c").string(), (dir / "lib/flags.images.S").string(),
-             std::string(TTA_FAKE_RUNTIME_DIR) + "/fake_runtime.c", "-o", "program"},
-            dir);
+    RunResult built = buildWithFakeRuntime(dir, compiler, "flags");
     ASSERT_EQ(built.status, 0) << built.err;
     EXPECT_EQ(built.err, "");
     RunResult ran = run((dir / "program").string(), {}, dir);
@@ -600,13 +607,7 @@ int main(void) {
   ASSERT_FALSE(compilers.empty());
   for (const std::string &compiler : compilers) {
     SCOPED_TRACE(compiler);
-    RunResult built =
-        run(compiler,
-            {"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-I",
-             (dir / "lib").string(), "-I", TTA_RUNTIME_INCLUDE, "-I", TTA_FAKE_RUNTIME_DIR,
-             "main.c", (dir / "lib/warps.c").string(), (dir / "lib/warps.images.S").string(),
-             std::string(TTA_FAKE_RUNTIME_DIR) + "/fake_runtime.c", "-o", "program"},
-            dir);
+    RunResult built = buildWithFakeRuntime(dir, compiler, "warps");
     ASSERT_EQ(built.status, 0) << built.err;
     EXPECT_EQ(built.err, "");
     RunResult ran = run((dir / "program").string(), {}, dir);
