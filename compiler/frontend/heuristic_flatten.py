@@ -123,7 +123,7 @@ def _drop_satisfied_bounds(node):
     if not kept or len(kept) == len(bounded.args):
         return node
     bounded = kept[0] if len(kept) == 1 else ast.Call(func=bounded.func, args=kept, keywords=[])
-    if bounded is right or node.comparators[0] is right and isinstance(op, (ast.LtE, ast.Lt)):
+    if isinstance(op, (ast.LtE, ast.Lt)):   # c <= min(...): the bound is on the right
         node.comparators = [bounded]
     else:
         node.left = bounded
