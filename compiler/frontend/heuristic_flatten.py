@@ -96,6 +96,19 @@ def _known_truth(node):
     return None
 
 
+def namespace_of(fn):
+    """The names `fn` reads: its module's globals and its closure's cells (an empty cell left
+    out)."""
+    names = dict(getattr(fn, "__globals__", {}))
+    closure = getattr(fn, "__closure__", None) or ()
+    for name, cell in zip(fn.__code__.co_freevars, closure):
+        try:
+            names[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return names
+
+
 def _choose(test, body, orelse):
     """`body if test else orelse`, or the one of them when both are the same."""
     if ast.dump(body) == ast.dump(orelse):
@@ -136,13 +149,7 @@ class Flattener:
     def __init__(self, fn, node, find_source, depth=0):
         self.fn, self.node, self.depth, self.find_source = fn, node, depth, find_source
         self.arg = node.args.args[0].arg
-        self.globals = dict(getattr(fn, "__globals__", {}))
-        closure = getattr(fn, "__closure__", None) or ()
-        for name, cell in zip(fn.__code__.co_freevars, closure):
-            try:
-                self.globals[name] = cell.cell_contents
-            except ValueError:
-                pass
+        self.globals = namespace_of(fn)
 
     # -- expressions ------------------------------------------------------------------------
     def _reads_arguments(self, node):

@@ -1043,13 +1043,7 @@ class _InlineConstants(ast.NodeTransformer):
 
     def __init__(self, fn, arg):
         self.arg = arg
-        self.env = dict(getattr(fn, "__globals__", {}))
-        closure = getattr(fn, "__closure__", None) or ()
-        for name, cell in zip(fn.__code__.co_freevars, closure):
-            try:
-                self.env[name] = cell.cell_contents
-            except ValueError:
-                pass
+        self.env = heuristic_flatten.namespace_of(fn)
 
     def visit_Name(self, node):
         value = self.env.get(node.id)
