@@ -95,6 +95,8 @@ json toJson(const KernelMetadata &meta) {
       out["value"] = param.value;
       out["value_text"] = param.valueText;
     }
+    if (param.written)
+      out["written"] = *param.written;
     if (param.tensordesc) {
       const TensorDescInfo &t = *param.tensordesc;
       out["tensordesc"] = {{"rank", t.rank},         {"data_type", t.dataType},
@@ -433,6 +435,12 @@ ParamInfo readParam(const ObjectReader &obj) {
   }
   if (param.kind == ParamInfo::Kind::TensorDesc)
     param.tensordesc = readTensorDesc(obj.object("tensordesc"));
+  if (obj.find("written")) {
+    if (param.kind != ParamInfo::Kind::Pointer && param.kind != ParamInfo::Kind::TensorDesc)
+      fail(obj.path("written"), "only a pointer or tensordesc parameter is written; a " + kind +
+                                    " parameter has no 'written'");
+    param.written = obj.boolean("written");
+  }
   return param;
 }
 

@@ -61,6 +61,10 @@ struct ParamInfo {
   nlohmann::json value;
   std::string valueText;     ///< the value in signature syntax ("1024", "tl.float16", "'ieee'")
   std::optional<TensorDescInfo> tensordesc;  ///< TensorDesc only
+  /// Pointer / TensorDesc: whether the kernel stores to, or atomically updates, the memory the
+  /// parameter points to (found in the compiled IR). Absent: not known; a reader that needs it
+  /// (a PyTorch op schema's mutation mark) must then assume it is written.
+  std::optional<bool> written;
   bool operator==(const ParamInfo &) const = default;
 };
 

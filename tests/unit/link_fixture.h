@@ -35,20 +35,20 @@ inline void writeFile(const fs::path &path, std::string_view text) {
 }
 
 inline ParamInfo ptr(const std::string &name, int hint = 0, const std::string &type = "*fp32") {
-  return {name, ParamInfo::Kind::Pointer, type, 8, hint, {}, "", std::nullopt};
+  return {name, ParamInfo::Kind::Pointer, type, 8, hint, {}, "", std::nullopt, std::nullopt};
 }
 inline ParamInfo scalar(const std::string &name, const std::string &type = "i32", int hint = 0,
                         std::size_t size = 4) {
-  return {name, ParamInfo::Kind::Scalar, type, size, hint, {}, "", std::nullopt};
+  return {name, ParamInfo::Kind::Scalar, type, size, hint, {}, "", std::nullopt, std::nullopt};
 }
 inline ParamInfo one(const std::string &name, const std::string &type = "i32") {
-  return {name, ParamInfo::Kind::SpecializedToOne, type, 0, 1, 1, "1", std::nullopt};
+  return {name, ParamInfo::Kind::SpecializedToOne, type, 0, 1, 1, "1", std::nullopt, std::nullopt};
 }
 inline ParamInfo constant(const std::string &name, nlohmann::json value, std::string text = "") {
   if (text.empty())
     text = value.dump();
   return {name, ParamInfo::Kind::Constexpr, "constexpr", 0, 0, std::move(value), std::move(text),
-          std::nullopt};
+          std::nullopt, std::nullopt};
 }
 
 /// A fresh directory per test with the images every variant points at:
@@ -101,8 +101,8 @@ protected:
                                                          : p.type + (p.hint ? ":" + std::to_string(p.hint) : ""));
     }
     m.variant.signature = signature;
-    params.push_back({"global_scratch", ParamInfo::Kind::GlobalScratch, "*i8", 8, 0, {}, "", std::nullopt});
-    params.push_back({"profile_scratch", ParamInfo::Kind::ProfileScratch, "*i8", 8, 0, {}, "", std::nullopt});
+    params.push_back({"global_scratch", ParamInfo::Kind::GlobalScratch, "*i8", 8, 0, {}, "", std::nullopt, std::nullopt});
+    params.push_back({"profile_scratch", ParamInfo::Kind::ProfileScratch, "*i8", 8, 0, {}, "", std::nullopt, std::nullopt});
     m.params = std::move(params);
     m.launch.entry = cuda ? "scale_shared" : "scale_lds";
     m.launch.numWarps = warps;

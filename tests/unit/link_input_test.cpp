@@ -178,7 +178,7 @@ TEST_F(LinkInput, AHeuristicInputIsACParameterThatPicksTheVariantAndIsNeverPasse
     m.variant.id += value ? "t" : "f";
     return m;
   };
-  ParamInfo input{"FLAG", ParamInfo::Kind::HeuristicInput, "i32", 0, 0, true, "True", std::nullopt};
+  ParamInfo input{"FLAG", ParamInfo::Kind::HeuristicInput, "i32", 0, 0, true, "True", std::nullopt, std::nullopt};
   auto withValue = [&](bool value) {
     ParamInfo p = input;
     p.value = value;
