@@ -79,7 +79,7 @@ std::optional<std::string> CompileRun::firstKey(const KernelSpec &kernel, nlohma
   std::optional<std::string> source = hashes_.of(kernel.sourcePath.string());
   if (!source)
     return std::nullopt;   // unreadable, or changed during the run: neither looked up nor stored
-  job["format"] = 3;
+  job["format"] = 4;   // 4: compile answers carry pointer_writes
   job["tool"] = TRITON_AOT_VERSION;
   job["installation"] = installation_.fingerprint;
   job["environment"] = keys_.environment;

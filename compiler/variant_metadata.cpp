@@ -27,6 +27,23 @@ ImageFile imageFile(const std::string &kind, const std::filesystem::path &path,
   return {kind, path.filename().string(), bytes.size(), sha256Hex(bytes)};
 }
 
+/// The frontend's pointer_writes (one answer per pointer and tensordesc argument of the
+/// compiled IR, in order) onto those params. Counts that differ leave them unknown, which every
+/// reader takes as written: never a read-only mark the IR did not show.
+void markWrittenParams(const nlohmann::json &result, std::vector<ParamInfo> &params) {
+  const nlohmann::json *writes = member(result, "pointer_writes");
+  if (!writes || !writes->is_array())
+    return;
+  std::vector<ParamInfo *> pointers;
+  for (ParamInfo &p : params)
+    if (p.kind == ParamInfo::Kind::Pointer || p.kind == ParamInfo::Kind::TensorDesc)
+      pointers.push_back(&p);
+  if (pointers.size() != writes->size())
+    return;
+  for (std::size_t i = 0; i < pointers.size(); ++i)
+    pointers[i]->written = (*writes)[i].is_boolean() && (*writes)[i].get<bool>();
+}
+
 } // namespace
 
 Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::string &name,
@@ -187,6 +204,7 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
       meta.params.push_back(std::move(p));
     }
   }
+  markWrittenParams(result, meta.params);
   for (const auto &trailing : arrayOf(result, "trailing_params")) {
     ParamInfo p;
     p.name = trailing.is_string() ? trailing.get<std::string>() : "";

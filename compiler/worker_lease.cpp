@@ -2,6 +2,7 @@
 
 #include "compiler/cache.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -159,11 +160,16 @@ std::string workerPoolSocket(const std::string &directory, const std::string &pr
                              const std::string &python, const std::string &workerScript,
                              const std::vector<std::string> &environment) {
   std::string key = "triton-aot worker pool 2\n" + project + '\0' + python + '\n';
-  fs::path frontend = fs::path(workerScript).parent_path();
-  for (const char *file :
-       {"triton_aot_worker.py", "triton_adapter.py", "target_driver.py", "torch_answers.py",
-        "worker_pool.py", "config_hooks.py", "heuristic_flatten.py", "find_module.py"})
-    key += sha256Hex(fileText(frontend / file)) + '\n';
+  // Every module of the frontend: a pool started by another version must not serve this one.
+  std::vector<fs::path> modules;
+  std::error_code ec;
+  for (const fs::directory_entry &entry :
+       fs::directory_iterator(fs::path(workerScript).parent_path(), ec))
+    if (entry.path().extension() == ".py")
+      modules.push_back(entry.path());
+  std::sort(modules.begin(), modules.end());
+  for (const fs::path &module : modules)
+    key += module.filename().string() + ' ' + sha256Hex(fileText(module)) + '\n';
   std::vector<std::string> entries;
   for (const std::string &entry : environment)
     if (!bookkeeping(entry))

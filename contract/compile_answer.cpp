@@ -245,6 +245,12 @@ void checkCompile(const ObjectReader &answer) {
     checkWritten(answer.object("written"));
   if (const json *tensordescs = answer.find("tensordescs"))
     checkTensorDescs(*tensordescs, answer.path("tensordescs"));
+  if (const json *writes = answer.find("pointer_writes")) {
+    const std::string at = answer.path("pointer_writes");
+    checkArray(*writes, at);
+    for (std::size_t i = 0; i < writes->size(); ++i)
+      readBool((*writes)[i], indexPath(at, i));
+  }
   checkOptionalText(answer, "source_name", kLongText);
   checkDescribe(answer.object("describe"));
 }

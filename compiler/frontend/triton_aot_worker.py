@@ -28,6 +28,7 @@ import traceback
 import types
 
 import heuristic_flatten
+import param_writes
 
 PROTOCOL = 1
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -1321,6 +1322,12 @@ def compile_request(req, tap):
               "image_arch": A.image_arch(target, meta, compiled.asm), "trailing_params": trailing,
               "tensordescs": tensordescs, "deps": deps, "packages": packages,
               "written": _write_outputs(compiled, target, req.get("outputs") or {})}
+    try:
+        writes = param_writes.param_writes(compiled.asm["ttir"]) if "ttir" in compiled.asm else None
+    except Exception:  # IR text it cannot follow: unknown, which readers take as written
+        writes = None
+    if writes is not None:
+        answer["pointer_writes"] = writes
     if unwritable:
         answer["cache_unwritable"] = unwritable
     return answer

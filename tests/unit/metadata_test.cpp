@@ -80,6 +80,9 @@ KernelMetadata cudaExample() {
       param("global_scratch", Kind::GlobalScratch, "*i8", 8),
       param("profile_scratch", Kind::ProfileScratch, "*i8", 8),
   };
+  meta.params[0].written = false;   // the kernel reads x and y and stores to out
+  meta.params[1].written = false;
+  meta.params[2].written = true;
   LaunchInfo &launch = meta.launch;
   launch.entry = "add_kernel";
   launch.numWarps = 4;
@@ -273,7 +276,7 @@ TEST(MetadataTest, WritesTheDocumentedLayout) {
   EXPECT_EQ(out["target"], json::parse(R"({"backend": "cuda", "arch": "90a",
       "spelling": "cuda:90a", "warp_size": 32, "image_arch": "sm_90a"})"));
   EXPECT_EQ(out["params"][0], json::parse(R"({"name": "x_ptr", "kind": "pointer",
-      "type": "*fp32", "size": 8, "hint": 16})"));
+      "type": "*fp32", "size": 8, "hint": 16, "written": false})"));
   EXPECT_EQ(out["params"][4], json::parse(R"({"name": "stride", "kind": "specialized_to_one",
       "type": "i32", "size": 0, "hint": 1, "value": 1, "value_text": "1"})"));
   EXPECT_EQ(out["launch"]["block"], json::parse("[128, 1, 1]"));
@@ -559,6 +562,21 @@ TEST(MetadataTest, HeuristicsAreCIdentifiersAndExpressionsOfTheCDialect) {
   EXPECT_EQ(expression.rfind("variant.heuristics[0].expression: ", 0), 0u) << expression;
   EXPECT_EQ(readWith("/variant/heuristics/0/written", "a\nb", meta),
             R"(variant.heuristics[0].written: "a\nb" holds a line break or another control character)");
+}
+
+// "written" says whether a kernel stores through a pointer; only pointers and tensordescs have it.
+TEST(MetadataTest, OnlyPointersAreWritten) {
+  EXPECT_EQ(readWith("/params/2/written", false), "accepted");
+  EXPECT_EQ(readWith("/params/2/written", "yes"), "params[2].written: expected true or false, got \"yes\"");
+  EXPECT_EQ(readWith("/params/3/written", true),
+            "params[3].written: only a pointer or tensordesc parameter is written; a scalar "
+            "parameter has no 'written'");
+  // Absent: not known.
+  KernelMetadata meta = cudaExample();
+  meta.params[2].written.reset();
+  auto read = parseMetadata(toJson(meta));
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_FALSE(read->params[2].written.has_value());
 }
 
 // A heuristic may set a launch option instead of a parameter (FlagGems' "num_warps": lambda
