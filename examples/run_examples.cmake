@@ -38,7 +38,8 @@ function(run_step what)
   endif()
 endfunction()
 
-# cuda_runtime builds against the CUDA toolkit (its headers and libcudart): where there is one.
+# cuda_runtime builds against the CUDA toolkit (its headers and libcudart), hip_runtime against
+# the HIP runtime's (hip/hip_runtime_api.h, libamdhip64): where they are.
 set(examples vector_add softmax matmul kernel_package consumer)
 find_program(NVCC nvcc HINTS ENV CUDA_HOME /usr/local/cuda PATH_SUFFIXES bin)
 set(cuda_root "")
@@ -48,6 +49,21 @@ if(NVCC)
   get_filename_component(cuda_root "${cuda_root}" DIRECTORY)
 else()
   message(STATUS "examples: cuda_runtime left out: no CUDA toolkit (nvcc) here")
+endif()
+find_path(HIP_INCLUDE hip/hip_runtime_api.h HINTS ENV ROCM_PATH PATHS /opt/rocm /usr PATH_SUFFIXES include)
+if(HIP_INCLUDE)
+  list(APPEND examples hip_runtime)
+else()
+  message(STATUS "examples: hip_runtime left out: no HIP runtime headers here (Debian: libamdhip64-dev)")
+endif()
+# -DONLY=<name>: that example alone (a test's; it says "cannot be built here" and stops where
+# the example's toolkit is missing).
+if(DEFINED ONLY)
+  if(NOT ONLY IN_LIST examples)
+    message(STATUS "examples: ${ONLY} cannot be built here")
+    return()
+  endif()
+  set(examples "${ONLY}")
 endif()
 
 set(install_dir "${EXAMPLES_BINARY_DIR}/install")
@@ -80,6 +96,9 @@ foreach(name IN LISTS examples)
 endforeach()
 
 foreach(name vector_add softmax matmul kernel_package)
+  if(NOT name IN_LIST examples)
+    continue()
+  endif()
   # The manifest triton_add_library() wrote (its target property TRITON_AOT_MANIFEST).
   file(GLOB_RECURSE manifest "${EXAMPLES_BINARY_DIR}/${name}/${name}_kernels.json")
   if(NOT manifest)

@@ -38,6 +38,8 @@ packages=(build-essential cmake ninja-build git pkg-config python3-venv
 ((dev)) && packages+=(redis-server nginx-light)
 # The fuzz targets (docs/fuzzing.md): clang with libFuzzer and the sanitizer runtimes.
 ((dev)) && packages+=(clang libclang-rt-14-dev)
+# examples/hip_runtime, which the tests build: the HIP runtime's headers and libamdhip64 (no hipcc).
+((dev)) && packages+=(libamdhip64-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
