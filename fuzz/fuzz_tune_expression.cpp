@@ -1,8 +1,8 @@
-// Expression::parse and evaluate (tuner/tune_expression.h): the tuning spec's expressions over
+// Expression::parse and evaluate (contract/tune_expression.h): the tuning spec's expressions over
 // key names ("cdiv(M, BLOCK_M)"). Names take values from a fixed set with zero, one, negatives
 // and the int64 extremes, so overflow and division by zero are reached.
 #include "fuzz/fuzz_input.h"
-#include "tuner/tune_expression.h"
+#include "contract/tune_expression.h"
 
 #include <limits>
 

@@ -4,7 +4,7 @@
 
 #include "contract/diagnostic.h"
 #include "contract/library_manifest.h"
-#include "tuner/tune_expression.h"
+#include "contract/tune_expression.h"
 
 #include <cstdint>
 #include <memory>

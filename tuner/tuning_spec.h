@@ -4,7 +4,7 @@
 #pragma once
 
 #include "contract/diagnostic.h"
-#include "tuner/tune_expression.h"
+#include "contract/tune_expression.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 // The expressions of a tuning spec: values, Python's floor division, and every error with its
 // column.
-#include "tuner/tune_expression.h"
+#include "contract/tune_expression.h"
 
 #include <gtest/gtest.h>
 

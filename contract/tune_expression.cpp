@@ -1,4 +1,4 @@
-#include "tuner/tune_expression.h"
+#include "contract/tune_expression.h"
 
 #include "contract/lexing.h"
 #include "contract/python_arith.h"

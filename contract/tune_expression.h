@@ -1,6 +1,7 @@
 // The expressions of a tuning spec: the element count of a buffer, a scalar argument's value,
 // a caller grid's dimension, written over the key's names ("M * K") and, in grids, the config's
-// constexprs ("cdiv(M, BLOCK_M)").
+// constexprs ("cdiv(M, BLOCK_M)"). The compiler reads the same arguments (TUNE_ARGS) to know
+// each argument's value per tuned shape (--specialize-arg).
 //
 // Language: integer and floating literals, names, unary - and +, binary * / % + -, parentheses,
 // cdiv(a, b), min(a, b), max(a, b). Integers are 64-bit and `/` floors, as Python's `//`
