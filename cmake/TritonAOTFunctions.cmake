@@ -37,17 +37,19 @@ endfunction()
 #                   [HEURISTIC <NAME=C expression>...] [HEURISTIC_VALUES <NAME=V1,V2>...]
 #                   [OPTIONS <triton-aot-cc argument>...]
 #                   [TUNE_KEY <param>... TUNE_SHAPES <"v1,v2,...">... [TUNE_ARGS <"name=expr">...]
-#                    [TUNE_GRID <x> [<y> [<z>]]]])
+#                    [TUNE_GRID <x> [<y> [<z>]]]]
+#                   [SPECIALIZE [AUTO] [<"name=value, ...">...]])
 # Without CONFIG, a @triton.autotune'd kernel's configs are its decorator's. TUNE_*: what the
-# `tune` target times (docs/tuning.md).
+# `tune` target times (docs/tuning.md). SPECIALIZE: the variants Triton's JIT would compile for
+# these calls, AUTO for each TUNE_SHAPES shape with its TUNE_ARGS (--specialize-for).
 function(triton_add_kernel name)
   set(context "triton_add_kernel(${name})")
   set(keywords "the keywords are SOURCE, MODULE, FUNCTION, HEURISTIC, HEURISTIC_VALUES, "
                "SIGNATURE, GRID, CONFIG, DROP_PRE_HOOKS, OPTIONS, TUNE_KEY, TUNE_SHAPES, "
-               "TUNE_ARGS and TUNE_GRID")
+               "TUNE_ARGS, TUNE_GRID and SPECIALIZE")
   string(JOIN "" keywords ${keywords})
   cmake_parse_arguments(PARSE_ARGV 1 arg "DROP_PRE_HOOKS" "SOURCE;MODULE;FUNCTION"
-                        "SIGNATURE;GRID;CONFIG;OPTIONS;HEURISTIC;HEURISTIC_VALUES;TUNE_KEY;TUNE_SHAPES;TUNE_ARGS;TUNE_GRID")
+                        "SIGNATURE;GRID;CONFIG;OPTIONS;HEURISTIC;HEURISTIC_VALUES;TUNE_KEY;TUNE_SHAPES;TUNE_ARGS;TUNE_GRID;SPECIALIZE")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 unknown)
     message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; ${keywords}")
@@ -66,7 +68,7 @@ function(triton_add_kernel name)
   # misspellings anywhere, and any bare upper-case word where a value always has '=' (a config,
   # a heuristic, a tuning argument) or is numbers (a tuning shape).
   foreach(value IN LISTS arg_SIGNATURE arg_GRID arg_CONFIG arg_OPTIONS arg_TUNE_KEY
-                         arg_TUNE_SHAPES arg_TUNE_ARGS arg_TUNE_GRID)
+                         arg_TUNE_SHAPES arg_TUNE_ARGS arg_TUNE_GRID arg_SPECIALIZE)
     if(value MATCHES "^(SIGNATURES|CONFIGS|GRIDS|SOURCES|FUNCTIONS|OPTION|KERNELS?|ARCHITECTURES|TARGETS?|PREFIX|NAME|DEPENDS|NUM_WARPS|NUM_STAGES|HEURISTICS|HEURISTIC_VALUE|TUNE_[A-Z_]+)$")
       message(FATAL_ERROR "${context}: unknown keyword '${value}'; ${keywords}")
     endif()
@@ -77,6 +79,7 @@ function(triton_add_kernel name)
     endif()
   endforeach()
   _triton_aot_check_tuning("${context}")
+  _triton_aot_specialize_options("${context}")
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "${context}: the kernel's name must be a C identifier (it names the "
                         "function <prefix>_${name})")
@@ -170,6 +173,39 @@ macro(_triton_aot_check_tuning context)
       message(FATAL_ERROR "${context}: TUNE_GRID is for a kernel without GRID (the caller's grid); "
                           "this kernel computes its own")
     endif()
+  endif()
+endmacro()
+
+# SPECIALIZE of triton_add_kernel() (the caller's arg_*) as triton-aot-cc options, appended to
+# arg_OPTIONS: AUTO gives each TUNE_SHAPES shape as a call (TUNE_KEY names) with TUNE_ARGS to
+# compute its other arguments; a "name=value, ..." is a call as it is.
+macro(_triton_aot_specialize_options context)
+  foreach(_tta_call IN LISTS arg_SPECIALIZE)
+    if(_tta_call STREQUAL "AUTO")
+      if(NOT DEFINED arg_TUNE_SHAPES)
+        message(FATAL_ERROR "${context}: SPECIALIZE AUTO specializes for the tuned shapes, and "
+                            "there is no TUNE_SHAPES; give the calls instead: SPECIALIZE "
+                            "\"M=1, N=4096, K=4096\"")
+      endif()
+      foreach(_tta_shape IN LISTS arg_TUNE_SHAPES)
+        string(REPLACE "," ";" _tta_values "${_tta_shape}")
+        set(_tta_text "")
+        foreach(_tta_name _tta_value IN ZIP_LISTS arg_TUNE_KEY _tta_values)
+          string(APPEND _tta_text "${_tta_name}=${_tta_value},")
+        endforeach()
+        list(APPEND arg_OPTIONS --specialize-for "${_tta_text}")
+      endforeach()
+    elseif(_tta_call MATCHES "^ *[A-Za-z_][A-Za-z0-9_]* *= *-?[0-9]+( *[, ] *[A-Za-z_][A-Za-z0-9_]* *= *-?[0-9]+)* *,? *$")
+      list(APPEND arg_OPTIONS --specialize-for "${_tta_call}")
+    else()
+      message(FATAL_ERROR "${context}: SPECIALIZE '${_tta_call}': expected AUTO or a call, its "
+                          "integer arguments by name (\"M=1, N=4096, K=4096\")")
+    endif()
+  endforeach()
+  if(DEFINED arg_SPECIALIZE)
+    foreach(_tta_arg IN LISTS arg_TUNE_ARGS)
+      list(APPEND arg_OPTIONS --specialize-arg "${_tta_arg}")
+    endforeach()
   endif()
 endmacro()
 

@@ -9,6 +9,7 @@
 #include "contract/lexing.h"
 
 #include <algorithm>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -274,6 +275,53 @@ bool CompileRun::nameJobs() {
     failAt(makeError(ExitCode::UsageError, "variant " + job.id + " would be written twice: " + why),
            *job.kernel);
   }
+  return outcome_.errors.empty();
+}
+
+/// --specialize-for: each job of such a kernel gets a job per signature its calls specialize
+/// its own to (specializedSignatures), unless an equal one is declared or added already; the
+/// declared one stays, the generic fallback of the calls no variant fits.
+bool CompileRun::specialize() {
+  std::map<std::size_t, std::vector<ExampleCall>> callsOf;   // kernel index -> its calls
+  std::set<std::string> present;
+  auto keyOf = [](const Job &job, const std::string &signature) {
+    return std::to_string(job.kernelIndex) + '|' + job.target.spelling() + '|' +
+           std::to_string(job.configIndex) + '|' + signature;
+  };
+  for (const Job &job : jobs_)
+    present.insert(keyOf(job, formatSignature(job.signature)));
+  std::vector<Job> added;
+  for (const Job &job : jobs_) {
+    const KernelSpec &kernel = *job.kernel;
+    if (kernel.specialize.empty() || kernel.sourceKind != "python")
+      continue;
+    auto info = described_.find(describeKey(job));
+    if (info == described_.end())
+      continue;
+    auto calls = callsOf.find(job.kernelIndex);
+    if (calls == callsOf.end()) {
+      auto resolved = resolveCalls(kernel.specialize);
+      if (!resolved) {
+        failAt(resolved.takeError(), kernel);
+        callsOf[job.kernelIndex] = {};
+        continue;
+      }
+      calls = callsOf.emplace(job.kernelIndex, std::move(*resolved)).first;
+    }
+    for (const ExampleCall &call : calls->second) {
+      std::optional<Signature> signature = specializeFor(job.signature, info->second, call);
+      if (!signature || !present.insert(keyOf(job, signature->text)).second)
+        continue;
+      Job variant = job;
+      variant.signature = std::move(*signature);
+      for (const auto &[name, value] : call)
+        variant.specializedFor += (variant.specializedFor.empty() ? "" : ", ") + name + "=" +
+                                  std::to_string(value);
+      added.push_back(std::move(variant));
+    }
+  }
+  for (Job &job : added)
+    jobs_.push_back(std::move(job));
   return outcome_.errors.empty();
 }
 

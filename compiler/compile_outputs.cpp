@@ -139,7 +139,7 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
   for (const auto &dep : arrayOf(job.result, "deps"))
     if (dep.is_string())
       depends.push_back(dep.get<std::string>());
-  outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.origin});
+  outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.origin, job.specializedFor});
 }
 
 /// --index: every metadata file and refusal record of the run, relative to the index.

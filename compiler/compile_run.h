@@ -58,6 +58,8 @@ struct Job {
   /// Why this target cannot build or run the config ("" when it can): the config is left out
   /// for the target, with a warning and a refusal record in place of its outputs.
   std::string refusal;
+  /// The call --specialize-for added this variant for ("M=1, N=4096"); "" for a declared one.
+  std::string specializedFor;
 };
 
 /// Environment variables that can change what Triton generates, and so belong in cache keys.
@@ -127,6 +129,7 @@ private:
   decoratorConfigsPerTarget(std::size_t k, const std::vector<DescribeWanted> &wanted);
   bool expand();
   bool nameJobs();
+  bool specialize();
   bool applyHeuristics();
 
   // compile_describe.cpp: what Triton says about each kernel.

@@ -33,7 +33,7 @@ CompileOutcome CompileRun::run() {
       return failed();
     }
     // Named before describing too: a failure then removes the earlier outputs of those names.
-    if (!expand() || !nameJobs() || !describeKernels() || !applyHeuristics() || !nameJobs() ||
+    if (!expand() || !nameJobs() || !describeKernels() || !specialize() || !applyHeuristics() || !nameJobs() ||
         !lookupCache() || !compileMisses() || !stageOutputs())
       return failed();
     if (Status s = transaction_.commit(); !s) {

@@ -7,6 +7,7 @@
 #include "compiler/heuristics.h"
 #include "compiler/signature.h"
 #include "compiler/source_names.h"
+#include "compiler/specialize.h"
 #include "contract/diagnostic.h"
 #include "contract/grid.h"
 #include "contract/log_sink.h"
@@ -39,6 +40,7 @@ struct KernelSpec {
   /// after the stream), as upstream compile.py's launchers take it.
   std::optional<Grid> grid;
   HeuristicDeclarations heuristics;    ///< --heuristic / --heuristic-values
+  SpecializePolicy specialize;         ///< --specialize-for / --specialize-arg
   std::string origin;                  ///< where it was declared: "command line" or the spec file
 };
 
@@ -90,6 +92,7 @@ struct CompiledVariant {
   KernelMetadata metadata;
   std::filesystem::path metadataPath;
   CacheOrigin origin = CacheOrigin::Compiled;
+  std::string specializedFor;   ///< the call --specialize-for added it for; "" if declared
 };
 
 struct CompileOutcome {

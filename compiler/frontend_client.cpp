@@ -373,24 +373,35 @@ Expected<Signature> resolveKernelNames(const Signature &signature, const std::st
   return resolved;
 }
 
+std::vector<std::string> entryParamNames(const Signature &signature, const nlohmann::json &describe) {
+  std::vector<std::string> declared;
+  for (const auto &p : arrayOf(describe, "params"))
+    declared.push_back(stringOr(p, "name"));
+  std::vector<std::string> names;
+  std::size_t position = 0;
+  for (const SignatureEntry &entry : signature.entries) {
+    if (!entry.keyword.empty()) {
+      names.push_back(entry.keyword);
+      continue;
+    }
+    names.push_back(position < declared.size() ? declared[position] : std::string());
+    ++position;
+  }
+  return names;
+}
+
 Status checkDoNotSpecialize(const Signature &signature, const nlohmann::json &describe,
                             const std::string &function, const std::string &file) {
-  std::vector<std::string> names;
-  for (const auto &p : arrayOf(describe, "params"))
-    names.push_back(stringOr(p, "name"));
+  const std::vector<std::string> names = entryParamNames(signature, describe);
   auto listed = [&](const char *key, const std::string &name) {
     for (const auto &item : arrayOf(describe, key))
       if (item.is_string() && item.get<std::string>() == name)
         return true;
     return false;
   };
-  std::size_t position = 0;
   for (std::size_t e = 0; e < signature.entries.size(); ++e) {
     const SignatureEntry &entry = signature.entries[e];
-    const std::string name = !entry.keyword.empty() ? entry.keyword
-                             : position < names.size() ? names[position] : std::string();
-    if (entry.keyword.empty())
-      ++position;
+    const std::string &name = names[e];
     if (entry.kind == SignatureEntry::Kind::Constexpr || entry.hint == 0 || name.empty())
       continue;
     const char *rule = listed("do_not_specialize", name) ? "do_not_specialize"

@@ -51,6 +51,10 @@ Expected<Signature> resolveKernelNames(const Signature &signature, const std::st
 /// do_not_specialize_on_alignment=...) rules out (describe's lists, by name): ":16" or ":1" on a
 /// do_not_specialize parameter, ":16" on a do_not_specialize_on_alignment one. Such a variant
 /// would dispatch on a property the kernel's author asked never to specialize on.
+/// The parameter each entry of \p signature gives a value to: its keyword, else the describe
+/// answer's parameter at its position ("" past the end).
+std::vector<std::string> entryParamNames(const Signature &signature, const nlohmann::json &describe);
+
 Status checkDoNotSpecialize(const Signature &signature, const nlohmann::json &describe,
                             const std::string &function, const std::string &file);
 

@@ -228,6 +228,59 @@ std::string defaultWorkerScript() {
       .string();
 }
 
+/// A spec file kernel's "specialize_for" (["M=1, N=4096"] or [{"M": 1, "N": 4096}]) and
+/// "specialize_args" (["stride_am=K"]).
+Status readSpecializeFields(const nlohmann::json &entry, const std::string &where,
+                            const std::string &path, SpecializePolicy &policy) {
+  auto inFile = [&](Status s) -> Status {
+    if (s)
+      return s;
+    Diagnostic diag = s.takeError();
+    diag.file = path;
+    return diag;
+  };
+  auto fail = [&](const std::string &message) {
+    Diagnostic diag = makeError(ExitCode::UsageError, message);
+    diag.file = path;
+    return Status(diag);
+  };
+  if (entry.contains("specialize_for")) {
+    const nlohmann::json &calls = entry["specialize_for"];
+    if (!calls.is_array())
+      return fail(where + ".specialize_for: expected a list of calls");
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      std::string call;
+      if (calls[c].is_string()) {
+        call = calls[c].get<std::string>();
+      } else if (calls[c].is_object()) {
+        for (const auto &[name, value] : calls[c].items()) {
+          if (!value.is_number_integer())
+            return fail(where + ".specialize_for[" + std::to_string(c) + "]." + name +
+                        ": expected an integer");
+          call += (call.empty() ? "" : ", ") + name + "=" + value.dump();
+        }
+      } else {
+        return fail(where + ".specialize_for[" + std::to_string(c) +
+                    "]: expected \"M=1, N=4096\" or {\"M\": 1, \"N\": 4096}");
+      }
+      if (Status s = inFile(addSpecializeCall(call, policy)); !s)
+        return s;
+    }
+  }
+  if (entry.contains("specialize_args")) {
+    const nlohmann::json &args = entry["specialize_args"];
+    if (!args.is_array() || !std::all_of(args.begin(), args.end(),
+                                         [](const nlohmann::json &a) { return a.is_string(); }))
+      return fail(where + ".specialize_args: expected a list of \"NAME=EXPR\" strings");
+    for (const auto &arg : args)
+      if (Status s = inFile(addSpecializeArg(arg.get<std::string>(), policy)); !s)
+        return s;
+  }
+  if (!policy.args.empty() && policy.calls.empty())
+    return fail(where + ".specialize_args needs specialize_for: it computes an argument of each call");
+  return ok();
+}
+
 Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
                                                const std::vector<Target> &defaultTargets) {
   std::ifstream in(path, std::ios::binary);
@@ -292,7 +345,8 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
   const fs::path base = fs::absolute(path).parent_path();
   const std::set<std::string> known = {"source", "function", "name", "signatures", "signature",
                                        "configs", "grid", "targets", "heuristics",
-                                       "heuristic_values", "drop_pre_hooks"};
+                                       "heuristic_values", "drop_pre_hooks", "specialize_for",
+                                       "specialize_args"};
   std::vector<KernelSpec> kernels;
   for (std::size_t k = 0; k < spec["kernels"].size(); ++k) {
     const nlohmann::json &entry = spec["kernels"][k];
@@ -303,7 +357,8 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
       if (!known.count(key))
         return fail(where + ": unknown field '" + key +
                     "'; expected source, function, name, signatures, configs, grid, targets, "
-                    "heuristics, heuristic_values, drop_pre_hooks");
+                    "heuristics, heuristic_values, drop_pre_hooks, specialize_for, "
+                    "specialize_args");
     if (!entry.contains("source") || !entry["source"].is_string())
       return fail(where + ": missing \"source\" (the kernel file)");
     KernelSpec kernel;
@@ -375,6 +430,9 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
       }
     }
 
+    if (Status st = readSpecializeFields(entry, where, path, kernel.specialize); !st)
+      return st.takeError();
+
     // No grid: the caller passes it to the entry point.
     texts.clear();
     if (entry.contains("grid")) {
@@ -419,7 +477,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   CacheArguments cacheArgs;
   std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index,
       python, emitIr;
-  std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues;
+  std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues,
+      specializeFor, specializeArgs;
   std::optional<int> numWarps, numStages;
   int jobs = 0;
   bool noPtx = false, summary = false, verbose = false, version = false,
@@ -458,6 +517,14 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
                  "arguments for");
   app.add_flag("--drop-pre-hooks", dropPreHooks,
                "Drop the pre_hooks of @triton.autotune configs (they run Python before each launch)");
+  app.add_option("--specialize-for", specializeFor,
+                 "A call the kernel is meant for, its integer arguments by name (\"M=1, N=4096, "
+                 "K=4096\"): adds the variant Triton's JIT would compile for it (repeatable)")
+      ->type_name("CALL");
+  app.add_option("--specialize-arg", specializeArgs,
+                 "NAME=EXPR: an argument each --specialize-for call computes from its values "
+                 "(\"stride_am=K\"; TUNE_ARGS' language)")
+      ->type_name("ARG");
   app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
   app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
   app.add_option("--index", index, "Write a JSON list of the metadata files written");
@@ -575,7 +642,7 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     if (!kernelPath.empty())
       return usage("give either a kernel file or --spec, not both");
     for (const char *flag : {"signature", "kernel-name", "grid", "config", "out-name", "heuristic",
-                             "heuristic-values"})
+                             "heuristic-values", "specialize-for", "specialize-arg"})
       if (app.count(std::string("--") + flag))
         return usage(std::string("--") + flag + " cannot be combined with --spec: put it in the spec file");
     auto kernels = loadSpecFile(spec, *parsedTargets);
@@ -635,6 +702,14 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     for (const std::string &text : heuristicValues)
       if (Status s = addHeuristicValues(text, kernel.heuristics); !s)
         return s.takeError();
+    for (const std::string &text : specializeFor)
+      if (Status s = addSpecializeCall(text, kernel.specialize); !s)
+        return s.takeError();
+    for (const std::string &text : specializeArgs)
+      if (Status s = addSpecializeArg(text, kernel.specialize); !s)
+        return s.takeError();
+    if (!kernel.specialize.args.empty() && kernel.specialize.calls.empty())
+      return usage("--specialize-arg needs --specialize-for: it computes an argument of each call");
     kernel.targets = *parsedTargets;
     out.request.kernels.push_back(std::move(kernel));
 

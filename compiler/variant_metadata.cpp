@@ -322,6 +322,20 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
   for (const Row &r : rows)
     line(r.cells);
   out += describeVariantOrigins(counts[0], counts[1], counts[2]) + "\n";
+  // What --specialize-for costs: its variants' share of the images and their bytes.
+  std::size_t added = 0, addedBytes = 0, bytes = 0;
+  for (const CompiledVariant &v : variants) {
+    const std::size_t size = v.metadata.images.empty() ? 0 : v.metadata.images[0].size;
+    bytes += size;
+    if (!v.specializedFor.empty()) {
+      ++added;
+      addedBytes += size;
+    }
+  }
+  if (added)
+    out += "specialization: " + std::to_string(added) + " of " + std::to_string(variants.size()) +
+           " images (" + std::to_string(addedBytes) + " of " + std::to_string(bytes) +
+           " bytes) are variants --specialize-for added\n";
   return out;
 }
 

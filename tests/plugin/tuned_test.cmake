@@ -16,6 +16,11 @@ if(NOT kernel STREQUAL "add" OR NOT key STREQUAL "n_elements" OR NOT shape EQUAL
    NOT size STREQUAL "n_elements")
   message(FATAL_ERROR "unexpected tuning spec:\n${spec}")
 endif()
+# SPECIALIZE AUTO: each tuned shape is a call, TUNE_ARGS computing its other arguments; and
+# the call given as it is.
+file(STRINGS "${build}/build.ninja" compile_rules REGEX "triton-aot-cc")
+plugin_expect("${compile_rules}" "--specialize-for n_elements=1024, --specialize-for n_elements=1048576, --specialize-for \"?n_elements=1\"? --specialize-arg \"?x_ptr=n_elements\"?"
+              "the specialization of the compile")
 file(STRINGS "${build}/build.ninja" link_rules REGEX "triton-aot-ld.*--tuning")
 plugin_expect("${link_rules}" "--tuning [^ ]*/projects/tuned/adds\\.tuning\\.json" "the link's table")
 plugin_run(COMMAND "${PLUGIN_NINJA}" -C "${build}" -t targets all OUTPUT targets)

@@ -1,0 +1,4 @@
+# expect: triton_add_kernel\(add\): SPECIALIZE 'n_elements=big': expected AUTO or a call
+triton_add_kernel(add SOURCE ${KERNELS}/add.py FUNCTION add_kernel  # <- error
+  SIGNATURE "*fp32, *fp32, *fp32, i32, 1024" GRID "cdiv(n_elements, 1024)"
+  SPECIALIZE "n_elements=big")
