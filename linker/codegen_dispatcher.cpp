@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -158,6 +159,7 @@ public:
     }
     if (!perConfigGrid && !perVariantGrid_)
       writeGrid(out, nullptr, "  ");
+    writeHintFacts(out);
     out << "  switch (" << kp_.config << ") {\n";
     for (std::size_t c = 0; c < kernel_.configs.size(); ++c) {
       out << "  case " << c << ": /* " << commentText(cStringLiteral(kernel_.configs[c].name))
@@ -292,9 +294,18 @@ private:
         action = "{\n        " + action + "\n" + grid.str() + "      }";
       }
       std::vector<std::string> tests;
-      for (std::size_t p = 0; p < hints.size() && p < kernel_.cParams.size(); ++p)
-        if (hints[p] != 0)
-          tests.push_back(hintTest(kernel_.cParams[p], kp_.params[p], hints[p], false));
+      if (!factBits_.empty()) {
+        std::uint64_t mask = 0;
+        for (std::size_t p = 0; p < hints.size() && p < kernel_.cParams.size(); ++p)
+          if (hints[p] != 0)
+            mask |= std::uint64_t{1} << factBits_.at({p, hints[p]});
+        if (mask)
+          tests.push_back("(tta_hints & " + hexConstant(mask) + ") == " + hexConstant(mask));
+      } else {
+        for (std::size_t p = 0; p < hints.size() && p < kernel_.cParams.size(); ++p)
+          if (hints[p] != 0)
+            tests.push_back(hintTest(kernel_.cParams[p], kp_.params[p], hints[p], false));
+      }
       bool never = false;
       for (const HeuristicRecord &h : config.variants[v].heuristics)
         if (auto test = heuristicTest(h, config.variants[v].constexprs, never); !test.empty())
@@ -452,6 +463,49 @@ private:
   const KernelPlan &kp_;
   DispatcherNeeds &used_;
   bool perVariantGrid_ = false;   ///< the grid reads a heuristic decided at launch
+  /// (parameter, hint) -> its bit in tta_hints; empty: each variant tests its hints itself
+  std::map<std::pair<std::size_t, int>, int> factBits_;
+
+  static std::string hexConstant(std::uint64_t value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "UINT64_C(0x%llx)", static_cast<unsigned long long>(value));
+    return text;
+  }
+
+  /// A config of many hint variants (--specialize-for gives one per call) tests each argument's
+  /// hints once, into one bit each of tta_hints, and each variant with one mask: the choice
+  /// takes time linear in the parameters and the variants, not their product. A few variants,
+  /// or more than 64 distinct hints, keep the plain tests.
+  void writeHintFacts(std::ostream &out) {
+    std::size_t most = 0;
+    for (const KernelConfig &config : kernel_.configs)
+      most = std::max(most, config.variants.size());
+    if (most < kManyVariants)
+      return;
+    std::map<std::pair<std::size_t, int>, int> bits;
+    for (const KernelConfig &config : kernel_.configs)
+      for (const HintVariant &variant : config.variants)
+        for (std::size_t p = 0; p < variant.hints.size() && p < kernel_.cParams.size(); ++p)
+          if (variant.hints[p] != 0)
+            bits.emplace(std::make_pair(p, variant.hints[p]), 0);
+    if (bits.empty() || bits.size() > 64)
+      return;
+    int next = 0;
+    std::vector<std::string> terms;
+    for (auto &[fact, bit] : bits) {
+      bit = next++;
+      terms.push_back("(" + hintTest(kernel_.cParams[fact.first], kp_.params[fact.first],
+                                     fact.second, false) +
+                      " ? " + hexConstant(std::uint64_t{1} << bit) + " : 0)");
+    }
+    out << "  /* the hints the arguments meet, a bit each; a variant asks for its own */\n"
+        << "  const uint64_t tta_hints =\n      ";
+    for (std::size_t t = 0; t < terms.size(); ++t)
+      out << terms[t] << (t + 1 < terms.size() ? " |\n      " : ";\n");
+    out << "  (void)tta_hints;   /* a config whose variants all ask for none */\n";
+    factBits_ = std::move(bits);
+  }
+  static constexpr std::size_t kManyVariants = 4;
 };
 
 

@@ -28,6 +28,9 @@ const std::set<std::string> kExpected = {
     // M=1, N=K=4096: M is 1, the rest keep :16 (stride_ak, stride_bn, stride_cn are 1)
     "*fp16:16, *fp16:16, *fp16:16, i32:1, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, "
     "i32:1, 64, 64, 32",
+    // M=64, N=K=4096: every integer keeps its hint
+    "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, "
+    "i32:1, 64, 64, 32",
     // M=N=K=3000: only the unit strides and the pointers
     "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 64, 64, 32"};
 
@@ -38,13 +41,14 @@ std::set<std::string> signaturesIn(const fs::path &dir) {
   return out;
 }
 
-TEST(Specialize, TheCallsVariantsBesideTheGenericOne) {
+TEST(Specialize, TheCallsVariantsBesideTheGenericOneChosenByAMaskBuiltWithGccAndClang) {
   fs::path dir = freshDir("specialize", "cli");
   RunResult r = runCompiler(
       {kernel("matmul_fp16.py"), "-n", "matmul_kernel", "-s", kGeneric, "-g",
        "cdiv(M, 64) * cdiv(N, 64), 1, 1", "-t", "cuda:90a", "-o", dir.string() + "/",
        "--no-ptx", "--summary", "--index", (dir / "index.json").string(),
        "--specialize-for", "M=1, N=4096, K=4096", "--specialize-for", "M=1, N=8192, K=8192",
+       "--specialize-for", "M=64, N=4096, K=4096",
        "--specialize-for", "M=3000, N=3000, K=3000", "--specialize-arg", "stride_am=K",
        "--specialize-arg", "stride_ak=1", "--specialize-arg", "stride_bk=N", "--specialize-arg",
        "stride_bn=1", "--specialize-arg", "stride_cm=N", "--specialize-arg", "stride_cn=1"},
@@ -52,16 +56,24 @@ TEST(Specialize, TheCallsVariantsBesideTheGenericOne) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(signaturesIn(dir), kExpected);
   // The summary says what the specialization costs.
-  EXPECT_NE(r.out.find("specialization: 2 of 3 images ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("specialization: 3 of 4 images ("), std::string::npos) << r.out;
 
-  // The dispatcher tries the :1 variant, then the other specialised one, then the generic.
+  // Four variants of one config: each argument's hints are tested once, into tta_hints, and
+  // each variant asks for its mask (the runtime tests launch them: Specialized.*).
   RunResult link = tta::testing::run(TTA_LINKER, {"--name", "mm", "-o", (dir / "lib").string(),
                                                   (dir / "index.json").string()}, dir);
   ASSERT_EQ(link.status, 0) << link.err;
   const std::string c = readText(dir / "lib" / "mm.c");
-  const std::size_t one = c.find("M == 1"), aligned = c.find("(uintptr_t)a_ptr & 15u", one);
-  ASSERT_NE(one, std::string::npos) << c;
-  EXPECT_NE(aligned, std::string::npos) << c;
+  EXPECT_NE(c.find("(M == 1 ? UINT64_C("), std::string::npos) << c;
+  EXPECT_NE(c.find("if ((tta_hints & UINT64_C("), std::string::npos) << c;
+  for (const std::string &cc : tta::testing::cCompilers()) {
+    SCOPED_TRACE(cc);
+    RunResult built = tta::testing::run(
+        cc, {"-std=c11", "-Wall", "-Wextra", "-Werror", "-I", (dir / "lib").string(), "-I",
+             TTA_RUNTIME_INCLUDE, "-c", (dir / "lib" / "mm.c").string(), "-o", "mm.o"},
+        dir);
+    EXPECT_EQ(built.status, 0) << built.err << built.out;
+  }
 }
 
 TEST(Specialize, TheSameFromASpecFile) {
@@ -73,7 +85,9 @@ TEST(Specialize, TheSameFromASpecFile) {
          {"function", "matmul_kernel"},
          {"signatures", {kGeneric}},
          {"grid", "cdiv(M, 64) * cdiv(N, 64), 1, 1"},
-         {"specialize_for", {"M=1, N=4096, K=4096", {{"M", 3000}, {"N", 3000}, {"K", 3000}}}},
+         {"specialize_for",
+          {"M=1, N=4096, K=4096", "M=64 N=4096 K=4096",
+           {{"M", 3000}, {"N", 3000}, {"K", 3000}}}},
          {"specialize_args",
           {"stride_am=K", "stride_ak=1", "stride_bk=N", "stride_bn=1", "stride_cm=N",
            "stride_cn=1"}}}}}};
