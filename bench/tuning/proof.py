@@ -7,14 +7,19 @@ the table is linked in. Then, for every tuned and held-out shape of each kernel:
 - the device time of the tuned entry point `p_K` (the config the table picks),
 - Triton's own launch of the same @triton.autotune'd function: its first call for the new key
   (wall time: the autotuner benchmarks every config) and then its device time,
-- the library's first call for the new key (wall time).
+- the library's first call for the new key (wall time),
+- every config of the decorator through Triton's JIT (the @triton.jit function under the
+  autotuner, each config's values given; its device time): the best JIT config per shape.
+With --specialize the matmul is declared with a generic signature and SPECIALIZE AUTO and tuned
+at shapes where the JIT's specialization matters (M = 1, sizes no multiple of 16;
+shapes.MATMUL_SPECIALIZE_*), and only the matmul is measured.
 Device times are measured as the tuner and Triton's autotuner measure (--method flush, the
 default: triton.testing.do_bench, L2 flushed before each timed launch, which also hides the
 ctypes and Python launch costs behind the flush), or as CUDA-graph replays with a warm L2
 (--method graph). Ratios are against the best config measured the same way in the same run.
 
   python3 bench/tuning/proof.py --tritonaot-dir build/device-install/lib/cmake/TritonAOT \
-      --work /tmp/tuning --csv bench/results/tuning_h100.csv
+      --work /tmp/tuning --csv bench/results/tuning_h100.csv [--specialize]
 """
 import argparse
 import csv
@@ -43,7 +48,9 @@ def build(args):
     subprocess.run(["cmake", "-S", os.path.join(HERE, "project"), "-B", build_dir, "-G", "Ninja",
                     "-DCMAKE_BUILD_TYPE=Release", f"-DTritonAOT_DIR={args.tritonaot_dir}",
                     f"-DTUNING_TABLE={table}", f"-DCMAKE_TRITON_ARCHITECTURES={args.arch}",
-                    f"-DTRITON_AOT_PYTHON={sys.executable}"], check=True, capture_output=True)
+                    f"-DTRITON_AOT_PYTHON={sys.executable}",
+                    f"-DSPECIALIZE_BENCH={'ON' if args.specialize else 'OFF'}"],
+                   check=True, capture_output=True)
     subprocess.run(["cmake", "--build", build_dir], check=True, capture_output=True)
     started = time.monotonic()
     tuned = subprocess.run(["cmake", "--build", build_dir, "--target", "tune"], capture_output=True,
@@ -100,9 +107,13 @@ def matmul_case(shape):
     args = {"a_ptr": a.data_ptr(), "b_ptr": b.data_ptr(), "c_ptr": c.data_ptr(), "M": M, "N": N,
             "K": K, "stride_am": K, "stride_bk": N, "stride_cm": N}
 
-    def triton_launch():
-        grid = lambda meta: (triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"]),)
-        kernels.matmul_kernel[grid](a, b, c, M, N, K, K, 1, N, 1, N, 1)
+    grid = lambda meta: (triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"]),)
+
+    def triton_launch(config=None):
+        if config is None:
+            kernels.matmul_kernel[grid](a, b, c, M, N, K, K, 1, N, 1, N, 1)
+        else:   # one config through the JIT, as the autotuner launches it
+            kernels.matmul_kernel.fn[grid](a, b, c, M, N, K, K, 1, N, 1, N, 1, **config.all_kwargs())
 
     def check():
         torch.testing.assert_close(c.float(), (a.float() @ b.float()), rtol=2e-2, atol=0.5)
@@ -120,8 +131,11 @@ def rms_case(shape):
     args = {"Y_ptr": y.data_ptr(), "X_ptr": x.data_ptr(), "W_ptr": w.data_ptr(), "n_rows": rows,
             "n_cols": n_cols, "eps": 1e-6}
 
-    def triton_launch():
-        kernels.rms_norm_kernel[(rows,)](y, x, w, rows, n_cols, 1e-6)
+    def triton_launch(config=None):
+        if config is None:
+            kernels.rms_norm_kernel[(rows,)](y, x, w, rows, n_cols, 1e-6)
+        else:
+            kernels.rms_norm_kernel.fn[(rows,)](y, x, w, rows, n_cols, 1e-6, **config.all_kwargs())
 
     def check():
         xf = x.float()
@@ -175,16 +189,26 @@ def measure(tuned, name, shape, held_out, make_case):
     row["triton_first_call_ms"] = wall_ms(triton_launch)
     row["triton_us"] = device_ms(triton_launch) * 1e3
     row["tuned_over_triton"] = row["tuned_us"] / row["triton_us"]
+    import kernels
+    jit = {}
+    for config in getattr(kernels, name + "_kernel").configs:
+        try:
+            jit[str(config)] = device_ms(lambda: triton_launch(config)) * 1e3
+        except Exception as error:   # out of resources on this device
+            print(f"  JIT {config}: {type(error).__name__}")
+    jit_best = min(jit, key=jit.get)
+    row.update(jit_best=jit_best, jit_best_us=jit[jit_best],
+               tuned_over_jit_best=row["tuned_us"] / jit[jit_best])
     print(f"{name:9} {row['shape']:16} {row['set']:8} chosen {chosen:48} best {best:48} "
           f"tuned/best {row['tuned_over_best']:.3f} tuned/triton {row['tuned_over_triton']:.3f} "
+          f"tuned/best JIT config {row['tuned_over_jit_best']:.3f} "
           f"first call: library {row['library_first_call_ms']:.2f} ms, Triton "
           f"{row['triton_first_call_ms']:.0f} ms", flush=True)
     return row
 
 
 def summarize(rows, tuner_seconds):
-    print(f"\ntuner: {tuner_seconds:.1f} s for "
-          f"{len(shapes.MATMUL_TUNED)} + {len(shapes.RMS_TUNED)} shapes")
+    print(f"\ntuner: {tuner_seconds:.1f} s")
     for kernel in ("matmul", "rms_norm"):
         for which in ("tuned", "held-out"):
             rs = [r for r in rows if r["kernel"] == kernel and r["set"] == which]
@@ -192,6 +216,9 @@ def summarize(rows, tuner_seconds):
                 continue
             over_best = [r["tuned_over_best"] for r in rs]
             over_triton = [r["tuned_over_triton"] for r in rs]
+            over_jit = [r["tuned_over_jit_best"] for r in rs]
+            print(f"{kernel:9} {which:8} {len(rs):2} shapes: tuned/best JIT config median "
+                  f"{statistics.median(over_jit):.3f} max {max(over_jit):.3f}")
             later = [r["triton_first_call_ms"] for r in rs[1:]] or [rs[0]["triton_first_call_ms"]]
             print(f"{kernel:9} {which:8} {len(rs):2} shapes: tuned/best median "
                   f"{statistics.median(over_best):.3f} max {max(over_best):.3f}; tuned/Triton "
@@ -218,6 +245,9 @@ def main():
     parser.add_argument("--arch", default="90a")
     parser.add_argument("--csv")
     parser.add_argument("--rep-ms", type=int, default=20, help="do_bench's rep, in ms")
+    parser.add_argument("--specialize", action="store_true",
+                        help="the matmul with a generic signature and SPECIALIZE AUTO, at "
+                             "shapes.MATMUL_SPECIALIZE_* (the matmul only)")
     parser.add_argument("--method", choices=("flush", "graph"), default="flush",
                         help="flush: L2 flushed before each launch, as the tuner times; graph: "
                              "warm CUDA-graph replays")
@@ -229,8 +259,12 @@ def main():
     library, tuner_seconds = build(args)
     tuned = Tuned(library)
     rows = []
-    for name, tuned_shapes, held, make in (("matmul", shapes.MATMUL_TUNED, shapes.MATMUL_HELD_OUT, matmul_case),
-                                           ("rms_norm", shapes.RMS_TUNED, shapes.RMS_HELD_OUT, rms_case)):
+    sets = [("matmul", shapes.MATMUL_TUNED, shapes.MATMUL_HELD_OUT, matmul_case),
+            ("rms_norm", shapes.RMS_TUNED, shapes.RMS_HELD_OUT, rms_case)]
+    if args.specialize:
+        sets = [("matmul", shapes.MATMUL_SPECIALIZE_TUNED, shapes.MATMUL_SPECIALIZE_HELD_OUT,
+                 matmul_case)]
+    for name, tuned_shapes, held, make in sets:
         for shape in tuned_shapes:
             rows.append(measure(tuned, name, shape, False, make))
         for shape in held:
