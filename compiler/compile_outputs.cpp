@@ -139,7 +139,12 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
   for (const auto &dep : arrayOf(job.result, "deps"))
     if (dep.is_string())
       depends.push_back(dep.get<std::string>());
-  outcome_.variants.push_back({std::move(*meta), job.paths.metadata, job.origin, job.specializedFor});
+  std::optional<double> compileSeconds;
+  if (const nlohmann::json *ms = member(job.result, "compile_ms");
+      job.origin == CacheOrigin::Compiled && ms && ms->is_number_unsigned())
+    compileSeconds = ms->get<std::uint64_t>() / 1000.0;
+  outcome_.variants.push_back(
+      {std::move(*meta), job.paths.metadata, job.origin, job.specializedFor, compileSeconds});
 }
 
 /// --index: every metadata file and refusal record of the run, relative to the index.

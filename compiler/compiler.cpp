@@ -224,7 +224,12 @@ Status CompileRun::startPool(int count) {
 }
 
 CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
-  return CompileRun(request, log).run();
+  const auto started = std::chrono::steady_clock::now();
+  CompileOutcome outcome = CompileRun(request, log).run();
+  outcome.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  outcome.workers = std::max(1, request.options.jobs);
+  return outcome;
 }
 
 } // namespace tta

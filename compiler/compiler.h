@@ -93,18 +93,23 @@ struct CompiledVariant {
   std::filesystem::path metadataPath;
   CacheOrigin origin = CacheOrigin::Compiled;
   std::string specializedFor;   ///< the call --specialize-for added it for; "" if declared
+  /// Compiled now: how long Triton's compile took in its worker (the answer's compile_ms).
+  std::optional<double> compileSeconds;
 };
 
 struct CompileOutcome {
   ExitCode code = ExitCode::Success;
   std::vector<CompiledVariant> variants;   ///< in expansion order; empty on failure
   std::vector<Diagnostic> errors;          ///< every failure, in expansion order
+  double seconds = 0;                      ///< the run's wall time
+  int workers = 0;                         ///< how many frontend workers compiled (-j)
 };
 
 CompileOutcome compile(const CompileRequest &request, const LogSink &log = {});
 
-/// The table printed by --summary: kernel, variant, target, image size, shared, registers, spills.
-std::string formatSummary(const std::vector<CompiledVariant> &variants);
+/// The table printed by --summary: kernel, variant, target, image size, shared, registers, spills;
+/// then where they came from, what --specialize-for added, and the run's time beside its floor.
+std::string formatSummary(const CompileOutcome &outcome);
 
 /// Oldest Triton the frontend supports, and the newest, the default (requirements.txt pins it):
 /// every release between them passes the `versions` test preset.

@@ -106,7 +106,7 @@ int run(const std::vector<std::string> &args) {
   if (!outcome.errors.empty())
     noteDeclaration(args);
   if (outcome.code == tta::ExitCode::Success && commandLine->summary)
-    std::fputs(tta::formatSummary(outcome.variants).c_str(), stdout);
+    std::fputs(tta::formatSummary(outcome).c_str(), stdout);
   if (outcome.code == tta::ExitCode::Interrupted && interruptSignal != 0) {
     // Die by the signal, as shells expect, so a loop around us stops too (exit status 128+n).
     int signal = interruptSignal;

@@ -270,7 +270,36 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
   return meta;
 }
 
-std::string formatSummary(const std::vector<CompiledVariant> &variants) {
+namespace {
+
+/// The run's time beside its floor: N compiles of t_i seconds on J workers take at least
+/// max(sum t_i / J, max t_i), before any worker starts.
+std::string floorLine(const CompileOutcome &outcome) {
+  double sum = 0, longest = 0;
+  std::size_t compiled = 0;
+  for (const CompiledVariant &v : outcome.variants)
+    if (v.compileSeconds) {
+      sum += *v.compileSeconds;
+      longest = std::max(longest, *v.compileSeconds);
+      ++compiled;
+    }
+  if (!compiled || outcome.seconds <= 0)
+    return {};
+  const int workers = std::max(1, std::min(outcome.workers, static_cast<int>(compiled)));
+  const double floor = std::max(sum / workers, longest);
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "time: %.2f s; the floor with %d worker(s) is %.2f s (Triton's compiles: %.2f s "
+                "in all, the longest %.2f s), so this run took %.2fx it\n",
+                outcome.seconds, workers, floor, sum, longest,
+                floor > 0 ? outcome.seconds / floor : 0.0);
+  return text;
+}
+
+} // namespace
+
+std::string formatSummary(const CompileOutcome &outcome) {
+  const std::vector<CompiledVariant> &variants = outcome.variants;
   struct Row {
     std::vector<std::string> cells;
   };
@@ -336,6 +365,7 @@ std::string formatSummary(const std::vector<CompiledVariant> &variants) {
     out += "specialization: " + std::to_string(added) + " of " + std::to_string(variants.size()) +
            " images (" + std::to_string(addedBytes) + " of " + std::to_string(bytes) +
            " bytes) are variants --specialize-for added\n";
+  out += floorLine(outcome);
   return out;
 }
 
