@@ -75,6 +75,46 @@ std::optional<Installation> CompileRun::learnInstallation() {
   return std::move(*learned);
 }
 
+std::string CompileRun::timingKey(const Job &job) const {
+  const KernelSpec &kernel = *job.kernel;
+  return sha256Hex(std::string("triton-aot compile time 1\n") + TRITON_AOT_VERSION + '\n' +
+                   keys_.paths.portable(kernel.sourcePath.string()) + '\n' + kernel.function +
+                   '\n' + job.target.spelling() + '\n' + formatConfig(job.config) + '\n' +
+                   formatSignature(job.signature));
+}
+
+void CompileRun::orderLongestFirst() {
+  if (!cache_.enabled() || !keysReady_ || misses_.size() < 2)
+    return;
+  std::vector<std::optional<double>> known;
+  std::vector<double> seen;
+  for (const Job *job : misses_) {
+    std::optional<double> ms;
+    if (auto entry = cache_.lookup(timingKey(*job)))
+      if (auto record = readCompileTimeRecord(entry->result))
+        ms = static_cast<double>(*record);
+    if (ms)
+      seen.push_back(*ms);
+    known.push_back(ms);
+  }
+  if (seen.empty())
+    return;
+  std::nth_element(seen.begin(), seen.begin() + seen.size() / 2, seen.end());
+  const double median = seen[seen.size() / 2];
+  std::vector<std::size_t> order(misses_.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return known[a].value_or(median) > known[b].value_or(median);
+  });
+  std::vector<Job *> sorted;
+  for (std::size_t i : order)
+    sorted.push_back(misses_[i]);
+  misses_ = std::move(sorted);
+  say("compiling the longest first: " + std::to_string(seen.size()) + " of " +
+      std::to_string(misses_.size()) + " compile times known from earlier builds");
+}
+
 std::optional<std::string> CompileRun::firstKey(const KernelSpec &kernel, nlohmann::json job) {
   std::optional<std::string> source = hashes_.of(kernel.sourcePath.string());
   if (!source)

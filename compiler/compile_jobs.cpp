@@ -73,6 +73,7 @@ bool CompileRun::lookupCache() {
 bool CompileRun::compileMisses() {
   if (misses_.empty())
     return true;
+  orderLongestFirst();
   auto started = std::chrono::steady_clock::now();
   const int workers =
       static_cast<int>(std::min<std::size_t>(misses_.size(), std::max(1, opts_.jobs)));

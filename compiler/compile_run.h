@@ -142,6 +142,12 @@ private:
   /// The first key of \p kernel's \p job (its fields: what else decides the outputs); nullopt
   /// when the kernel file cannot be read or changed during the run.
   std::optional<std::string> firstKey(const KernelSpec &kernel, nlohmann::json job);
+  /// The key of \p job's compile-time record: its source's name, not its contents, so that an
+  /// edited kernel's compiles are still known to be long or short.
+  std::string timingKey(const Job &job) const;
+  /// Orders misses_ longest first (LPT), by the compile times recorded by earlier builds; the
+  /// jobs with none keep their order, after the known ones longer than their median.
+  void orderLongestFirst();
   /// The entry for \p key from the local cache, else the remote one (unchecked: the caller
   /// checks it). A damaged local entry is reported (badEntry) and looked for remotely.
   std::optional<CacheEntry> fetch(const std::string &key, CacheOrigin *origin);

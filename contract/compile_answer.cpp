@@ -290,4 +290,13 @@ Status checkRefusedAnswer(const json &answer) {
   });
 }
 
+Expected<std::uint64_t> readCompileTimeRecord(const json &record) {
+  try {
+    ObjectReader reader(record, "");
+    return reader.uint64("compile_ms", 24ull * 3600 * 1000);
+  } catch (const FieldError &error) {
+    return makeError(ExitCode::InternalError, "compile-time record: " + error.message);
+  }
+}
+
 } // namespace tta

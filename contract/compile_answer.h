@@ -23,6 +23,10 @@ Status checkDescribeAnswer(const nlohmann::json &answer);
 /// "describe.params[0].name: ...").
 Status checkCompileAnswer(const nlohmann::json &answer);
 
+/// Reads a compile-time record (the cache keeps one per job, whatever its sources' contents, so
+/// that the next build can start its longest compiles first): {"compile_ms": N}, N at most a day.
+Expected<std::uint64_t> readCompileTimeRecord(const nlohmann::json &record);
+
 /// Checks a cached refusal (the target refused the variant last time): "refused" (why), the
 /// describe answer, and the kernel file's name as the metadata would give it.
 Status checkRefusedAnswer(const nlohmann::json &answer);

@@ -222,3 +222,23 @@ TEST(CompileAnswer, TypesAndRangesAreChecked) {
 
 } // namespace
 } // namespace tta
+
+namespace tta {
+namespace {
+
+// The cache's compile-time records (orderLongestFirst): a number of milliseconds, at most a day.
+TEST(CompileTimeRecord, IsMillisecondsUpToADay) {
+  auto read = [](const char *text) { return readCompileTimeRecord(nlohmann::json::parse(text)); };
+  auto ok = read(R"({"compile_ms": 1270})");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(*ok, 1270u);
+  for (const char *bad : {R"({"compile_ms": -1})", R"({"compile_ms": "12"})", R"({})", R"([])",
+                          R"({"compile_ms": 86400001})"}) {
+    auto r = read(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().message.rfind("compile-time record: ", 0), 0u) << r.error().message;
+  }
+}
+
+} // namespace
+} // namespace tta

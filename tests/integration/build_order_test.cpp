@@ -1,0 +1,61 @@
+// A build starts its longest compiles first: each compile's time is recorded in the cache by the
+// job's name (not its sources' contents), and the next build of the same jobs, also after an
+// edit, orders its compiles longest first (the floor of a build is max(sum / workers, longest):
+// a long compile started last makes the run longer than that).
+#include "cli_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using tta::testing::freshDir;
+using tta::testing::kernel;
+using tta::testing::readText;
+using tta::testing::runCompiler;
+using tta::testing::RunResult;
+
+namespace tta {
+namespace {
+
+TEST(BuildOrder, TheNextBuildCompilesTheLongestFirstEvenAfterAnEdit) {
+  fs::path dir = freshDir("build_order", "edit");
+  fs::copy_file(kernel("vector_add.py"), dir / "add.py");
+  fs::copy_file(kernel("matmul_fp16.py"), dir / "mm.py");
+  // The short compile declared first, the long one (a dot, three stages) second.
+  nlohmann::json spec = {
+      {"targets", {"cuda:90a"}},
+      {"kernels",
+       {{{"source", "add.py"}, {"function", "add_kernel"},
+         {"signatures", {"*fp32, *fp32, *fp32, i32, 64"}}},
+        {{"source", "mm.py"}, {"function", "matmul_kernel"},
+         {"signatures", {"*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, "
+                         "i32, 128, 128, 64"}},
+         {"configs", {"num_warps=8 num_stages=4"}}}}}};
+  std::ofstream(dir / "spec.json") << spec.dump(2);
+  const std::vector<std::string> args = {"--spec",      (dir / "spec.json").string(),
+                                         "-o",          (dir / "out").string() + "/",
+                                         "--cache-dir", (dir / "cache").string(),
+                                         "-j",          "1",
+                                         "-v",          "--no-ptx"};
+  RunResult first = runCompiler(args, dir);
+  ASSERT_EQ(first.status, 0) << first.err;
+  const std::size_t addFirst = first.err.find("compiled: add_kernel");
+  ASSERT_NE(addFirst, std::string::npos) << first.err;
+  EXPECT_LT(addFirst, first.err.find("compiled: matmul_kernel")) << "declaration order at first";
+
+  for (const char *file : {"add.py", "mm.py"})
+    std::ofstream(dir / file, std::ios::app) << "\n# edited\n";
+  RunResult second = runCompiler(args, dir);
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_NE(second.err.find("compiling the longest first: 2 of 2 compile times known"),
+            std::string::npos)
+      << second.err;
+  const std::size_t mm = second.err.find("compiled: matmul_kernel");
+  ASSERT_NE(mm, std::string::npos) << second.err;
+  EXPECT_LT(mm, second.err.find("compiled: add_kernel")) << second.err;
+}
+
+} // namespace
+} // namespace tta
