@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""A build of many images against its floor: N compiles of t_i seconds on J workers take at least
+max(sum t_i / J, max t_i), plus one worker's start (importing Triton).
+
+The images are compile_specs.json's (24 specializations x 3 targets). The t_i are Triton's
+compile times measured one after another in one warm worker (`triton-aot-cc -j 1 --summary`,
+each answer's compile_ms: the kernel's import and, once per backend, its first compile
+included); the worker's start is `import triton` in a fresh interpreter. Then for each J:
+- **edited**: every kernel file edited (a comment appended), so that every image compiles again,
+  with the cache of an earlier build: its compile times known, the longest first;
+- **fresh**: the same with an empty cache (no times known: declaration order).
+Every run has a fresh Triton cache. Results go to a CSV.
+
+  python3 bench/floor_bench.py --tool build/default/bin/triton-aot-cc --jobs 2 16 \\
+      --csv bench/results/floor_<machine>.csv
+"""
+import argparse
+import csv
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUMMARY = re.compile(r"Triton's compiles: ([0-9.]+) s in all, the longest ([0-9.]+) s")
+
+
+def load_specs():
+    with open(os.path.join(REPO, "bench", "compile_specs.json")) as f:
+        spec = json.load(f)
+    return spec["targets"], spec["specializations"]
+
+
+def copy_sources(specs, workdir, edit):
+    """The kernel files (and their directories' helper modules) under workdir/src, each edited
+    with `edit` appended as a comment when given; the spec file naming them."""
+    src = os.path.join(workdir, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    for directory in sorted({os.path.dirname(s[0]) for s in specs}):
+        shutil.copytree(os.path.join(REPO, directory), os.path.join(src, directory),
+                        ignore=shutil.ignore_patterns("site-packages", "__pycache__"))
+    if edit:
+        for source in {s[0] for s in specs}:
+            with open(os.path.join(src, source), "a") as f:
+                f.write(f"\n# {edit}\n")
+    return src
+
+
+def write_spec(targets, specs, src, workdir):
+    spec = {"targets": targets, "kernels": []}
+    for i, (source, function, signature, grid, warps, stages) in enumerate(specs):
+        spec["kernels"].append({"source": os.path.join(src, source), "function": function,
+                                "name": f"{function}_{i}", "signatures": [signature],
+                                "configs": [f"num_warps={warps} num_stages={stages}"],
+                                "grid": grid})
+    path = os.path.join(workdir, "spec.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return path
+
+
+def build(args, spec, jobs, cache, workdir):
+    """Wall seconds of one build and its --summary output."""
+    env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="triton-", dir=workdir))
+    out = tempfile.mkdtemp(prefix="out-", dir=workdir)
+    cmd = [args.tool, "--spec", spec, "-o", out + "/", "--python", args.python, "-j", str(jobs),
+           "--cache-dir", cache, "--summary", "--no-worker-pool"]
+    started = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    if os.environ.get("FLOOR_BENCH_DEBUG"):
+        print(done.stdout[-1500:], done.stderr[-1500:])
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-3000:])
+    return seconds, done.stdout
+
+
+def worker_start(python):
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        subprocess.run([python, "-c", "import triton, triton.compiler"], check=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tool", required=True, help="the triton-aot-cc binary")
+    parser.add_argument("--python", default=sys.executable, help="interpreter with Triton")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[os.cpu_count()])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--csv")
+    args = parser.parse_args()
+    targets, specs = load_specs()
+    workdir = tempfile.mkdtemp(prefix="tta-floor-")
+    rows = []
+    try:
+        # The compile times, one after another in one worker; its cache is the "earlier build".
+        earlier = os.path.join(workdir, "earlier-cache")
+        spec = write_spec(targets, specs, copy_sources(specs, workdir, None), workdir)
+        _, summary = build(args, spec, 1, earlier, workdir)
+        found = SUMMARY.search(summary)
+        if not found:
+            raise RuntimeError("no compile times in the summary:\n" + summary)
+        total, longest = float(found.group(1)), float(found.group(2))
+        start = worker_start(args.python)
+        images = len(specs) * len(targets)
+        print(f"{images} images: compiles {total:.2f} s in all, the longest {longest:.2f} s; "
+              f"a worker's start {start:.2f} s", flush=True)
+        for jobs in args.jobs:
+            floor = max(total / jobs, longest) + start
+            for flow in ("edited", "fresh"):
+                runs = []
+                for r in range(args.repeat):
+                    cache = os.path.join(workdir, f"cache-{jobs}-{flow}-{r}")
+                    if flow == "edited":
+                        shutil.copytree(earlier, cache)
+                        # Triton's own cache lives inside ours; a comment appended to a file
+                        # leaves a function's source, Triton's key, as it was: as an edit of
+                        # the kernels would, it must miss.
+                        shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
+                    spec = write_spec(targets, specs,
+                                      copy_sources(specs, workdir, f"edit {jobs} {flow} {r}"), workdir)
+                    runs.append(build(args, spec, jobs, cache, workdir)[0])
+                median = statistics.median(runs)
+                rows.append({"jobs": jobs, "flow": flow, "median_s": round(median, 3),
+                             "runs_s": " ".join(f"{s:.3f}" for s in runs),
+                             "floor_s": round(floor, 3), "over_floor": round(median / floor, 3),
+                             "compiles_s": total, "longest_s": longest,
+                             "worker_start_s": round(start, 3), "images": images,
+                             "cpus": os.cpu_count(), "host": platform.node()})
+                print(f"-j {jobs:2} {flow:6}: {median:6.2f} s, floor {floor:5.2f} s: "
+                      f"{median / floor:.3f}x", flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if args.csv:
+        new = not os.path.exists(args.csv)
+        with open(args.csv, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            if new:
+                writer.writeheader()
+            writer.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
