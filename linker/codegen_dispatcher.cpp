@@ -505,7 +505,7 @@ private:
     out << "  (void)tta_hints;   /* a config whose variants all ask for none */\n";
     factBits_ = std::move(bits);
   }
-  static constexpr std::size_t kManyVariants = 4;
+  static constexpr std::size_t kManyVariants = 5;
 };
 
 

@@ -31,6 +31,9 @@ const std::set<std::string> kExpected = {
     // M=64, N=K=4096: every integer keeps its hint
     "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, "
     "i32:1, 64, 64, 32",
+    // M=64, N=3000, K=4096: M, K and stride_am keep theirs
+    "*fp16:16, *fp16:16, *fp16:16, i32:16, i32, i32:16, i32:16, i32:1, i32, i32:1, i32, "
+    "i32:1, 64, 64, 32",
     // M=N=K=3000: only the unit strides and the pointers
     "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 64, 64, 32"};
 
@@ -48,7 +51,7 @@ TEST(Specialize, TheCallsVariantsBesideTheGenericOneChosenByAMaskBuiltWithGccAnd
        "cdiv(M, 64) * cdiv(N, 64), 1, 1", "-t", "cuda:90a", "-o", dir.string() + "/",
        "--no-ptx", "--summary", "--index", (dir / "index.json").string(),
        "--specialize-for", "M=1, N=4096, K=4096", "--specialize-for", "M=1, N=8192, K=8192",
-       "--specialize-for", "M=64, N=4096, K=4096",
+       "--specialize-for", "M=64, N=4096, K=4096", "--specialize-for", "M=64, N=3000, K=4096",
        "--specialize-for", "M=3000, N=3000, K=3000", "--specialize-arg", "stride_am=K",
        "--specialize-arg", "stride_ak=1", "--specialize-arg", "stride_bk=N", "--specialize-arg",
        "stride_bn=1", "--specialize-arg", "stride_cm=N", "--specialize-arg", "stride_cn=1"},
@@ -56,9 +59,9 @@ TEST(Specialize, TheCallsVariantsBesideTheGenericOneChosenByAMaskBuiltWithGccAnd
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(signaturesIn(dir), kExpected);
   // The summary says what the specialization costs.
-  EXPECT_NE(r.out.find("specialization: 3 of 4 images ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("specialization: 4 of 5 images ("), std::string::npos) << r.out;
 
-  // Four variants of one config: each argument's hints are tested once, into tta_hints, and
+  // Five variants of one config: each argument's hints are tested once, into tta_hints, and
   // each variant asks for its mask (the runtime tests launch them: Specialized.*).
   RunResult link = tta::testing::run(TTA_LINKER, {"--name", "mm", "-o", (dir / "lib").string(),
                                                   (dir / "index.json").string()}, dir);
@@ -86,7 +89,7 @@ TEST(Specialize, TheSameFromASpecFile) {
          {"signatures", {kGeneric}},
          {"grid", "cdiv(M, 64) * cdiv(N, 64), 1, 1"},
          {"specialize_for",
-          {"M=1, N=4096, K=4096", "M=64 N=4096 K=4096",
+          {"M=1, N=4096, K=4096", "M=64 N=4096 K=4096", "M=64, N=3000, K=4096",
            {{"M", 3000}, {"N", 3000}, {"K", 3000}}}},
          {"specialize_args",
           {"stride_am=K", "stride_ak=1", "stride_bk=N", "stride_bn=1", "stride_cm=N",

@@ -182,7 +182,8 @@ TEST(Options, SpecFileErrorsNameTheFileAndTheField) {
   EXPECT_EQ(unknown.error().file, (dir / "bad.json").string());
   EXPECT_EQ(unknown.error().message, "kernels[0]: unknown field 'colour'; expected source, "
                                      "function, name, signatures, configs, grid, targets, "
-                                     "heuristics, heuristic_values, drop_pre_hooks");
+                                     "heuristics, heuristic_values, drop_pre_hooks, specialize_for, "
+                                     "specialize_args");
   std::ofstream(dir / "syntax.json") << "{\n  \"kernels\": [\n    oops\n]}";
   auto syntax = loadSpecFile((dir / "syntax.json").string(), {});
   ASSERT_FALSE(syntax);
