@@ -113,8 +113,12 @@ _PRELUDE = {
 }
 
 
-def _condition(arg, hint):
-    return f"({arg} % 16 == 0)" if hint == 16 else f"({arg} == 1)"
+def _condition(arg, c_type, hint):
+    if hint == 1:
+        return f"({arg} == 1)"
+    if c_type in ("CUdeviceptr", "hipDeviceptr_t"):
+        return f"((uintptr_t){arg} % 16 == 0)"  # hipDeviceptr_t is a void *
+    return f"({arg} % 16 == 0)"
 
 
 def link_sources(algos, backend, out_stem):
@@ -143,7 +147,8 @@ def link_sources(algos, backend, out_stem):
             c += [f"void load_{v.function}(void);", f"void unload_{v.function}(void);"]
         body, used = [], set()
         for v in ordered:
-            conds = " && ".join(_condition(a, h) for a, h in zip(v.args, v.hints) if h is not None)
+            conds = " && ".join(_condition(a, t, h) for a, t, h in zip(v.args, v.types, v.hints)
+                              if h is not None)
             call_args = v.call_args()
             used.update(a for a, h in zip(v.args, v.hints) if h is not None)
             used.update(a for a, h in zip(v.args, v.hints) if h != 1)
