@@ -71,6 +71,23 @@ def hip_source_suffix():
     return ".c"
 
 
+def own_name_prefixes(kernel_dir):
+    """Directories whose files keep their own absolute paths in the images' line information, as
+    in upstream's images (triton-aot-cc names them relative to the project and site directories
+    by default): the kernel's directory, each directory on this interpreter's path, and the one
+    holding Triton (so its own modules, e.g. triton/language/standard.py, keep theirs too)."""
+    import importlib.util
+    prefixes = [str(kernel_dir)]
+    spec = importlib.util.find_spec("triton")
+    if spec and spec.submodule_search_locations:
+        prefixes.append(str(Path(list(spec.submodule_search_locations)[0]).parent))
+    for entry in sys.path:
+        if entry and os.path.isdir(entry):
+            prefixes += [entry, str(Path(entry).resolve())]
+    seen = set()
+    return [p for p in prefixes if p not in seen and not seen.add(p) and "=" not in p]
+
+
 def compile_kernel(args):
     out_name = args.out_name if args.out_name else args.kernel_name
     out_path = args.out_path if args.out_path else Path(out_name)
@@ -87,10 +104,10 @@ def compile_kernel(args):
             find_tool("triton-aot-cc"), str(kernel_path), "-n", args.kernel_name, "-s", args.signature,
             "-w", str(args.num_warps), "-ns", str(args.num_stages), "-t", target, "-on", out_name,
             "-o", staging + "/", "--no-ptx", "--cache-dir", default_cache_dir(),
-            # sources named by their own paths in line information, as upstream's images name them
-            "--source-root", str(kernel_path.parent), "--file-prefix-map",
-            f"{kernel_path.parent}={kernel_path.parent}",
+            "--source-root", str(kernel_path.parent),
         ]
+        for prefix in own_name_prefixes(kernel_path.parent):
+            command += ["--file-prefix-map", f"{prefix}={prefix}"]
         if not os.environ.get("TRITON_AOT_PYTHON"):
             command += ["--python", sys.executable]  # the interpreter this script runs with, as upstream
         done = subprocess.run(command)
