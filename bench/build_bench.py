@@ -36,6 +36,8 @@ REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 from compile_bench import upstream_grid, upstream_target  # noqa: E402
 
+FRONT_COMPILE = os.path.join(REPO, "python", "triton_aot", "compile.py")
+FRONT_LINK = os.path.join(REPO, "python", "triton_aot", "link.py")
 PROGRESS = re.compile(r"^\[\d+/\d+\]", re.MULTILINE)
 
 # kernels.cmake files relative to the repository, and the kernels that build for one vendor
@@ -211,16 +213,19 @@ def upstream_grid_arg(grid, constexprs):
     return ",".join(dims)
 
 
-def upstream_outputs(stem, signature, num_warps, num_stages):
+def upstream_outputs(stem, signature, num_warps, num_stages, every_index=True):
     """The files compile.py writes for these arguments: <stem>.<hash>_<suffix>.{c,h} (.cpp for
-    HIP), named as triton/tools/compile.py names them, so Ninja knows its outputs in advance."""
+    HIP up to Triton 3.6), named as triton/tools/compile.py names them, so Ninja knows its outputs
+    in advance. The suffix names every parameter's index up to Triton 3.6 (every_index), only the
+    hinted ones' later (and in the compatibility front)."""
     entries = [s.strip(" ") for s in signature.split(",")]
     digest = hashlib.sha256(" ".join(entries + [f"warps{num_warps}xstages{num_stages}"])
                             .encode()).hexdigest()[:8]
     suffix = ""
     for i, entry in enumerate(entries):
         hint = entry.split(":")[1] if ":" in entry else None
-        suffix += str(i) + {"1": "c", "16": "d"}.get(hint, "")
+        letter = {"1": "c", "16": "d"}.get(hint, "")
+        suffix += str(i) + letter if every_index or letter else ""
     return f"{stem}.{digest}_{suffix}"
 
 
@@ -228,13 +233,15 @@ def ninja_escape(text):
     return text.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
 
 
-def write_upstream_ninja(args, specs, out_dir, cuda_include):
+def write_upstream_ninja(args, specs, out_dir, cuda_include, front=False):
     """build.ninja for the upstream flow: compile.py per specialization (depending on its kernel
     file), link.py per kernel and CUDA target, cc of every generated C file, one static
-    library. Returns (compile.py runs, link.py runs, exclusions as text)."""
+    library. Returns (compile.py runs, link.py runs, exclusions as text). front: the same
+    commands through the compatibility front (python/triton_aot/compile.py and link.py, over
+    triton-aot-cc), as a script that switched module names runs them."""
     lines = ["ninja_required_version = 1.5",
              "rule run\n  command = $cmd\n  description = $desc\n"]
-    upstream_py = os.path.join(BENCH, "upstream_compile.py")
+    upstream_py = FRONT_COMPILE if front else os.path.join(BENCH, "upstream_compile.py")
     objects, links, excluded, compiles = [], {}, [], 0
 
     def edge(outputs, inputs, cmd, desc):
@@ -256,8 +263,9 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include):
             continue
         out_name = f"{s['name']}_{s['tag']}"
         stem = os.path.join(out_dir, "compile", s["tag"], out_name)
-        base = upstream_outputs(stem, signature, s["num_warps"], s["num_stages"])
-        source_ext = ".c" if s["backend"] == "cuda" else ".cpp"
+        base = upstream_outputs(stem, signature, s["num_warps"], s["num_stages"],
+                                every_index=not front and args.upstream_every_index)
+        source_ext = ".c" if s["backend"] == "cuda" else args.hip_source_ext
         cmd = [args.python, upstream_py, s["source"], "-n", s["function"], "-s", signature,
                "-g", upstream_grid_arg(s["grid"], s["constexprs"]), "-w", str(s["num_warps"]),
                "-ns", str(s["num_stages"]), "-t", upstream_target(s["target"]), "-on", out_name,
@@ -272,7 +280,7 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include):
         edge([base + ".o"], [base + source_ext],
              shlex.join([args.cc, *shlex.split(args.cflags), "-I", cuda_include, "-c",
                          base + source_ext, "-o", base + ".o"]), f"cc {os.path.basename(base)}.c")
-    if any(s["backend"] == "hip" for s in specs):
+    if any(s["backend"] == "hip" for s in specs) and not front:
         excluded.append("HIP C++ is generated but neither linked nor compiled: link.py finds no "
                         "tt-linker line in HIP headers and writes CUDA-only C, and compile.py takes C "
                         "types from the active driver, so on a CUDA machine its HIP entry points "
@@ -280,7 +288,8 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include):
     for out_name, headers in sorted(links.items()):
         stem = os.path.join(out_dir, "link", out_name)
         edge([stem + ".c", stem + ".h"], headers,
-             shlex.join([args.python, "-m", "triton.tools.link", *headers, "-o", stem]),
+             shlex.join([args.python, *([FRONT_LINK] if front else ["-m", "triton.tools.link"]),
+                         *headers, "-o", stem]),
              f"link.py {out_name}")
         objects.append(stem + ".o")
         edge([stem + ".o"], [stem + ".c"],
@@ -297,6 +306,12 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include):
 
 def upstream_env(cache):
     return dict(os.environ, NINJA_STATUS="[%f/%t] ", TRITON_CACHE_DIR=cache)
+
+
+def front_env(args, cache):
+    """The front's environment: triton-aot-cc of the package benchmarked, a fresh compile cache."""
+    return dict(os.environ, NINJA_STATUS="[%f/%t] ", TRITON_AOT_CACHE_DIR=cache,
+                TRITON_AOT_BIN_DIR=os.path.join(os.path.abspath(args.triton_aot), "bin"))
 
 
 def fresh(path):
@@ -337,6 +352,10 @@ def main():
     parser.add_argument("--cmake", default="cmake", help="the cmake that configures and builds triton-aot's flow")
     parser.add_argument("--cc", default="cc", help="C compiler of both flows")
     parser.add_argument("--cflags", default="-O3 -DNDEBUG", help="upstream's C flags (CMake Release's)")
+    parser.add_argument("--front-flows", default="",
+                        help="also the compatibility front (python -m triton_aot.compile / .link) "
+                             "running upstream's commands: parallel, serial, comma-separated; "
+                             "it needs no GPU (docs/upstream.md#timing)")
     parser.add_argument("--upstream", choices=["run", "dry-run", "skip"], default="run",
                         help="dry-run: write and print the upstream build.ninja without running it")
     parser.add_argument("--workdir", default=None, help="scratch parent (default: the system's temp)")
@@ -356,6 +375,9 @@ def main():
         parser.error(f"--upstream-flows: {args.upstream_flows} (parallel, serial)")
     if "serial" not in flows:
         serial_repeat = 0
+    front_flows = set(filter(None, args.front_flows.split(",")))
+    if not front_flows <= {"parallel", "serial"}:
+        parser.error(f"--front-flows: {args.front_flows} (parallel, serial)")
     if args.size and "parallel" not in flows:
         parser.error("--size reads the parallel upstream flow's C files: keep it in --upstream-flows")
     # Absolute, as every build command runs in its own directory (a venv's python stays a link).
@@ -369,6 +391,11 @@ def main():
     triton_dir = subprocess.run([args.python, "-c", "import os, triton, triton.tools.compile;"
                                  "print(triton.__version__); print(os.path.dirname(triton.__file__))"],
                                 capture_output=True, text=True, check=True).stdout.split()
+    # The names and HIP file the installed release's compile.py writes (3.6: every index, .cpp)
+    tools = os.path.join(triton_dir[1], "tools")
+    with open(os.path.join(tools, "compile.py")) as f:
+        args.upstream_every_index = "suffix += str(i)\n" in f.read()
+    args.hip_source_ext = ".c" if os.path.exists(os.path.join(tools, "extra", "hip", "compile.c")) else ".cpp"
     # Triton ships the cuda.h its generated C includes: no CUDA toolkit needed.
     version, cuda_include = triton_dir[0], os.path.join(triton_dir[1], "backends", "nvidia", "include")
     scratch = tempfile.mkdtemp(prefix="tta-build-bench-", dir=args.workdir and os.path.abspath(args.workdir))
@@ -418,6 +445,15 @@ def main():
             record("triton-aot", "no-op ninja", timed(["ninja", "-C", build, "-j", str(args.jobs)],
                                                       aot_env(cache)))
             one_file("triton-aot", lambda: aot_build(args, build, cache))
+            for flow in sorted(front_flows):
+                jobs = args.jobs if flow == "parallel" else 1
+                out, fcache = fresh(os.path.join(scratch, "front")), fresh(os.path.join(scratch, "front-cache"))
+                write_upstream_ninja(args, specs, out, cuda_include, front=True)
+                ninja = ["ninja", "-C", out, "-j", str(jobs)]
+                name = f"front -j {jobs}" if flow == "parallel" else "front serial"
+                record(name, "clean", timed(ninja, front_env(args, fcache)))
+                record(name, "no-op ninja", timed(ninja, front_env(args, fcache)))
+                one_file(name, lambda: timed(ninja, front_env(args, fcache)))
             if args.upstream == "skip":
                 continue
             out, ucache = fresh(os.path.join(scratch, "upstream")), fresh(os.path.join(scratch, "upstream-cache"))
