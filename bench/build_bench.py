@@ -38,6 +38,7 @@ from compile_bench import upstream_grid, upstream_target  # noqa: E402
 
 FRONT_COMPILE = os.path.join(REPO, "python", "triton_aot", "compile.py")
 FRONT_LINK = os.path.join(REPO, "python", "triton_aot", "link.py")
+UPSTREAM_WITHOUT_GPU = os.path.join(REPO, "tests", "upstream", "upstream_reference.py")
 PROGRESS = re.compile(r"^\[\d+/\d+\]", re.MULTILINE)
 
 # kernels.cmake files relative to the repository, and the kernels that build for one vendor
@@ -241,7 +242,11 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include, front=False):
     triton-aot-cc), as a script that switched module names runs them."""
     lines = ["ninja_required_version = 1.5",
              "rule run\n  command = $cmd\n  description = $desc\n"]
-    upstream_py = FRONT_COMPILE if front else os.path.join(BENCH, "upstream_compile.py")
+    upstream_py, tool_args = os.path.join(BENCH, "upstream_compile.py"), []
+    if front:
+        upstream_py = FRONT_COMPILE
+    elif args.upstream_without_gpu:
+        upstream_py, tool_args = UPSTREAM_WITHOUT_GPU, ["compile"]
     objects, links, excluded, compiles = [], {}, [], 0
 
     def edge(outputs, inputs, cmd, desc):
@@ -266,7 +271,7 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include, front=False):
         base = upstream_outputs(stem, signature, s["num_warps"], s["num_stages"],
                                 every_index=not front and args.upstream_every_index)
         source_ext = ".c" if s["backend"] == "cuda" else args.hip_source_ext
-        cmd = [args.python, upstream_py, s["source"], "-n", s["function"], "-s", signature,
+        cmd = [args.python, upstream_py, *tool_args, s["source"], "-n", s["function"], "-s", signature,
                "-g", upstream_grid_arg(s["grid"], s["constexprs"]), "-w", str(s["num_warps"]),
                "-ns", str(s["num_stages"]), "-t", upstream_target(s["target"]), "-on", out_name,
                "-o", stem]
@@ -356,6 +361,10 @@ def main():
                         help="also the compatibility front (python -m triton_aot.compile / .link) "
                              "running upstream's commands: parallel, serial, comma-separated; "
                              "it needs no GPU (docs/upstream.md#timing)")
+    parser.add_argument("--upstream-without-gpu", action="store_true",
+                        help="run upstream's compile.py through tests/upstream/upstream_reference.py, "
+                             "which stands in for the GPU driver it asks for C type names, so the "
+                             "upstream flows run on a machine without a GPU too")
     parser.add_argument("--upstream", choices=["run", "dry-run", "skip"], default="run",
                         help="dry-run: write and print the upstream build.ninja without running it")
     parser.add_argument("--workdir", default=None, help="scratch parent (default: the system's temp)")

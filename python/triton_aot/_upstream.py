@@ -11,9 +11,7 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -115,8 +113,7 @@ def c_type(triton_type, backend):
 # --- compile.py's outputs ------------------------------------------------------------------------
 
 _BACKEND = {
-    # backend: (header, stream, result, module, function, device pointer, success, invalid value,
-    #           image macro)
+    # the backend's spelling of each thing the C names
     "cuda": dict(include="#include <cuda.h>", stream="CUstream", result="CUresult", module="CUmodule",
                  function="CUfunction", ptr="CUdeviceptr", success="CUDA_SUCCESS",
                  invalid="CUDA_ERROR_INVALID_VALUE", image="CUBIN_NAME", image_sfx="cubin",
@@ -162,9 +159,8 @@ class KernelImage:
         self.num_warps = _field(meta, "launch.num_warps", int, where)
         self.warp_size = _field(meta, "launch.warp_size", int, where)
         self.num_ctas = _field(meta, "launch.num_ctas", int, where)
-        for name, value in (("launch.entry", self.entry),):
-            if not _C_NAME.match(value):
-                raise FrontError(f"{where}: '{name}' ('{value}') is not a C identifier")
+        if not _C_NAME.match(self.entry):
+            raise FrontError(f"{where}: 'launch.entry' ('{self.entry}') is not a C identifier")
         for path in ("global_scratch", "profile_scratch"):
             if _field(meta, f"launch.{path}.size", int, where) > 0:
                 raise FrontError(
@@ -209,8 +205,10 @@ def _hex_rows(data):
     return "\n".join(rows)
 
 
-def kernel_c_and_h(image, names, grid, function_name, kernel_function, num_stages):
-    """The .c and .h upstream compile.py writes for one kernel, with the same names and API."""
+def kernel_c_and_h(image, names, grid, kernel_function, num_stages):
+    """The .c and .h upstream compile.py writes for one kernel, with the same names and API:
+    `<func>(stream, args...)` without the constexpr and :1 parameters, `load_<func>`,
+    `unload_<func>`, and the `// tt-linker:` line link.py reads (its signature keeps the :1 ones)."""
     b = _BACKEND[image.backend]
     k = names.func_name
     call_params = [(n, t) for kind, n, t in image.params if kind in ("pointer", "scalar")]
@@ -323,7 +321,8 @@ void load_{k}(void) {{
 {chr(10).join(stmts)}
   if (gX * gY * gZ == 0)
     return {b['invalid']};
-  return {b['launch']}({k}_func, gX, gY, gZ, {image.num_warps} * {image.warp_size}, 1, 1, {image.shared}, stream, args, NULL);
+  return {b['launch']}({k}_func, gX, gY, gZ, {image.num_warps} * {image.warp_size}, 1, 1, {image.shared},
+                       stream, args, NULL);
 }}
 """
     return c, h

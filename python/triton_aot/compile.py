@@ -118,8 +118,8 @@ def compile_kernel(args):
             raise FrontError(f"triton-aot-cc wrote {len(metas)} metadata files, expected one")
         image = KernelImage(metas[0])
 
-    c_text, h_text = kernel_c_and_h(image, names, [g.strip() for g in grid], names.func_name,
-                                    args.kernel_name, args.num_stages)
+    c_text, h_text = kernel_c_and_h(image, names, [g.strip() for g in grid], args.kernel_name,
+                                    args.num_stages)
     source_suffix = hip_source_suffix() if image.backend == "hip" else ".c"
     outputs = []
     for suffix, text in ((source_suffix, c_text), (".h", h_text)):

@@ -147,7 +147,8 @@ class FrontTest(unittest.TestCase):
             api = (work / "kernel.h").read_text()
             for decl in ["int mm_get_num_algos(void);", "TT_ResultTy mm_default(TT_StreamTy stream, ",
                          "int32_t stride_cn, int algo_id);", "void load_mm(void);", "void unload_mm(void);",
-                         "TT_ResultTy mm_32x32x32x1x1x1_warps4xstages3(", "TT_ResultTy mm_64x64x32x1x1x1_warps4xstages3("]:
+                         "TT_ResultTy mm_32x32x32x1x1x1_warps4xstages3(",
+                         "TT_ResultTy mm_64x64x32x1x1x1_warps4xstages3("]:
                 self.assertIn(decl, api)
             source = (work / "kernel.c").read_text()
             # :1 arguments are kept in the API and checked before a variant specialized to 1 runs

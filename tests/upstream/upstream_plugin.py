@@ -22,20 +22,44 @@ triton.tools.__path__.insert(0, str(_FRONT))
 
 _MODE = os.environ.get("TTA_UPSTREAM_MODE", "device")
 _FAKE_TARGETS = {"hip": ("hip", "gfx942", 64), "cuda": ("cuda", 80, 32)}
+
+
+def _nvidia_capability():
+    """The first GPU's compute capability from nvidia-smi, or None without one."""
+    import shutil
+    import subprocess
+    if not shutil.which("nvidia-smi"):
+        return None
+    done = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                          capture_output=True, text=True)
+    first = done.stdout.split()[0] if done.returncode == 0 and done.stdout.split() else ""
+    major, _, minor = first.partition(".")
+    return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
+
+
+def _stand_in_for_torch(capability):
+    """triton._internal_testing imports torch and asks it, at import, whether a GPU is there and
+    its capability, and Triton's CUDA driver asks it for the current device; test_aot.py calls
+nothing else of it. Where torch is not installed (a build
+    machine, a GPU machine set up for C), this answers those questions as torch would."""
+    import sys
+    import types
+    stub = types.ModuleType("torch")
+    stub.Tensor = type("Tensor", (), {})  # named in an annotation
+    stub.dtype = type("dtype", (), {})
+    stub.cuda = types.SimpleNamespace(is_available=lambda: capability is not None,
+                                      get_device_capability=lambda device=None: capability,
+                                      current_device=lambda: 0, set_device=lambda device: None)
+    stub.version = types.SimpleNamespace(cuda=None, hip=None)
+    sys.modules["torch"] = stub
+
+
+try:
+    import torch  # noqa: F401
+except ImportError:
+    _stand_in_for_torch(_nvidia_capability() if _MODE == "device" else None)
+
 if _MODE in _FAKE_TARGETS:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        # triton._internal_testing imports torch at the top and calls it only in helpers that
-        # test_aot.py does not use; a build machine without a GPU need not install it for this
-        import sys
-        import types
-        stub = types.ModuleType("torch")
-        stub.Tensor = type("Tensor", (), {})  # named in an annotation
-        stub.dtype = type("dtype", (), {})
-        stub.cuda = types.SimpleNamespace(is_available=lambda: False)  # as torch says on no GPU
-        stub.version = types.SimpleNamespace(cuda=None, hip=None)
-        sys.modules["torch"] = stub
     import triton._internal_testing as internal_testing
     from triton.backends.compiler import GPUTarget
 

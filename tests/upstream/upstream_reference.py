@@ -2,8 +2,8 @@
 
 Upstream's compile.py asks Triton's active driver for its C type names even when given a target,
 and with no GPU there is no active driver. This gives the driver registry a stand-in that answers
-only those questions (the installed backend's own ty_to_cpp; the target given as the current one), then runs the script as
-`python -m triton.tools.compile ...` would. Used by front_test.py and bench/upstream_front.py to
+only those questions (the installed backend's own ty_to_cpp; the target given as the current
+one), then runs the script as `python -m triton.tools.compile ...` would. Used by front_test.py and bench/upstream_front.py to
 compare the front with upstream; never by the front itself.
 
 usage: upstream_reference.py compile|link ARGS...
