@@ -143,8 +143,10 @@ _C_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class KernelImage:
-    """What the C of one compiled kernel needs, read from triton-aot-cc's metadata file and image
-    (both just written by this run, checked all the same: their values reach C)."""
+    """What the C of one compiled kernel needs, from triton-aot-cc's metadata file and image.
+    The file has passed its reader in contract/ (triton-aot-ld --inspect) first; what is read
+    here is checked again where it reaches C (names are C identifiers, the image is the one the
+    metadata hashes), and what compile.py's C cannot launch is refused with the reason."""
 
     def __init__(self, meta_path):
         where = str(meta_path)

@@ -116,6 +116,12 @@ def compile_kernel(args):
         metas = sorted(Path(staging).glob("*.json"))
         if len(metas) != 1:
             raise FrontError(f"triton-aot-cc wrote {len(metas)} metadata files, expected one")
+        # The metadata's one reader (contract/, through the linker) checks every field and the
+        # image against it before any of it reaches C; its error is printed as it says it.
+        checked = subprocess.run([find_tool("triton-aot-ld"), "--inspect", str(metas[0])],
+                                 stdout=subprocess.DEVNULL)
+        if checked.returncode != 0:
+            sys.exit(checked.returncode)
         image = KernelImage(metas[0])
 
     c_text, h_text = kernel_c_and_h(image, names, [g.strip() for g in grid], args.kernel_name,
