@@ -175,6 +175,7 @@ class KernelImage:
             raise FrontError("the kernel needs clusters, PDL or a cooperative launch, which compile.py's "
                              "C cannot make: declare it with triton_add_kernel() instead")
         self.params = []
+        self.constants = []  # (name, C type, value): what a grid expression may name besides arguments
         for i, p in enumerate(_field(meta, "params", list, where)):
             kind = _field(p, "kind", str, f"{where}: params[{i}]")
             name = _field(p, "name", str, f"{where}: params[{i}]")
@@ -182,6 +183,11 @@ class KernelImage:
                 raise FrontError(f"{where}: params[{i}].name ('{name}') is not a C identifier")
             ptype = _field(p, "type", str, f"{where}: params[{i}]")
             self.params.append((kind, name, ptype))
+            value = p.get("value")
+            if kind == "specialized_to_one":
+                self.constants.append((name, "int64_t", 1))
+            elif kind == "constexpr" and isinstance(value, (bool, int)):
+                self.constants.append((name, "int64_t", int(value)))
         kinds = {k for k, _, _ in self.params}
         unknown = kinds - {"pointer", "scalar", "specialized_to_one", "constexpr", "global_scratch",
                            "profile_scratch"}
@@ -249,6 +255,9 @@ void load_{k}(void);
 // tt-linker: {k}:{full_signature}:{names.algo_info}
 {b['result']} {k}({params_decl});
 """
+    # the grid may name a parameter specialized to 1 or an integer constexpr, as the call did
+    consts = "".join(f"  const {ctype} {name} = {value};\n  (void){name};\n"
+                     for name, ctype, value in image.constants)
     stmts = []
     if uses_global:
         stmts.append(f"  {b['ptr']} global_scratch = 0;")
@@ -317,7 +326,7 @@ void load_{k}(void) {{
     if ({k}_func == NULL)
       return {k}_load_status != {b['success']} ? {k}_load_status : {b['invalid']};
   }}
-  unsigned int gX = {grid[0]};
+{consts}  unsigned int gX = {grid[0]};
   unsigned int gY = {grid[1]};
   unsigned int gZ = {grid[2]};
 {chr(10).join(stmts)}

@@ -44,6 +44,31 @@ def image_bytes(c_file):
     return data
 
 
+# A stand-in for libcuda: loads nothing, and hands each launch to the program's on_launch().
+STAND_IN_CUDA = r"""
+#include <cuda.h>
+void on_launch(unsigned gx, unsigned bx, unsigned shared, void **params);
+static int handle;
+CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  (void)image;
+  *module = (CUmodule)&handle;
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
+  (void)module; (void)name;
+  *function = (CUfunction)&handle;
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleUnload(CUmodule module) { (void)module; return CUDA_SUCCESS; }
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shared, CUstream stream, void **params, void **extra) {
+  (void)f; (void)gy; (void)gz; (void)by; (void)bz; (void)stream; (void)extra;
+  on_launch(gx, bx, shared, params);
+  return CUDA_SUCCESS;
+}
+"""
+
+
 def linker_line(h_file):
     return next(ln for ln in Path(h_file).read_text().splitlines() if ln.startswith("// tt-linker:"))
 
@@ -157,6 +182,84 @@ class FrontTest(unittest.TestCase):
             files = sorted(glob.glob(str(work / "*.c")))
             self.compile_c(files, backend, "gcc")
             self.compile_c(files, backend, "clang")
+
+    def build_on_stand_in_driver(self, sources, main_c):
+        """Links the front's C with a main program against a stand-in for libcuda that loads
+        nothing and, at each launch, hands the grid, block, shared memory and parameter
+        addresses to the program's on_launch(): the launch as the driver would see it."""
+        (self.dir / "stand_in_cuda.c").write_text(STAND_IN_CUDA)
+        (self.dir / "main.c").write_text(main_c)
+        exe = self.dir / "prog"
+        done = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", triton_include("cuda"),
+                               "-o", str(exe), "stand_in_cuda.c", "main.c"] + [str(s) for s in sources],
+                              cwd=self.dir, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+
+    def test_launch_packs_scalars_at_their_width(self):
+        """The launch hands the driver a 4-byte float for fp32, the 2-byte bits for fp16, and the
+        grid from the -g expressions; upstream's hands it an 8-byte double for both."""
+        self.copy_kernels("scalar_args.py")
+        self.run_tool(["-n", "scale_shift_kernel", "-s", "*fp32:16, *fp32:16, fp32, fp16, i64, i1, 1024",
+                       "-o", "scale", "-on", "scale", "-w", "4", "-g", "(n_elements + 1023) / 1024, 1, 1",
+                       "-t", "cuda:80", "scalar_args.py"])
+        (c,) = glob.glob(str(self.dir / "scale.*.c"))
+        (h,) = glob.glob(str(self.dir / "scale.*.h"))
+        func = re.search(r"CUresult (scale_\w+)\(", Path(h).read_text()).group(1)
+        out = self.build_on_stand_in_driver([c], f"""
+#include <stdio.h>
+#include "{Path(h).name}"
+void on_launch(unsigned gx, unsigned bx, unsigned shared, void **params) {{
+  printf("grid %u block %u shared %u alpha %.2f beta %04x n %lld use %d\\n", gx, bx, shared,
+         *(float *)params[2], *(uint16_t *)params[3], (long long)*(int64_t *)params[4], *(int8_t *)params[5]);
+}}
+int main(void) {{
+  return (int){func}(NULL, 16, 32, 1.5f, 0x3c00, 5000, 1);
+}}
+""")
+        self.assertRegex(out, r"^grid 5 block 128 shared \d+ alpha 1.50 beta 3c00 n 5000 use 1\n$")
+
+    def test_dispatch_checks_hints_and_algo_ids(self):
+        """link.py's dispatcher: a variant runs only when its hints hold (:1 arguments checked),
+        none holding and an algo id out of range return CUDA_ERROR_INVALID_VALUE, launching nothing."""
+        self.copy_kernels("vector_add.py")
+        for sig in ("*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", "*fp32:16, *fp32:16, *fp32:16, i32:1, 256"):
+            self.run_tool(["-n", "add_kernel", "-s", sig, "-on", "add", "-o", "add", "-w", "4",
+                           "-g", "n_elements, 1, 1", "-t", "cuda:80", "vector_add.py"])
+        self.run_tool(sorted(glob.glob(str(self.dir / "add.*.h"))) + ["-o", "kernel"], tool="link")
+        out = self.build_on_stand_in_driver(sorted(glob.glob(str(self.dir / "*.c"))), """
+#include <stdio.h>
+#include "kernel.h"
+void on_launch(unsigned gx, unsigned bx, unsigned shared, void **params) {
+  (void)shared;
+  (void)params;
+  printf("launch grid %u block %u\\n", gx, bx);
+}
+int main(void) {
+  printf("%d algos\\n", add_get_num_algos());
+  for (int algo = 0; algo < 3; ++algo) {
+    const int32_t sizes[] = {32, 1, 7};
+    for (int i = 0; i < 3; ++i) {
+      CUresult r = add(NULL, 16, 32, 48, sizes[i], algo);
+      printf("algo %d n %d -> %d\\n", algo, sizes[i], (int)r);
+    }
+  }
+  printf("default -> %d\\n", (int)add_default(NULL, 16, 32, 48, 64));
+  printf("misaligned -> %d\\n", (int)add_default(NULL, 17, 32, 48, 64));
+  return 0;
+}
+""")
+        invalid = 1  # CUDA_ERROR_INVALID_VALUE
+        expected = ["2 algos",
+                    # algo 0 (BLOCK 1024): n % 16 == 0 only; algo 1 (BLOCK 256): n == 1 only, its
+                    # grid (n_elements) naming the argument specialized to 1
+                    "launch grid 32 block 128", "algo 0 n 32 -> 0", f"algo 0 n 1 -> {invalid}",
+                    f"algo 0 n 7 -> {invalid}",
+                    f"algo 1 n 32 -> {invalid}", "launch grid 1 block 128", "algo 1 n 1 -> 0",
+                    f"algo 1 n 7 -> {invalid}",
+                    f"algo 2 n 32 -> {invalid}", f"algo 2 n 1 -> {invalid}", f"algo 2 n 7 -> {invalid}",
+                    "launch grid 64 block 128", "default -> 0", f"misaligned -> {invalid}"]
+        self.assertEqual(out.splitlines(), expected)
 
     def test_link_reads_upstream_headers(self):
         """A library linked by the front from upstream compile.py's own headers compiles."""
