@@ -256,8 +256,9 @@ void load_{k}(void);
 {b['result']} {k}({params_decl});
 """
     # the grid may name a parameter specialized to 1 or an integer constexpr, as the call did
+    launcher_names = {"stream", "args", "gX", "gY", "gZ", "global_scratch", "profile_scratch"}
     consts = "".join(f"  const {ctype} {name} = {value};\n  (void){name};\n"
-                     for name, ctype, value in image.constants)
+                     for name, ctype, value in image.constants if name not in launcher_names)
     stmts = []
     if uses_global:
         stmts.append(f"  {b['ptr']} global_scratch = 0;")
