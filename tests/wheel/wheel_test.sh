@@ -3,7 +3,8 @@
 #   1. builds the triton-aot wheel (scikit-build-core) and repairs it with auditwheel, which
 #      bundles the native libraries the tools link and names the manylinux tag it serves;
 #   2. installs it into a fresh virtual environment, with Triton from PyPI as its dependency;
-#   3. checks `python -m triton_aot --cmake-dir` and the console scripts;
+#   3. checks `python -m triton_aot --cmake-dir` and the console scripts (the compile.py/link.py
+#      front's among them);
 #   4. builds tests/wheel/project, a package shipping a kernel library, with scikit-build-core
 #      against the installed toolchain (find_package(TritonAOT) with no flag) and imports it
 #      (no GPU: the library's inventory);
@@ -39,6 +40,14 @@ test -f "$cmake_dir/TritonAOTConfig.cmake" || { echo "no TritonAOTConfig.cmake a
 test "$("$work/user/bin/triton-aot-config" --cmakedir)" = "$cmake_dir"
 "$work/user/bin/triton-aot-cc" --version
 "$work/user/bin/triton-aot-ld" --help > /dev/null
+
+echo "== the compile.py/link.py front (docs/upstream.md), finding the package's triton-aot-cc"
+mkdir -p "$work/front"
+"$work/user/bin/triton-aot-compile" "$root/examples/vector_add/kernels/vector_add.py" -n add_kernel \
+    -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" -g "(n_elements + 1023) / 1024, 1, 1" \
+    -t cuda:80:32 -o "$work/front/add"
+"$work/user/bin/python" -m triton_aot.link "$work"/front/add.*.h -o "$work/front/add_lib"
+grep -q "add_kernel_default" "$work/front/add_lib.h"
 
 echo "== a package shipping a kernel library, built by scikit-build-core"
 cp -r "$root/tests/wheel/project" "$work/project"
