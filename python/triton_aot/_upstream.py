@@ -250,10 +250,16 @@ def kernel_c_and_h(image, names, grid, kernel_function, num_stages):
 
 // tt-linker-backend: {image.backend}
 
+#ifdef __cplusplus
+extern "C" {{
+#endif
 void unload_{k}(void);
 void load_{k}(void);
 // tt-linker: {k}:{full_signature}:{names.algo_info}
 {b['result']} {k}({params_decl});
+#ifdef __cplusplus
+}}
+#endif
 """
     # the grid may name a parameter specialized to 1 or an integer constexpr, as the call did
     launcher_names = {"stream", "args", "gX", "gY", "gZ", "global_scratch", "profile_scratch"}

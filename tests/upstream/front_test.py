@@ -182,6 +182,12 @@ class FrontTest(unittest.TestCase):
             files = sorted(glob.glob(str(work / "*.c")))
             self.compile_c(files, backend, "gcc")
             self.compile_c(files, backend, "clang")
+            if backend == "cuda":  # the headers from C++ too (extern "C")
+                includes = "".join(f'#include "{Path(h).name}"\n' for h in headers + [str(work / "kernel.h")])
+                (work / "use.cpp").write_text(includes + "int main() { return mm_get_num_algos() == 2 ? 0 : 1; }\n")
+                done = subprocess.run(["g++", "-Wall", "-Wextra", "-Werror", "-c", "-I", triton_include("cuda"),
+                                       "use.cpp"], cwd=work, capture_output=True, text=True)
+                self.assertEqual(done.returncode, 0, done.stderr)
 
     def build_on_stand_in_driver(self, sources, main_c):
         """Links the front's C with a main program against a stand-in for libcuda that loads
