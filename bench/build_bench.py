@@ -218,7 +218,7 @@ def upstream_outputs(stem, signature, num_warps, num_stages, every_index=True):
     """The files compile.py writes for these arguments: <stem>.<hash>_<suffix>.{c,h} (.cpp for
     HIP up to Triton 3.6), named as triton/tools/compile.py names them, so Ninja knows its outputs
     in advance. The suffix names every parameter's index up to Triton 3.6 (every_index), only the
-    hinted ones' later (and in the compatibility front)."""
+    hinted ones' later; the compatibility front names them as the installed release does."""
     entries = [s.strip(" ") for s in signature.split(",")]
     digest = hashlib.sha256(" ".join(entries + [f"warps{num_warps}xstages{num_stages}"])
                             .encode()).hexdigest()[:8]
@@ -269,7 +269,7 @@ def write_upstream_ninja(args, specs, out_dir, cuda_include, front=False):
         out_name = f"{s['name']}_{s['tag']}"
         stem = os.path.join(out_dir, "compile", s["tag"], out_name)
         base = upstream_outputs(stem, signature, s["num_warps"], s["num_stages"],
-                                every_index=not front and args.upstream_every_index)
+                                every_index=args.upstream_every_index)
         source_ext = ".c" if s["backend"] == "cuda" else args.hip_source_ext
         cmd = [args.python, upstream_py, *tool_args, s["source"], "-n", s["function"], "-s", signature,
                "-g", upstream_grid_arg(s["grid"], s["constexprs"]), "-w", str(s["num_warps"]),

@@ -66,7 +66,7 @@ def number_or_none(text):
 class UpstreamNames:
     """The names upstream compile.py derives from a signature, num_warps and num_stages."""
 
-    def __init__(self, signature_text, num_warps, num_stages, out_name):
+    def __init__(self, signature_text, num_warps, num_stages, out_name, every_index=False):
         entries = [s.strip(" ") for s in signature_text.split(",")]
         self.entries = entries
         meta_sig = f"warps{num_warps}xstages{num_stages}"
@@ -87,8 +87,26 @@ class UpstreamNames:
         constants += [(i, 1) for i, v in hints.items() if v == 1]
         self.constant_positions = [(i, v) for i, v in constants]
         self.algo_info = "x".join(str(v) for _, v in constants) + "_" + meta_sig
-        self.suffix = "".join(f"{i}{'c' if hints[i] == 1 else 'd'}" for i in sorted(hints))
+        letters = {i: "c" if hint == 1 else "d" for i, hint in hints.items()}
+        if every_index:  # Triton 3.6: every parameter's index, hinted ones followed by c or d
+            self.suffix = "".join(f"{i}{letters.get(i, '')}" for i in range(len(entries)))
+        else:  # Triton 3.7 on: the hinted parameters only
+            self.suffix = "".join(f"{i}{letters[i]}" for i in sorted(letters))
         self.func_name = f"{out_name}_{self.sig_hash}_{self.suffix}"
+
+
+def installed_names_every_index():
+    """Whether the installed Triton's compile.py names every parameter's index in the suffix (3.6)
+    or only the hinted ones' (3.7 on). Read from that script itself, the one authority."""
+    import importlib.util
+    spec = importlib.util.find_spec("triton")
+    if not spec or not spec.submodule_search_locations:
+        return False
+    script = Path(list(spec.submodule_search_locations)[0]) / "tools" / "compile.py"
+    try:
+        return "suffix += str(i)\n" in script.read_text()
+    except OSError:
+        return False
 
 
 # --- C types -------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ if __package__ in (None, ""):
     __package__ = "triton_aot"
 
 from triton_aot._upstream import (FrontError, KernelImage, UpstreamNames, default_cache_dir, fail,  # noqa: E402
-                                  find_tool, kernel_c_and_h)
+                                  find_tool, installed_names_every_index, kernel_c_and_h)
 
 PROG = "python -m triton_aot.compile"
 
@@ -95,7 +95,8 @@ def compile_kernel(args):
     if len(grid) != 3:
         raise FrontError(f"--grid '{args.grid}': three comma-separated C expressions are needed, "
                          f"got {len(grid)}")
-    names = UpstreamNames(args.signature, args.num_warps, args.num_stages, out_name)
+    names = UpstreamNames(args.signature, args.num_warps, args.num_stages, out_name,
+                          every_index=installed_names_every_index())
     target = args.target if args.target else current_target()
     kernel_path = Path(args.path).resolve()
 

@@ -21,10 +21,25 @@ PROG = "python -m triton_aot.link"
 
 _DIRECTIVE = re.compile(r"^//\s*tt-linker:\s*(\w+):(.+):(.+)$")
 _BACKEND = re.compile(r"^//\s*tt-linker-backend:\s*(\w+)\s*$")
-_VARIANT = re.compile(r"^(\w+)_([0-9a-f]{8})_((?:\d+[cd])*)$")
+_VARIANT = re.compile(r"^(\w+)_([0-9a-f]{8})_((?:\d+[cd]?)*)$")
 _C_PARAM = re.compile(r"^\s*([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*$")
 _C_TYPES = {"CUdeviceptr", "hipDeviceptr_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
             "uint16_t", "uint32_t", "uint64_t", "float", "double"}
+
+
+def _every_index_hints(suffix, count):
+    """The hints of a Triton 3.6 suffix, which names every parameter's index in order, each
+    followed by c (specialized to 1) or d (divisible by 16) when hinted; None when the suffix is
+    not one (then it is 3.7's, the hinted parameters only)."""
+    hints, rest = [], suffix
+    for i in range(count):
+        if not rest.startswith(str(i)):
+            return None
+        rest = rest[len(str(i)):]
+        letter = rest[:1] if rest[:1] in ("c", "d") else ""
+        hints.append({"c": 1, "d": 16}.get(letter))
+        rest = rest[len(letter):]
+    return hints if count and not rest else None
 
 
 class Variant:
@@ -47,12 +62,14 @@ class Variant:
                                  f"with a type of {', '.join(sorted(_C_TYPES))}")
             self.types.append(pm.group(1))
             self.args.append(pm.group(2))
-        self.hints = [None] * len(self.args)
-        for index, kind in re.findall(r"(\d+)([cd])", suffix):
-            if int(index) >= len(self.args):
-                raise FrontError(f"{where}: hint suffix '{suffix}' names parameter {index}, beyond the "
-                                 f"{len(self.args)} of the signature")
-            self.hints[int(index)] = 1 if kind == "c" else 16
+        self.hints = _every_index_hints(suffix, len(self.args))
+        if self.hints is None:  # Triton 3.7 on: only the hinted parameters' indices
+            self.hints = [None] * len(self.args)
+            for index, kind in re.findall(r"(\d+)([cd])", suffix):
+                if int(index) >= len(self.args):
+                    raise FrontError(f"{where}: hint suffix '{suffix}' names parameter {index}, beyond "
+                                     f"the {len(self.args)} of the signature")
+                self.hints[int(index)] = 1 if kind == "c" else 16
         self.num_specs = sum(h is not None for h in self.hints)
 
     def full_signature(self):

@@ -310,18 +310,35 @@ int main(void) {
         self.assertEqual(done.returncode, 1)
         self.assertIn("b.h:1: k_4567abcd_(int64_t n) does not match k_0123abcd_(int32_t n)", done.stderr)
 
-    def test_hip_source_suffix_follows_the_installed_triton(self):
-        """Triton 3.6's compile.py writes a HIP launcher as .cpp, 3.7 and later as .c."""
+    def test_triton_36_names_and_files(self):
+        """With Triton 3.6 the front writes what 3.6's compile.py writes: its names (the suffix
+        names every parameter's index), HIP launchers as .cpp, byte-identical images; and the
+        front's link.py reads 3.6's headers."""
         python36 = ROOT / ".venv-triton-3.6.0" / "bin" / "python"
         if not python36.exists():
             self.skipTest("no .venv-triton-3.6.0")
         self.copy_kernels("vector_add.py")
-        subprocess.run([str(python36), str(FRONT / "compile.py"), "-n", "add_kernel", "-s",
-                        "*fp32:16, *fp32:16, *fp32:16, i32, 1024", "-g", "n_elements / 1024, 1, 1",
-                        "-t", "hip:gfx942:64", "-o", "add", "vector_add.py"], cwd=self.dir, env=self.env, check=True)
-        self.assertEqual(len(glob.glob(str(self.dir / "add.*.cpp"))), 1)
-        self.assertEqual(len(glob.glob(str(self.dir / "add.*.h"))), 1)
-
+        sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
+        for target in ("cuda:80:32", "hip:gfx942:64"):
+            for out, script in (("up", [str(REFERENCE), "compile"]), ("front", [str(FRONT / "compile.py")])):
+                (self.dir / out).mkdir(exist_ok=True)
+                subprocess.run([str(python36)] + script + ["-n", "add_kernel", "-s", sig, "-g", "n_elements / 1024, 1, 1",
+                                                            "-t", target, "-o", f"{out}/add", "vector_add.py"],
+                               cwd=self.dir, env=self.env, check=True, capture_output=True)
+            up = sorted(p.name for p in (self.dir / "up").iterdir())
+            self.assertEqual(up, sorted(p.name for p in (self.dir / "front").iterdir()))
+            source = next(n for n in up if not n.endswith(".h"))
+            self.assertTrue(source.endswith("_0d1d2d3d4.c" if target.startswith("cuda") else "_0d1d2d3d4.cpp"), up)
+            self.assertEqual(image_bytes(self.dir / "up" / source), image_bytes(self.dir / "front" / source))
+            if target.startswith("cuda"):
+                header = next(n for n in up if n.endswith(".h"))
+                self.assertEqual(linker_line(self.dir / "up" / header), linker_line(self.dir / "front" / header))
+                done = subprocess.run([str(python36), str(FRONT / "link.py"), f"up/{header}", "-o", "lib"],
+                                      cwd=self.dir, env=self.env, capture_output=True, text=True)
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertIn("(n_elements % 16 == 0)", (self.dir / "lib.c").read_text())
+            shutil.rmtree(self.dir / "up")
+            shutil.rmtree(self.dir / "front")
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()

@@ -39,6 +39,13 @@ def main():
         if target is None or target.count(":") != 2:
             sys.exit("upstream_reference.py: give compile a -t <backend>:<arch>:<warp size>")
         driver.set_active(_TypesOnlyDriver(target))
+        # Triton 3.6's compile.py passes --target's numeric fields on as strings, and compiling
+        # then raises TypeError; Triton's main branch makes them integers (#11279), as here
+        # (bench/upstream_compile.py does the same)
+        import triton.backends.compiler as compiler
+        made = compiler.GPUTarget
+        compiler.GPUTarget = lambda backend, arch, warp_size: made(
+            backend, int(arch) if str(arch).isdigit() else arch, int(warp_size))
     sys.argv = [f"triton.tools.{tool}"] + args
     runpy.run_module(f"triton.tools.{tool}", run_name="__main__")
 
