@@ -131,7 +131,7 @@ def compile_kernel(args):
     outputs = []
     for suffix, text in ((source_suffix, c_text), (".h", h_text)):
         path = out_path.with_suffix(f".{names.sig_hash}_{names.suffix}{suffix}")
-        # all or nothing: a failed write never leaves a partial file behind
+        # each file whole or not at all: written beside, then renamed into place
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(text)
         os.replace(tmp, path)
