@@ -9,9 +9,9 @@ front, and checks each test's outcome for the mode (see upstream_plugin.py):
   cuda    on a machine without a GPU, as on an sm_80: the IR test passes and each compile-and-link
           test gets as far as linking against libcuda
 
-The test file is upstream's and is not in this repository: pass its path (CI fetches it from the
-Triton release the build uses; docs/upstream.md says how). Without it, or without pytest, this
-exits 77, which CTest reports as skipped.
+The test file is upstream's and is not in this repository: pass its path (docs/upstream.md says
+where to fetch it; CI cannot reach GitHub and skips). Without it, or without pytest, this exits
+77, which CTest reports as skipped.
 """
 import argparse
 import json
@@ -44,6 +44,7 @@ def main():
     parser.add_argument("--bin-dir", required=True, help="the directory of triton-aot-cc")
     parser.add_argument("--python", default=sys.executable, help="the interpreter with Triton")
     args = parser.parse_args()
+    args.bin_dir = os.path.abspath(args.bin_dir)   # the tests run from directories of their own
 
     if not args.test_aot or not Path(args.test_aot).is_file():
         print(f"SKIP: upstream's test_aot.py not given (--test-aot or TRITON_AOT_UPSTREAM_TEST_AOT; "
