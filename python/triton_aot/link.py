@@ -31,15 +31,19 @@ def _every_index_hints(suffix, count):
     """The hints of a Triton 3.6 suffix, which names every parameter's index in order, each
     followed by c (specialized to 1) or d (divisible by 16) when hinted; None when the suffix is
     not one (then it is 3.7's, the hinted parameters only)."""
-    hints, rest = [], suffix
-    for i in range(count):
+    hints, rest, i = [], suffix, 0
+    # The C parameters first, then the constexprs' indices, which follow them in the suffix
+    # ("...10d11c121314" for 12 C parameters and three constexprs) and have no C counterpart.
+    while rest:
         if not rest.startswith(str(i)):
             return None
         rest = rest[len(str(i)):]
         letter = rest[:1] if rest[:1] in ("c", "d") else ""
-        hints.append({"c": 1, "d": 16}.get(letter))
+        if i < count:
+            hints.append({"c": 1, "d": 16}.get(letter))
         rest = rest[len(letter):]
-    return hints if count and not rest else None
+        i += 1
+    return hints if count and i >= count else None
 
 
 class Variant:

@@ -339,6 +339,25 @@ int main(void) {
                 self.assertIn("(n_elements % 16 == 0)", (self.dir / "lib.c").read_text())
             shutil.rmtree(self.dir / "up")
             shutil.rmtree(self.dir / "front")
+        # 3.6 names the constexprs' indices too, after the C parameters, and un-hinted ones run
+        # together ("0d1d2d3456d7c...10d11c121314"): link.py must read them as 3.6's does.
+        self.write_matmul()
+        for ha, hb in (("", ":16"), (":16", "")):
+            subprocess.run([str(python36), str(REFERENCE), "compile", "-n", "matmul_kernel", "-s",
+                            MATMUL_SIG.format(ha=ha, hb=hb, bm=16, bn=16, bk=16), "-g",
+                            "M / 16, N / 16, 1", "-w", "1", "-t", "cuda:80:32", "-o", "matmul",
+                            "kernel.py"],
+                           cwd=self.dir, env=self.env, check=True, capture_output=True)
+        headers = sorted(str(p.name) for p in self.dir.glob("matmul*.h"))
+        self.assertEqual(len(headers), 2, headers)
+        self.assertTrue(any("3456d7c" in h for h in headers), headers)
+        done = subprocess.run([str(python36), str(FRONT / "link.py")] + headers + ["-o", "lib"],
+                              cwd=self.dir, env=self.env, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        dispatch = (self.dir / "lib.c").read_text()
+        self.assertIn("(stride_am % 16 == 0)", dispatch)
+        self.assertIn("(stride_bk % 16 == 0)", dispatch)
+
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
