@@ -6,6 +6,7 @@
 #include "contract/json_access.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -68,10 +69,21 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
   std::vector<nlohmann::json> requests;
   std::vector<DescribeKey> kernelOf;
   std::set<DescribeKey> asked;
+  // Kernels declared several times (one per specialization, as a spec file or CMake project
+  // lists them) are described once: the answer depends on the file, function and target only.
+  std::map<std::string, DescribeKey> firstAsked;
+  std::vector<std::pair<DescribeKey, DescribeKey>> sameAs;
   for (const DescribeWanted &w : wanted) {
     const DescribeKey &k = w.key;
     if (described_.count(k) || !asked.insert(k).second)
       continue;
+    const std::string identity = w.kernel->sourcePath.string() + '\0' + w.kernel->sourceKind +
+                                 '\0' + w.kernel->function + '\0' + k.second;
+    if (auto first = firstAsked.find(identity); first != firstAsked.end()) {
+      sameAs.emplace_back(k, first->second);
+      continue;
+    }
+    firstAsked.emplace(identity, k);
     std::optional<std::string> first =
         cached ? firstKey(*w.kernel, {{"op", "describe"}, {"target", k.second}}) : std::nullopt;
     if (first) {
@@ -98,8 +110,15 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
                         {"function", w.kernel->function},
                         {"target", requestTarget(w.target)}});
   }
-  if (requests.empty())
+  auto shareAnswers = [&] {
+    for (const auto &[k, first] : sameAs)
+      if (auto answer = described_.find(first); answer != described_.end())
+        described_[k] = answer->second;
+  };
+  if (requests.empty()) {
+    shareAnswers();
     return true;
+  }
   if (Status s = startPool(workers); !s) {
     fail(s.takeError());
     return false;
@@ -111,6 +130,7 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     fail(ran.takeError());
     return false;
   }
+  shareAnswers();
   for (const DescribeKey &k : kernelOf) {
     const nlohmann::json &info = described_[k];
     const std::string file = kernels_[k.first].sourcePath.string();
