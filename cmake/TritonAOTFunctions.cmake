@@ -9,6 +9,7 @@ include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTPython.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTSignature.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/TritonAOTTorch.cmake)
 
 # _triton_aot_call_line(<file> <command> <name> <out>): the line of `<command>(<name>` in <file>
 # (CMake tells a function its caller's file, not the line), or "" when the call is not written

@@ -9,6 +9,7 @@ set(_tta_modules
   "${PROJECT_SOURCE_DIR}/cmake/TritonAOTArchitectures.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/TritonAOTPython.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/TritonAOTSignature.cmake"
+  "${PROJECT_SOURCE_DIR}/cmake/TritonAOTTorch.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/TritonAOTLibraryConfig.cmake.in")
 
 # Installed: the modules sit next to the config file, the requirements in share/triton-aot.

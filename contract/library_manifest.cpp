@@ -171,6 +171,12 @@ ManifestParam readParam(const ObjectReader &obj) {
     param.dim = obj.integer("dim", 0, 4);
   if (const json *input = obj.find("heuristic_input"))
     param.heuristicInput = readBool(*input, obj.path("heuristic_input"));
+  if (const json *written = obj.find("written")) {
+    if (param.kind != "pointer" && param.kind != "tensordesc")
+      fail(obj.path("written"), "only a pointer or tensordesc parameter is written; a " +
+                                    param.kind + " parameter has no 'written'");
+    param.written = readBool(*written, obj.path("written"));
+  }
   return param;
 }
 

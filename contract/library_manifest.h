@@ -95,6 +95,9 @@ struct ManifestParam {
   std::string tensordesc;   ///< a descriptor's parts: the descriptor
   int dim = 0;              ///< tensordesc_shape / _stride: the dimension
   bool heuristicInput = false;   ///< the caller's value goes to a heuristic, not the kernel
+  /// pointer / tensordesc: whether the kernel writes what it points to (metadata's
+  /// params[].written, any variant's); absent: not known (take it as written).
+  std::optional<bool> written;
   bool operator==(const ManifestParam &) const = default;
 };
 

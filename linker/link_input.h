@@ -26,6 +26,7 @@ struct LinkOptions {
   int compressionLevel = 19;
   bool verbose = false;               ///< log what was read and written (through the LogSink)
   std::vector<std::string> tuningTables;   ///< --tuning: tables compiled into shape dispatch
+  std::string torchNamespace;   ///< --torch-ops: also write <name>_torch_ops.cpp (linker/torch_ops.h)
   /// Polled between phases; when it returns true, link() stops with ExitCode::Interrupted and
   /// leaves nothing behind (the tool sets it from SIGINT/SIGTERM).
   std::function<bool()> interrupted;

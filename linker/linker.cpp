@@ -11,6 +11,7 @@
 #include "linker/inspect.h"
 #include "linker/link_group.h"
 #include "linker/manifest.h"
+#include "linker/torch_ops.h"
 
 #include <system_error>
 
@@ -81,6 +82,19 @@ Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransactio
   if (stopped())
     return interruptedError();
 
+  std::string torchOps;
+  if (!options.torchNamespace.empty()) {
+    // From the manifest as its reader gives it, as any other consumer of the library would.
+    auto read = parseLibraryManifest(manifest, options.name + ".json");
+    if (!read)
+      return makeError(ExitCode::InternalError, "the linker's own manifest does not read back: " +
+                                                    read.error().message);
+    auto source = torchOpsSource(*read, options.torchNamespace);
+    if (!source)
+      return source.takeError();
+    torchOps = std::move(*source);
+  }
+
   const std::string manifestFile = manifest + "\n";
   for (auto [path, bytes] : {std::pair{paths[0], asChars(blob->bytes)},
                              std::pair{paths[1], std::span<const char>(manifestFile)},
@@ -88,6 +102,9 @@ Status linkInto(const LinkOptions &options, const LogSink &log, OutputTransactio
                              std::pair{paths[3], std::span<const char>(sources.source)},
                              std::pair{paths[4], std::span<const char>(sources.assembly)}})
     if (Status s = outputs.stage(path, bytes); !s)
+      return s;
+  if (!torchOps.empty())
+    if (Status s = outputs.stage(paths[5], std::span<const char>(torchOps)); !s)
       return s;
   if (stopped())
     return interruptedError();
@@ -105,6 +122,8 @@ std::vector<fs::path> outputPaths(const LinkOptions &options) {
   std::vector<fs::path> paths;
   for (const char *suffix : {".images", ".json", ".h", ".c", ".images.S"})
     paths.push_back(options.outputDir / (options.name + suffix));
+  if (!options.torchNamespace.empty())
+    paths.push_back(options.outputDir / (options.name + "_torch_ops.cpp"));
   return paths;
 }
 

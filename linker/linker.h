@@ -11,8 +11,9 @@
 
 namespace tta::link {
 
-/// The five outputs for \p options, in the order they are committed: <name>.images,
-/// <name>.json, <name>.h, <name>.c, <name>.images.S (all in LinkOptions::outputDir).
+/// The outputs for \p options, in the order they are committed: <name>.images, <name>.json,
+/// <name>.h, <name>.c, <name>.images.S, and with --torch-ops <name>_torch_ops.cpp (all in
+/// LinkOptions::outputDir).
 std::vector<std::filesystem::path> outputPaths(const LinkOptions &options);
 
 /// Removes earlier outputs of the names \p options gives (regular files and links, never a

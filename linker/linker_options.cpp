@@ -1,5 +1,7 @@
 #include "linker/linker_options.h"
 
+#include "contract/c_names.h"
+
 #include <CLI/CLI.hpp>
 #include <zstd.h>
 
@@ -29,7 +31,7 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
              "5 internal error, 130 interrupted. See docs/linker.md.");
   app.get_formatter()->column_width(30);
 
-  std::string name, prefix, outputDir, inspect;
+  std::string name, prefix, outputDir, inspect, torchOps, manifest;
   std::vector<std::string> inputs, tuning;
   bool noPtx = false, compress = false, verbose = false, version = false;
   int level = 0;
@@ -45,6 +47,13 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
                  "A tuning table (triton-aot-tune) to compile into shape dispatch; repeatable "
                  "(docs/tuning.md)")
       ->allow_extra_args(false);   // one table per --tuning: the inputs follow it
+  app.add_option("--torch-ops", torchOps,
+                 "Also write <name>_torch_ops.cpp, registering every kernel as the PyTorch "
+                 "operator torch.ops.NAMESPACE.<kernel> (docs/torch.md)")
+      ->type_name("NAMESPACE");
+  app.add_option("--manifest", manifest,
+                 "With --torch-ops and -o: write the operators of this already linked library "
+                 "(<name>.json) instead of linking");
   app.add_flag("-v,--verbose", verbose, "Say what was read and written");
   app.add_option("--inspect", inspect,
                  "Print the kernels, variants, targets and resources of a library's .json "
@@ -68,11 +77,28 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
   }
   if (!inspect.empty()) {
     for (const char *flag : {"--name", "--prefix", "--output-dir", "--no-ptx", "--compress",
-                             "--compress-level", "--tuning", "inputs"})
+                             "--compress-level", "--tuning", "--torch-ops", "inputs"})
       if (app.count(flag))
         return usage(std::string("--inspect reads one file and takes no ") +
                      (std::string(flag) == "inputs" ? "inputs" : flag));
     out.inspect = inspect;
+    return out;
+  }
+  if (!manifest.empty()) {
+    if (torchOps.empty() || outputDir.empty())
+      return usage("--manifest needs --torch-ops NAMESPACE and -o DIR: it writes the operators "
+                   "of a linked library");
+    for (const char *flag : {"--name", "--prefix", "--no-ptx", "--compress", "--compress-level",
+                             "--tuning", "inputs"})
+      if (app.count(flag))
+        return usage(std::string("--manifest reads a linked library and takes no ") +
+                     (std::string(flag) == "inputs" ? "inputs" : flag));
+    if (!isCIdentifier(torchOps))
+      return usage("--torch-ops '" + torchOps + "' is not a C identifier; the operators are "
+                   "torch.ops.<namespace>.<kernel>, so it must be one (e.g. mylib)");
+    out.torchManifest = manifest;
+    out.options.torchNamespace = torchOps;
+    out.options.outputDir = fs::absolute(outputDir).lexically_normal();
     return out;
   }
   if (name.empty())
@@ -91,6 +117,10 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
                    std::to_string(ZSTD_maxCLevel()));
   }
 
+  if (app.count("--torch-ops") && !isCIdentifier(torchOps))
+    return usage("--torch-ops '" + torchOps + "' is not a C identifier; the operators are "
+                 "torch.ops.<namespace>.<kernel>, so it must be one (e.g. mylib)");
+
   LinkOptions &o = out.options;
   o.name = name;
   o.prefix = prefix;
@@ -102,6 +132,7 @@ Expected<LinkCommandLine> parseLinkCommandLine(const std::vector<std::string> &a
     o.compressionLevel = level;
   o.verbose = verbose;
   o.tuningTables = tuning;
+  o.torchNamespace = torchOps;
   return out;
 }
 

@@ -15,6 +15,8 @@ namespace tta::link {
 struct LinkCommandLine {
   LinkOptions options;           ///< a link (when inspect is empty)
   std::string inspect;           ///< --inspect FILE
+  /// --torch-ops NS --manifest FILE: the operators of a library already linked (no link)
+  std::string torchManifest;
   std::string earlyExitText;     ///< --help / --version: print this and exit 0
 };
 

@@ -1,6 +1,7 @@
 // triton-aot-ld: parse the command line, link (or inspect), report. Everything else is in
 // tta_linker.
 #include "linker/inspect.h"
+#include "linker/torch_ops.h"
 #include "linker/linker.h"
 #include "linker/linker_options.h"
 
@@ -60,6 +61,17 @@ int run(const std::vector<std::string> &args) {
       return static_cast<int>(table.error().code);
     }
     std::fputs(table->c_str(), stdout);
+    return 0;
+  }
+
+  if (!commandLine->torchManifest.empty()) {
+    tta::Status written = tta::link::writeTorchOps(commandLine->torchManifest,
+                                                   commandLine->options.torchNamespace,
+                                                   commandLine->options.outputDir);
+    if (!written) {
+      report(written.error(), false);
+      return static_cast<int>(written.error().code);
+    }
     return 0;
   }
 

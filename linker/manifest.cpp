@@ -99,6 +99,12 @@ json kernelJson(const Library &library, const ImageBlob &blob, const Kernel &ker
       param["dim"] = p.dim;
     if (p.heuristicInput)
       param["heuristic_input"] = true;
+    // What the kernel writes through (found in its IR by the compiler): a pointer's, or a
+    // descriptor's base's; unknown (absent) in metadata of older compilers.
+    const std::string_view kind = paramKind(p);
+    const bool points = kind == "pointer" || kind == "tensordesc";
+    if (points && p.kernelIndex < kernel.params.size() && kernel.params[p.kernelIndex].written)
+      param["written"] = *kernel.params[p.kernelIndex].written;
     params.push_back(std::move(param));
   }
   json constexprParams = json::array();

@@ -209,6 +209,11 @@ TEST_F(ManifestTest, RejectsWhatItCannotRead) {
             R"(kernels[0].params[1].c_name: "n; x" is not a C identifier (ASCII letters, digits and '_', not starting with a digit), so it cannot be a name in generated C)");
   EXPECT_EQ(message("/prefix", "dm-"),
             R"(prefix: "dm-" is not a C identifier (ASCII letters, digits and '_', not starting with a digit), so it cannot be a name in generated C)");
+  // What a kernel writes: a pointer's or descriptor's fact only (the torch ops' mutation marks).
+  EXPECT_EQ(message("/kernels/0/params/0/written", true), "accepted");
+  EXPECT_EQ(message("/kernels/0/params/1/written", true),
+            "kernels[0].params[1].written: only a pointer or tensordesc parameter is written; a "
+            "scalar parameter has no 'written'");
   // Launch facts within the function's target; targets in order.
   EXPECT_EQ(message("/kernels/0/configs/0/variants/0/functions/0/launch/shared", 10737418240ULL),
             "kernels[0].configs[0].variants[0].functions[0].launch.shared: 10737418240 bytes are "

@@ -1,0 +1,78 @@
+// triton-aot-ld --torch-ops: the operator schemas and calls made from a library's manifest.
+// (Building and loading them in torch: tests/torch, the Torch.* tests.)
+#include "linker/torch_ops.h"
+
+#include <gtest/gtest.h>
+
+namespace tta::link {
+namespace {
+
+ManifestParam param(const std::string &name, const std::string &kind, const std::string &type,
+                    const std::string &cType, std::optional<bool> written = std::nullopt) {
+  ManifestParam p;
+  p.name = p.cName = name;
+  p.kind = kind;
+  p.type = type;
+  p.cType = cType;
+  p.written = written;
+  return p;
+}
+
+LibraryManifest library(std::vector<ManifestParam> params, bool callerGrid = false) {
+  LibraryManifest m;
+  m.name = "lib";
+  m.prefix = "lib";
+  ManifestKernel k;
+  k.name = "k";
+  k.function = "k_kernel";
+  k.source = "k.py";
+  k.params = std::move(params);
+  if (!callerGrid)
+    k.grid = std::array<std::string, 3>{"n", "1", "1"};
+  m.kernels.push_back(std::move(k));
+  return m;
+}
+
+TEST(TorchOps, TheSchemaMarksWhatTheKernelWritesAndUnknownAsWritten) {
+  auto source = torchOpsSource(
+      library({param("x", "pointer", "*fp16", "const void *", false),
+               param("out", "pointer", "*fp32", "const void *", true),
+               param("acc", "pointer", "*i32", "const void *"),   // not known: written
+               param("n", "scalar", "i64", "int64_t"), param("eps", "scalar", "fp32", "float"),
+               param("h", "scalar", "fp16", "uint16_t"), param("flag", "scalar", "i1", "bool")},
+              /*callerGrid=*/true),
+      "ns");
+  ASSERT_TRUE(source) << source.error().message;
+  EXPECT_NE(source->find("m.def(\"k(Tensor x, Tensor(a!) out, Tensor(b!) acc, int n, float eps, "
+                         "float h, bool flag, int[3] grid) -> ()\");"),
+            std::string::npos)
+      << *source;
+  // Each tensor checked by name and dtype; scalars converted to the C API's exact types.
+  EXPECT_NE(source->find("checkTensor(op, \"x\", x, ScalarType::Half, \"fp16\", &device);"),
+            std::string::npos);
+  EXPECT_NE(source->find("checkedInt<int64_t>(op, \"n\", n)"), std::string::npos);
+  EXPECT_NE(source->find("static_cast<float>(eps)"), std::string::npos);
+  EXPECT_NE(source->find("triton_aot_fp16(static_cast<float>(h))"), std::string::npos);
+  EXPECT_NE(source->find("lib_k(stream, checkedInt<uint32_t>(op, \"grid\", grid[0])"),
+            std::string::npos);
+  for (const char *key : {"CUDA", "CPU", "Meta"})
+    EXPECT_NE(source->find(std::string("STABLE_TORCH_LIBRARY_IMPL(ns, ") + key + ", m)"),
+              std::string::npos)
+        << key;
+}
+
+TEST(TorchOps, WhatNoOpCanTakeIsRefusedByName) {
+  auto desc = torchOpsSource(library({param("a_desc", "tensordesc", "tensordesc<fp16[64, 64]>",
+                                            "const void *")}),
+                             "ns");
+  ASSERT_FALSE(desc);
+  EXPECT_EQ(desc.error().message, "--torch-ops: kernel 'k' takes a tensor descriptor ('a_desc'), "
+                                  "which its op cannot take yet");
+  auto fp8 = torchOpsSource(library({param("p", "pointer", "*fp8e4b15", "const void *")}), "ns");
+  ASSERT_FALSE(fp8);
+  EXPECT_EQ(fp8.error().message, "--torch-ops: kernel 'k' takes 'p' as a pointer to fp8e4b15, a "
+                                 "type torch has no dtype for");
+}
+
+} // namespace
+} // namespace tta::link
