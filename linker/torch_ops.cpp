@@ -91,6 +91,10 @@ Status writeKernel(std::ostream &out, const LibraryManifest &manifest, const Man
     callArgs.push_back(crossing->convert);
   }
   if (!kernel.grid) {   // launched with the caller's grid: int[3] grid, after the arguments
+    for (const ManifestParam &p : kernel.params)
+      if (p.name == "grid" || p.cName == "grid")
+        return refuse(kernel.name, "has a parameter named 'grid', the name its op gives the "
+                                   "caller's grid; rename the parameter");
     schemaArgs.push_back("int[3] grid");
     cppArgs.push_back("torch::headeronly::HeaderOnlyArrayRef<int64_t> grid");
   }

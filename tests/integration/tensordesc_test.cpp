@@ -106,7 +106,7 @@ TEST(TensorDesc, TheKernelLinksIntoALibraryThatCompilesWithGccAndClang) {
   ASSERT_EQ(params.size(), 3u * 5 + 3);
   EXPECT_EQ(params[0], nlohmann::json::parse(R"({"name": "a_desc", "kind": "tensordesc",
       "type": "tensordesc<fp16[128, 64]>", "c_type": "const void *", "c_name": "a_desc_base",
-      "size": 8, "tensordesc": "a_desc"})"));
+      "size": 8, "tensordesc": "a_desc", "written": false})"));
   EXPECT_EQ(params[2], nlohmann::json::parse(R"({"name": "a_desc.shape1",
       "kind": "tensordesc_shape", "type": "i64", "c_type": "int64_t", "c_name": "a_desc_shape1",
       "size": 8, "tensordesc": "a_desc", "dim": 1})"));

@@ -68,6 +68,12 @@ TEST(TorchOps, WhatNoOpCanTakeIsRefusedByName) {
   ASSERT_FALSE(desc);
   EXPECT_EQ(desc.error().message, "--torch-ops: kernel 'k' takes a tensor descriptor ('a_desc'), "
                                   "which its op cannot take yet");
+  auto grid = torchOpsSource(library({param("grid", "pointer", "*fp32", "const void *")},
+                                     /*callerGrid=*/true),
+                             "ns");
+  ASSERT_FALSE(grid);
+  EXPECT_EQ(grid.error().message, "--torch-ops: kernel 'k' has a parameter named 'grid', the name "
+                                  "its op gives the caller's grid; rename the parameter");
   auto fp8 = torchOpsSource(library({param("p", "pointer", "*fp8e4b15", "const void *")}), "ns");
   ASSERT_FALSE(fp8);
   EXPECT_EQ(fp8.error().message, "--torch-ops: kernel 'k' takes 'p' as a pointer to fp8e4b15, a "
