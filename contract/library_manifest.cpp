@@ -82,8 +82,9 @@ ManifestVariant readVariant(const ObjectReader &obj, const ManifestKernel &kerne
   ManifestVariant variant;
   const ObjectReader hints = obj.object("hints");
   for (const auto &[name, value] : hints.value().items()) {
+    const std::string &hinted = name;   // a lambda cannot capture a structured binding (clang 14)
     auto param = std::find_if(kernel.params.begin(), kernel.params.end(),
-                              [&](const ManifestParam &p) { return p.name == name; });
+                              [&](const ManifestParam &p) { return p.name == hinted; });
     if (param == kernel.params.end())
       fail(hints.path(), show(name) + " is not a C parameter of kernel '" + kernel.name + "'");
     const int hint = readInt(value, hints.path(name), 1);
