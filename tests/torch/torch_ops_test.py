@@ -3,7 +3,8 @@ tests/torch/project against the torch of the first interpreter given (the oldest
 interpreter given (newer torch releases too: the stable C ABI's promise) loads the extension and
 checks the schemas and their mutation marks, each check's message, opcheck and a
 torch.compile(fullgraph=True) trace over meta tensors, that Triton is never imported, and, where
-there is a GPU, every op against torch's own computation.
+there is a GPU, every op against Triton's own launch of the same kernel and torch's computation
+(bit for bit), a CUDA graph of the ops replayed, and torch.compile (Inductor) against eager.
 
     python3 tests/torch/torch_ops_test.py --tritonaot-dir build/default --work /tmp/kops \\
         /work/torchenv/bin/python /work/torch215/bin/python
@@ -62,23 +63,102 @@ def check(library):
     compiled = torch.compile(scaled_sum, fullgraph=True, backend="eager")
     found["compiled_shape"] = list(compiled(meta(1000), meta(1000), meta(1000)).shape)
 
-    if torch.cuda.is_available():   # the GPU: every op against torch's own
-        dev = "cuda"
-        a, b = torch.randn(4097, device=dev), torch.randn(4097, device=dev)
+    if torch.cuda.is_available():
+        found.update(gpu_checks(torch, ops))
+    print(json.dumps(found))
+
+
+def gpu_checks(torch, ops):
+    """On the GPU, after the no-Triton checks: every op against torch's own computation and
+    against Triton's own launch of the same kernel (bit for bit), a CUDA graph of the ops
+    replayed on new inputs, and torch.compile (Inductor) against eager."""
+    import importlib.util
+    import triton
+    spec = importlib.util.spec_from_file_location("kops_kernels",
+                                                  os.path.join(HERE, "project", "kernels", "ops.py"))
+    kernels = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernels)
+    found = {"device": torch.cuda.get_device_name()}
+    dev = "cuda"
+    gen = torch.Generator(device=dev).manual_seed(29)
+
+    def inputs(seed):
+        gen.manual_seed(seed)
+        return {"a": torch.randn(4097, device=dev, generator=gen),
+                "b": torch.randn(4097, device=dev, generator=gen),
+                "rows": torch.randn(32, 100, device=dev, generator=gen).half(),
+                "values": torch.randint(0, 16, (100000,), device=dev, generator=gen,
+                                        dtype=torch.int32)}
+
+    def through_ops(x):
+        out, scaled = torch.empty_like(x["a"]), torch.empty_like(x["rows"])
+        counts = torch.zeros(16, device=dev, dtype=torch.int32)
+        ops.add(x["a"], x["b"], out, x["a"].numel())
+        ops.scale_rows(x["rows"], scaled, 100, 1.5, -0.25, True, [32, 1, 1])
+        ops.histogram(x["values"], counts, x["values"].numel())
+        return out, scaled, counts
+
+    def through_triton(x):   # the same kernels and constexprs, launched by Triton's JIT
+        out, scaled = torch.empty_like(x["a"]), torch.empty_like(x["rows"])
+        counts = torch.zeros(16, device=dev, dtype=torch.int32)
+        n = x["a"].numel()
+        kernels.add_kernel[(triton.cdiv(n, 1024),)](x["a"], x["b"], out, n, BLOCK=1024)
+        # bias -0.25 is exact in fp16, the library's type for it (Triton's JIT passes fp32)
+        kernels.scale_rows_kernel[(32,)](x["rows"], scaled, 100, 1.5, -0.25, False, True, BLOCK=128)
+        m = x["values"].numel()
+        kernels.histogram_kernel[(triton.cdiv(m, 256),)](x["values"], counts, m, BLOCK=256)
+        return out, scaled, counts
+
+    names = ("add", "scale_rows", "histogram")
+    x = inputs(1)
+    mine, theirs = through_ops(x), through_triton(x)
+    reference = (x["a"] + x["b"],
+                 torch.relu(x["rows"].float() * 1.5 - 0.25).half(),
+                 torch.bincount(x["values"], minlength=16).int())
+    for name, m, t, r in zip(names, mine, theirs, reference):
+        found[f"{name}_equal_triton"] = bool(torch.equal(m, t))
+        found[f"{name}_equal_torch"] = bool(torch.equal(m, r))
+
+    # A CUDA graph of the three ops, captured once, replayed on inputs copied in afterwards
+    static = inputs(2)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        through_ops(static)   # warm up (first launch loads the images) outside the capture
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = through_ops(static)
+    for seed in (3, 4):
+        fresh = inputs(seed)
+        for key in static:
+            static[key].copy_(fresh[key])
+        graph.replay()
+        for name, got, want in zip(names, captured, through_triton(fresh)):
+            found[f"{name}_graph_replay_{seed}_equal"] = bool(torch.equal(got, want))
+
+    # torch.compile with Inductor (it generates Triton code of its own around the op)
+    def scaled_sum(a, b):
         out = torch.empty_like(a)
         ops.add(a, b, out, a.numel())
-        found["add_equal"] = bool(torch.equal(out, a + b))
-        rows = torch.randn(32, 100, device=dev, dtype=torch.float16)
-        scaled = torch.empty_like(rows)
-        ops.scale_rows(rows, scaled, 100, 1.5, -0.25, True, [32, 1, 1])
-        want = torch.relu(rows.float() * 1.5 + torch.tensor(-0.25, dtype=torch.float16).float()).half()
-        found["scale_rows_equal"] = bool(torch.equal(scaled, want))
-        values = torch.randint(0, 16, (100000,), device=dev, dtype=torch.int32)
-        counts = torch.zeros(16, device=dev, dtype=torch.int32)
-        ops.histogram(values, counts, values.numel())
-        found["histogram_equal"] = bool(torch.equal(counts, torch.bincount(values, minlength=16).int()))
-        found["device"] = torch.cuda.get_device_name()
-    print(json.dumps(found))
+        return out * 2 + 1
+    x = inputs(5)
+    compiled = torch.compile(scaled_sum, fullgraph=True)
+    found["compiled_equal_eager"] = bool(torch.equal(compiled(x["a"], x["b"]), scaled_sum(x["a"], x["b"])))
+    torch.cuda.synchronize()
+    return found
+
+
+def build(tritonaot_dir, work, python, architectures="80;90a"):
+    """tests/torch/project built against the torch of `python` (for the A100 and H100/H200
+    generations by default); the extension's path."""
+    build_dir = os.path.join(work, "build")
+    subprocess.run(["cmake", "-S", os.path.join(HERE, "project"), "-B", build_dir, "-G", "Ninja",
+                    f"-DTritonAOT_DIR={os.path.abspath(tritonaot_dir)}",
+                    f"-DTRITON_AOT_PYTHON={python}", f"-DCMAKE_TRITON_ARCHITECTURES={architectures}"],
+                   check=True)
+    subprocess.run(["cmake", "--build", build_dir], check=True)
+    return os.path.join(build_dir, "kops_torch.so")
 
 
 def main():
@@ -105,13 +185,7 @@ def main():
             capture_output=True).returncode:
         print("SKIP: no GPU")
         return SKIP
-    build = os.path.join(args.work, "build")
-    subprocess.run(["cmake", "-S", os.path.join(HERE, "project"), "-B", build, "-G", "Ninja",
-                    f"-DTritonAOT_DIR={os.path.abspath(args.tritonaot_dir)}",
-                    f"-DTRITON_AOT_PYTHON={pythons[0]}", "-DCMAKE_TRITON_ARCHITECTURES=80;90a"],
-                   check=True)
-    subprocess.run(["cmake", "--build", build], check=True)
-    library = os.path.join(build, "kops_torch.so")
+    library = build(args.tritonaot_dir, args.work, pythons[0])
     failures = []
     for python in pythons:
         done = subprocess.run([python, __file__, "--check", library], capture_output=True, text=True)
@@ -135,7 +209,7 @@ def main():
             failures.append(f"{python}: loading and calling the operators imported Triton")
         if found["compiled_shape"] != [1000]:
             failures.append(f"{python}: the compiled function gave {found['compiled_shape']}")
-        gpu = [k for k in found if k.endswith("_equal")]
+        gpu = [k for k in found if k.endswith("_equal") or "_equal_" in k]
         if args.require_gpu and not gpu:
             failures.append(f"{python}: no GPU to compare on")
         failures += [f"{python}: {k} is false" for k in gpu if not found[k]]
