@@ -57,6 +57,31 @@ std::optional<ScalarCrossing> scalarCrossing(const ManifestParam &p, const std::
 
 std::string opName(const std::string &ns, const std::string &kernel) { return ns + "::" + kernel; }
 
+/// The element type of a descriptor's type, "fp16" of "tensordesc<fp16[128, 64]>".
+std::string descriptorElement(const std::string &type) {
+  const std::size_t open = type.find('<'), bracket = type.find('[');
+  if (open == std::string::npos || bracket == std::string::npos || bracket < open)
+    return type;
+  return type.substr(open + 1, bracket - open - 1);
+}
+
+/// The C++ name of descriptor \p name's tensor in the op: its base's C name ("a_desc_base"), a C
+/// identifier whatever the kernel's parameter is called.
+std::string cNameOfDescriptor(const ManifestKernel &kernel, const std::string &name) {
+  for (const ManifestParam &p : kernel.params)
+    if (p.kind == "tensordesc" && p.tensordesc == name)
+      return p.cName;
+  return name;
+}
+
+/// How many dimensions descriptor \p name has: its shape parameters.
+int descriptorRank(const ManifestKernel &kernel, const std::string &name) {
+  int rank = 0;
+  for (const ManifestParam &p : kernel.params)
+    rank += p.kind == "tensordesc_shape" && p.tensordesc == name;
+  return rank;
+}
+
 /// One kernel's schema, CUDA and Meta functions; its registration lines go to \p defs / \p impls.
 Status writeKernel(std::ostream &out, const LibraryManifest &manifest, const ManifestKernel &kernel,
                    const std::string &ns, std::string &defs, std::string &cudaImpls,
@@ -64,22 +89,33 @@ Status writeKernel(std::ostream &out, const LibraryManifest &manifest, const Man
   std::vector<std::string> schemaArgs, cppArgs, checks, callArgs;
   char alias = 'a';
   for (const ManifestParam &p : kernel.params) {
-    if (p.kind.rfind("tensordesc", 0) == 0)
-      return refuse(kernel.name, "takes a tensor descriptor ('" + p.name + "'), which its op "
-                                 "cannot take yet");
-    if (p.kind == "pointer") {
-      const std::string element = p.type.substr(1);
+    // A host tensor descriptor is one tensor: the C API's base, shapes and strides are its
+    // data pointer, sizes and strides (in elements, as TensorDescriptor.from_tensor takes them).
+    if (p.kind == "tensordesc_shape" || p.kind == "tensordesc_stride") {
+      const std::string tensor = cNameOfDescriptor(kernel, p.tensordesc);
+      callArgs.push_back(tensor + (p.kind == "tensordesc_shape" ? ".size(" : ".stride(") +
+                         std::to_string(p.dim) + ")");
+      continue;
+    }
+    if (p.kind == "pointer" || p.kind == "tensordesc") {
+      const bool descriptor = p.kind == "tensordesc";
+      const std::string element = descriptor ? descriptorElement(p.type) : p.type.substr(1);
       const std::string dtype = torchDtype(element);
       if (dtype.empty())
-        return refuse(kernel.name, "takes '" + p.name + "' as a pointer to " + element +
-                                       ", a type torch has no dtype for");
+        return refuse(kernel.name, "takes '" + p.name + "' as " +
+                                       (descriptor ? "a tensor descriptor of " : "a pointer to ") +
+                                       element + ", a type torch has no dtype for");
       const bool written = p.written.value_or(true);
+      const std::string &arg = p.cName;
       schemaArgs.push_back(std::string("Tensor") +
                            (written ? std::string("(") + alias++ + "!)" : "") + " " + p.name);
-      cppArgs.push_back("Tensor " + p.cName);
-      checks.push_back("  checkTensor(op, \"" + p.name + "\", " + p.cName + ", ScalarType::" +
+      cppArgs.push_back("Tensor " + arg);
+      checks.push_back("  checkTensor(op, \"" + p.name + "\", " + arg + ", ScalarType::" +
                        dtype + ", \"" + element + "\", DEVICE);\n");
-      callArgs.push_back(p.cName + ".data_ptr()");
+      if (descriptor)
+        checks.push_back("  checkRank(op, \"" + p.name + "\", " + arg + ", " +
+                         std::to_string(descriptorRank(kernel, p.tensordesc)) + ");\n");
+      callArgs.push_back(arg + ".data_ptr()");
       continue;
     }
     auto crossing = scalarCrossing(p, p.cName);
@@ -111,8 +147,11 @@ Status writeKernel(std::ostream &out, const LibraryManifest &manifest, const Man
       << "  const char *op = \"" << op << "\";\n"
       << "  int32_t device = -1;\n";
   auto writeChecks = [&](const std::string &device) {
-    for (std::string c : checks)
-      out << c.replace(c.find("DEVICE"), 6, device);
+    for (std::string c : checks) {
+      if (const std::size_t at = c.find("DEVICE"); at != std::string::npos)
+        c.replace(at, 6, device);
+      out << c;
+    }
   };
   writeChecks("&device");
   out << "  STD_TORCH_CHECK(device >= 0, op, \": no tensor argument says which device to run on\");\n";
@@ -182,6 +221,13 @@ void checkTensor(const char *op, const char *param, const Tensor &t, ScalarType 
     device = here;
   STD_TORCH_CHECK(here == device, op, ": ", param, " is on device ", here,
                   ", the tensors before it on device ", device);
+}
+
+// A tensor a descriptor is made of: as many dimensions as the kernel's descriptor.
+[[maybe_unused]] void checkRank(const char *op, const char *param, const Tensor &t, int64_t rank) {
+  STD_TORCH_CHECK(t.dim() == rank, op, ": ", param, " must be a ", rank,
+                  "-dimensional tensor (the kernel's tensor descriptor), not ", t.dim(),
+                  "-dimensional");
 }
 
 // An int argument narrowed to the kernel's integer type, or an error naming it.

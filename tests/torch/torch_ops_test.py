@@ -26,16 +26,20 @@ SCHEMAS = {
                   "float bias, bool relu, int[3] grid) -> ()",
     "histogram": "kops::histogram(Tensor values_ptr, Tensor(a!) counts_ptr, int n) -> ()",
 }
+# kops_tma: host tensor descriptors, one tensor each (built for 90a only)
+TMA_SCHEMA = "kops_tma::tile_scale(Tensor in_desc, Tensor(a!) out_desc, float scale, int[3] grid) -> ()"
 
 
 def check(library):
     """Runs in the interpreter under test; prints one JSON line of what it found."""
     import torch
     torch.ops.load_library(library)
+    torch.ops.load_library(os.path.join(os.path.dirname(library), "kops_tma_torch.so"))
     ops = torch.ops.kops
     found = {"torch": torch.__version__, "schemas": {}, "errors": {}}
     for name in SCHEMAS:
         found["schemas"][name] = str(getattr(ops, name).default._schema)
+    found["tma_schema"] = str(torch.ops.kops_tma.tile_scale.default._schema)
 
     def error(call):
         try:
@@ -48,6 +52,8 @@ def check(library):
     meta = lambda n, dtype=torch.float32: torch.empty(n, device="meta", dtype=dtype)
     found["errors"]["dtype"] = error(lambda: ops.add(meta(8, torch.float16), meta(8), meta(8), 8))
     ops.add(meta(8), meta(8), meta(8), 8)
+    tile = torch.empty(64, 96, device="meta")
+    found["errors"]["rank"] = error(lambda: torch.ops.kops_tma.tile_scale(meta(64), tile, 2.0, [2, 3, 1]))
     # Loading and calling the operators needs no Triton (opcheck and torch.compile below
     # import it themselves, as torch's own tooling)
     found["triton_imported"] = "triton" in sys.modules
@@ -56,6 +62,7 @@ def check(library):
     torch.library.opcheck(ops.scale_rows, (meta(64, torch.float16), meta(64, torch.float16), 8,
                                            2.0, 0.5, True, [8, 1, 1]))
     torch.library.opcheck(ops.histogram, (meta(100, torch.int32), meta(16, torch.int32), 100))
+    torch.library.opcheck(torch.ops.kops_tma.tile_scale, (tile, torch.empty_like(tile), 2.0, [2, 3, 1]))
 
     def scaled_sum(a, b, out):
         ops.add(a, b, out, a.numel())
@@ -118,6 +125,18 @@ def gpu_checks(torch, ops):
     for name, m, t, r in zip(names, mine, theirs, reference):
         found[f"{name}_equal_triton"] = bool(torch.equal(m, t))
         found[f"{name}_equal_torch"] = bool(torch.equal(m, r))
+
+    # Host tensor descriptors (TMA, sm_90 and later; the library has only a 90a image)
+    if torch.cuda.get_device_capability() == (9, 0):
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        tiles = torch.randn(96, 160, device=dev, generator=gen)
+        mine, theirs = torch.empty_like(tiles), torch.empty_like(tiles)
+        torch.ops.kops_tma.tile_scale(tiles, mine, 1.5, [3, 5, 1])
+        kernels.tile_scale_kernel[(3, 5)](TensorDescriptor.from_tensor(tiles, [32, 32]),
+                                          TensorDescriptor.from_tensor(theirs, [32, 32]), 1.5,
+                                          BLOCK_M=32, BLOCK_N=32)
+        found["tile_scale_equal_triton"] = bool(torch.equal(mine, theirs))
+        found["tile_scale_equal_torch"] = bool(torch.equal(mine, tiles * 1.5))
 
     # A CUDA graph of the three ops, captured once, replayed on inputs copied in afterwards
     static = inputs(2)
@@ -198,10 +217,14 @@ def main():
             "schemas": SCHEMAS,
             "cpu": "kops::add: x_ptr must be a tensor on the GPU",
             "dtype": "kops::add: x_ptr must be a tensor of fp32 elements (the kernel's type)",
+            "rank": "kops_tma::tile_scale: in_desc must be a 2-dimensional tensor (the kernel's "
+                    "tensor descriptor), not 1-dimensional",
         }
         if found["schemas"] != SCHEMAS:
             failures.append(f"{python}: schemas {found['schemas']} != {SCHEMAS}")
-        for key in ("cpu", "dtype"):
+        if found["tma_schema"] != TMA_SCHEMA:
+            failures.append(f"{python}: schema {found['tma_schema']} != {TMA_SCHEMA}")
+        for key in ("cpu", "dtype", "rank"):
             if not (found["errors"][key] or "").endswith(expected[key]):
                 failures.append(f"{python}: the {key} error is {found['errors'][key]!r}, expected "
                                 f"one ending {expected[key]!r}")

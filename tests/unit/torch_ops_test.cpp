@@ -61,13 +61,59 @@ TEST(TorchOps, TheSchemaMarksWhatTheKernelWritesAndUnknownAsWritten) {
         << key;
 }
 
+/// A descriptor's C parameters (the manifest's: base, shapes, strides).
+std::vector<ManifestParam> descriptor(const std::string &name, const std::string &type, int rank,
+                                      std::optional<bool> written) {
+  ManifestParam base = param(name, "tensordesc", type, "const void *", written);
+  base.cName = name + "_base";
+  base.tensordesc = name;
+  std::vector<ManifestParam> params{base};
+  for (const char *part : {"shape", "stride"})
+    for (int d = 0; d < rank; ++d) {
+      ManifestParam p = param(name + "." + part + std::to_string(d),
+                              std::string("tensordesc_") + part, "i64", "int64_t");
+      p.cName = name + "_" + part + std::to_string(d);
+      p.tensordesc = name;
+      p.dim = d;
+      params.push_back(p);
+    }
+  return params;
+}
+
+TEST(TorchOps, ATensorDescriptorIsOneTensorItsShapeAndStridesFromIt) {
+  std::vector<ManifestParam> params = descriptor("a_desc", "tensordesc<fp16[128, 64]>", 2, false);
+  for (const ManifestParam &p : descriptor("c_desc", "tensordesc<bf16[64, 64, 16]>", 3, true))
+    params.push_back(p);
+  params.push_back(param("K", "scalar", "i32", "int32_t"));
+  auto source = torchOpsSource(library(params), "ns");
+  ASSERT_TRUE(source) << source.error().message;
+  EXPECT_NE(source->find("m.def(\"k(Tensor a_desc, Tensor(a!) c_desc, int K) -> ()\");"),
+            std::string::npos)
+      << *source;
+  EXPECT_NE(source->find("checkTensor(op, \"a_desc\", a_desc_base, ScalarType::Half, \"fp16\", "
+                         "&device);\n  checkRank(op, \"a_desc\", a_desc_base, 2);"),
+            std::string::npos)
+      << *source;
+  EXPECT_NE(source->find("checkTensor(op, \"c_desc\", c_desc_base, ScalarType::BFloat16, \"bf16\", "
+                         "nullptr);\n  checkRank(op, \"c_desc\", c_desc_base, 3);"),
+            std::string::npos)
+      << "the Meta function checks the rank too\n" << *source;
+  // The C API's base, shapes (outermost first) and strides, in elements, as torch has them
+  EXPECT_NE(source->find("lib_k(stream, a_desc_base.data_ptr(), a_desc_base.size(0), "
+                         "a_desc_base.size(1), a_desc_base.stride(0), a_desc_base.stride(1), "
+                         "c_desc_base.data_ptr(), c_desc_base.size(0), c_desc_base.size(1), "
+                         "c_desc_base.size(2), c_desc_base.stride(0), c_desc_base.stride(1), "
+                         "c_desc_base.stride(2), checkedInt<int32_t>(op, \"K\", K));"),
+            std::string::npos)
+      << *source;
+}
+
 TEST(TorchOps, WhatNoOpCanTakeIsRefusedByName) {
-  auto desc = torchOpsSource(library({param("a_desc", "tensordesc", "tensordesc<fp16[64, 64]>",
-                                            "const void *")}),
-                             "ns");
+  auto desc = torchOpsSource(
+      library(descriptor("a_desc", "tensordesc<fp8e4b15[64, 64]>", 2, std::nullopt)), "ns");
   ASSERT_FALSE(desc);
-  EXPECT_EQ(desc.error().message, "--torch-ops: kernel 'k' takes a tensor descriptor ('a_desc'), "
-                                  "which its op cannot take yet");
+  EXPECT_EQ(desc.error().message, "--torch-ops: kernel 'k' takes 'a_desc' as a tensor descriptor "
+                                  "of fp8e4b15, a type torch has no dtype for");
   auto grid = torchOpsSource(library({param("grid", "pointer", "*fp32", "const void *")},
                                      /*callerGrid=*/true),
                              "ns");

@@ -32,3 +32,11 @@ def histogram_kernel(values_ptr, counts_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     tl.atomic_add(counts_ptr + tl.load(values_ptr + offsets, mask=mask, other=0), 1, mask=mask)
+
+
+@triton.jit
+def tile_scale_kernel(in_desc, out_desc, scale, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """out = in * scale, a tile per program, through host tensor descriptors (TMA on Hopper)."""
+    m = tl.program_id(0) * BLOCK_M
+    n = tl.program_id(1) * BLOCK_N
+    out_desc.store([m, n], in_desc.load([m, n]) * scale)
