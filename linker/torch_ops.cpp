@@ -110,8 +110,8 @@ Status writeKernel(std::ostream &out, const LibraryManifest &manifest, const Man
       schemaArgs.push_back(std::string("Tensor") +
                            (written ? std::string("(") + alias++ + "!)" : "") + " " + p.name);
       cppArgs.push_back("Tensor " + arg);
-      checks.push_back("  checkTensor(op, \"" + p.name + "\", " + arg + ", ScalarType::" +
-                       dtype + ", \"" + element + "\", DEVICE);\n");
+      checks.push_back("  checkTensor(op, \"" + p.name + "\", " + arg + ", ScalarType::" + dtype +
+                       ", \"" + element + "\", DEVICE);\n");
       if (descriptor)
         checks.push_back("  checkRank(op, \"" + p.name + "\", " + arg + ", " +
                          std::to_string(descriptorRank(kernel, p.tensordesc)) + ");\n");

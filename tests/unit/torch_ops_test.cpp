@@ -97,7 +97,8 @@ TEST(TorchOps, ATensorDescriptorIsOneTensorItsShapeAndStridesFromIt) {
   EXPECT_NE(source->find("checkTensor(op, \"c_desc\", c_desc_base, ScalarType::BFloat16, \"bf16\", "
                          "nullptr);\n  checkRank(op, \"c_desc\", c_desc_base, 3);"),
             std::string::npos)
-      << "the Meta function checks the rank too\n" << *source;
+      << "the Meta function checks the rank too\n"
+      << *source;
   // The C API's base, shapes (outermost first) and strides, in elements, as torch has them
   EXPECT_NE(source->find("lib_k(stream, a_desc_base.data_ptr(), a_desc_base.size(0), "
                          "a_desc_base.size(1), a_desc_base.stride(0), a_desc_base.stride(1), "
