@@ -63,16 +63,22 @@ def fresh_env(workdir, name):
     return env
 
 
-def run_ours(tool, python, targets, specs, jobs, workdir, cold=True, out=None):
+def write_spec(targets, specs, root, workdir):
+    """workdir/spec.json: a triton-aot-cc spec of the specializations, their sources under root."""
     spec = {"targets": targets, "kernels": []}
     for i, (source, function, signature, grid, warps, stages) in enumerate(specs):
-        spec["kernels"].append({"source": os.path.join(REPO, source), "function": function,
+        spec["kernels"].append({"source": os.path.join(root, source), "function": function,
                                 "name": f"{function}_{i}", "signatures": [signature],
                                 "configs": [f"num_warps={warps} num_stages={stages}"],
                                 "grid": grid})
-    spec_path = os.path.join(workdir, "spec.json")
-    with open(spec_path, "w") as f:
+    path = os.path.join(workdir, "spec.json")
+    with open(path, "w") as f:
         json.dump(spec, f)
+    return path
+
+
+def run_ours(tool, python, targets, specs, jobs, workdir, cold=True, out=None):
+    spec_path = write_spec(targets, specs, REPO, workdir)
     out = out or tempfile.mkdtemp(prefix="ours-", dir=workdir)
     cmd = [tool, "--spec", spec_path, "-o", out, "--python", python, "-j", str(jobs)]
     if cold:

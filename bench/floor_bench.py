@@ -16,7 +16,6 @@ Every run has a fresh Triton cache. Results go to a CSV.
 """
 import argparse
 import csv
-import json
 import os
 import platform
 import re
@@ -28,13 +27,9 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from compile_bench import load_specs, write_spec  # noqa: E402  (the same specializations and spec)
 SUMMARY = re.compile(r"Triton's compiles: ([0-9.]+) s in all, the longest ([0-9.]+) s")
-
-
-def load_specs():
-    with open(os.path.join(REPO, "bench", "compile_specs.json")) as f:
-        spec = json.load(f)
-    return spec["targets"], spec["specializations"]
 
 
 def copy_sources(specs, workdir, edit):
@@ -50,19 +45,6 @@ def copy_sources(specs, workdir, edit):
             with open(os.path.join(src, source), "a") as f:
                 f.write(f"\n# {edit}\n")
     return src
-
-
-def write_spec(targets, specs, src, workdir):
-    spec = {"targets": targets, "kernels": []}
-    for i, (source, function, signature, grid, warps, stages) in enumerate(specs):
-        spec["kernels"].append({"source": os.path.join(src, source), "function": function,
-                                "name": f"{function}_{i}", "signatures": [signature],
-                                "configs": [f"num_warps={warps} num_stages={stages}"],
-                                "grid": grid})
-    path = os.path.join(workdir, "spec.json")
-    with open(path, "w") as f:
-        json.dump(spec, f)
-    return path
 
 
 def build(args, spec, jobs, cache, workdir):
