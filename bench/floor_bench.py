@@ -29,7 +29,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "bench"))
 from compile_bench import load_specs, write_spec  # noqa: E402  (the same specializations and spec)
-SUMMARY = re.compile(r"Triton's compiles: ([0-9.]+) s in all, the longest ([0-9.]+) s")
+SUMMARY = re.compile(r"Triton's compiles: ([0-9.]+) s in all[^,]*(?:, [^,]* refused by the target)?, the longest ([0-9.]+) s")
 
 
 def copy_sources(specs, workdir, edit):

@@ -177,6 +177,11 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
                                 {"describe", std::move(job.result["describe"])},
                                 {"deps", nlohmann::json::array()},
                                 {"source_name", sourceNames().name(job.kernel->sourcePath)}};
+    // Triton's time all the same: it counts in the floor and orders the next build.
+    if (member(objectOf(answer, "error"), "compile_ms"))
+      if (auto ms = readCompileTimeRecord(objectOf(answer, "error")))
+        job.result["compile_ms"] = *ms;
+    stageAndStore(job);
     return;
   }
   if (!boolOr(answer, "ok", false)) {
@@ -222,6 +227,16 @@ void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
       if (auto bytes = readFile(path.get<std::string>()))
         job.files["ir:" + fs::path(path.get<std::string>()).filename().string()] =
             std::move(*bytes);
+  stageAndStore(job);
+}
+
+/// A compiled job's outputs staged and its answer cached now, while the workers compile the
+/// rest: a build's last compile is followed by little more than the commit.
+void CompileRun::stageAndStore(Job &job) {
+  const std::size_t errors = outcome_.errors.size();
+  stageVariant(job);
+  if (outcome_.errors.size() == errors)
+    storeCompiled(job);
 }
 
 } // namespace tta

@@ -45,8 +45,11 @@ bool CompileRun::stageOutputs() {
   for (const KernelSpec &kernel : kernels_)
     if (kernel.origin != "command line")
       depends.push_back(fs::absolute(kernel.origin).lexically_normal().string());
-  for (Job &job : jobs_)
-    stageVariant(job, depends);
+  for (Job &job : jobs_) {
+    if (!job.staged.done)
+      stageVariant(job);
+    collectStaged(job, depends);
+  }
   if (!outcome_.errors.empty())
     return false;
   if (!opts_.index.empty())
@@ -63,9 +66,29 @@ bool CompileRun::stageOutputs() {
   return outcome_.errors.empty();
 }
 
-/// One job's outputs: its refusal record, or its image, PTX, IR and checked metadata; the
-/// files it read go to \p depends.
-void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
+/// What staging \p job added, into the run: its variant, the files it read (to \p depends),
+/// its refusal record and warning.
+void CompileRun::collectStaged(Job &job, std::vector<std::string> &depends) {
+  Job::Staged &staged = job.staged;
+  if (!staged.warning.empty() && log_ && refusalsWarned_.insert(staged.warningKey).second)
+    log_(staged.warning);
+  depends.insert(depends.end(), staged.depends.begin(), staged.depends.end());
+  if (staged.variant)
+    outcome_.variants.push_back(std::move(*staged.variant));
+  if (staged.refusal)
+    refusals_.push_back(*staged.refusal);
+  if (staged.refusedCompileSeconds)
+    outcome_.refusedCompileSeconds.push_back(*staged.refusedCompileSeconds);
+  staged = Job::Staged();
+  staged.done = true;
+}
+
+/// One job's outputs: its refusal record, or its image, PTX, IR and checked metadata, staged
+/// in the transaction; what the run lists of it goes to job.staged (collectStaged).
+void CompileRun::stageVariant(Job &job) {
+  job.staged = Job::Staged();
+  job.staged.done = true;
+  std::vector<std::string> &depends = job.staged.depends;
   if (!job.refusal.empty()) {
     stageRefusal(job);
     depends.push_back(job.kernel->sourcePath.string());
@@ -142,9 +165,10 @@ void CompileRun::stageVariant(Job &job, std::vector<std::string> &depends) {
   std::optional<double> compileSeconds;
   if (const nlohmann::json *ms = member(job.result, "compile_ms");
       job.origin == CacheOrigin::Compiled && ms && ms->is_number_unsigned())
-    compileSeconds = ms->get<std::uint64_t>() / 1000.0;
-  outcome_.variants.push_back(
-      {std::move(*meta), job.paths.metadata, job.origin, job.specializedFor, compileSeconds});
+    compileSeconds = static_cast<double>(ms->get<std::uint64_t>()) / 1000.0;
+  job.staged.variant =
+      CompiledVariant{std::move(*meta), job.paths.metadata, job.origin, job.specializedFor,
+                      compileSeconds};
 }
 
 /// --index: every metadata file and refusal record of the run, relative to the index.
@@ -209,12 +233,16 @@ void CompileRun::stageDepfile(const std::vector<std::string> &depends) {
 /// A config the target cannot build or run: one warning line, and a refusal record where its
 /// metadata would be (the build's outputs stay complete; the linker makes the library refuse
 /// the config on such a device).
-void CompileRun::stageRefusal(const Job &job) {
+void CompileRun::stageRefusal(Job &job) {
+  // Compiled now and refused: Triton's time was spent all the same, so it counts in the floor.
+  if (const nlohmann::json *ms = member(job.result, "compile_ms");
+      job.origin == CacheOrigin::Compiled && ms && ms->is_number_unsigned())
+    job.staged.refusedCompileSeconds = static_cast<double>(ms->get<std::uint64_t>()) / 1000.0;
   const std::string config = job.config.name.empty() ? formatConfig(job.config) : job.config.name;
   // Once per config and target, not once per signature (hint variant) it covers.
-  if (log_ && refusalsWarned_.insert(job.name + " " + config + " " + job.target.spelling()).second)
-    log_("warning: config " + config + " of " + job.name + " is not built for " +
-         job.target.spelling() + ": " + job.refusal);
+  job.staged.warningKey = job.name + " " + config + " " + job.target.spelling();
+  job.staged.warning = "warning: config " + config + " of " + job.name + " is not built for " +
+                       job.target.spelling() + ": " + job.refusal;
   nlohmann::json options = requestOptions(job.config);
   options.erase("num_warps");
   options.erase("num_stages");
@@ -247,7 +275,7 @@ void CompileRun::stageRefusal(const Job &job) {
     fail(s.takeError());
     return;
   }
-  refusals_.push_back(job.paths.metadata);
+  job.staged.refusal = job.paths.metadata;
 }
 
 /// The constexpr values of a refused \p job by parameter name, as its metadata would list them

@@ -60,6 +60,18 @@ struct Job {
   std::string refusal;
   /// The call --specialize-for added this variant for ("M=1, N=4096"); "" for a declared one.
   std::string specializedFor;
+  /// What staging the job's outputs adds to the run. A compiled job is staged as its answer
+  /// arrives, while other compiles run; stageOutputs collects every job's in declaration
+  /// order, so what a run prints and lists does not depend on which compile finished first.
+  struct Staged {
+    bool done = false;
+    std::optional<CompiledVariant> variant;
+    std::vector<std::string> depends;
+    std::string warningKey, warning; ///< a refusal's warning, once per key
+    std::optional<std::filesystem::path> refusal;
+    std::optional<double> refusedCompileSeconds;
+  } staged;
+  bool stored = false; ///< in the cache already (storeCompiled)
 };
 
 /// Environment variables that can change what Triton generates, and so belong in cache keys.
@@ -185,18 +197,21 @@ private:
   bool compileMisses();
   std::optional<nlohmann::json> compileRequest(Job &job);
   void finishCompile(Job &job, nlohmann::json answer);
+  void stageAndStore(Job &job);
 
   // compile_outputs.cpp: everything written, staged in the transaction.
   bool stageOutputs();
-  void stageVariant(Job &job, std::vector<std::string> &depends);
+  void stageVariant(Job &job);
+  void collectStaged(Job &job, std::vector<std::string> &depends);
   void stageIndex();
   void stageDepfile(const std::vector<std::string> &depends);
-  void stageRefusal(const Job &job);
+  void stageRefusal(Job &job);
   nlohmann::json refusedConstexprs(const Job &job);
   void removeUnwantedPtx();
 
   // compile_store.cpp: this run's answers, for the next.
   void storeInCache();
+  void storeCompiled(Job &job);
 
   const CompileRequest &request_;
   const CompileOptions &opts_;

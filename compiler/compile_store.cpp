@@ -17,23 +17,28 @@ void CompileRun::storeInCache() {
       storeTwoStep(first, kernels_[k.first], answer, CacheEntry{answer, {}});
   }
 
-  for (Job *job : misses_) {
-    if (job->cacheKey.empty())
-      continue;
-    CacheEntry entry;
-    entry.result = job->result;
-    for (const char *role : {"image", "ptx"})
-      if (auto it = job->files.find(role); it != job->files.end())
-        entry.files[role] = it->second;
-    if (!storeTwoStep(job->cacheKey, *job->kernel, job->result, std::move(entry)))
-      say("not cached (a source changed during the run or cannot be read): " + job->id);
-  }
-  // Each compile's time, by the job's name rather than its contents: the next build, also of
-  // an edited kernel, starts its longest compiles first (orderLongestFirst).
   for (Job *job : misses_)
-    if (const nlohmann::json *ms = member(job->result, "compile_ms");
-        ms && ms->is_number_unsigned())
-      (void)cache_.store(timingKey(*job), CacheEntry{{{"compile_ms", *ms}}, {}});
+    storeCompiled(*job);
+}
+
+/// One compile's answer and images, and its time by the job's name rather than its contents:
+/// the next build, also of an edited kernel, starts its longest compiles first
+/// (orderLongestFirst). Stored as the answer arrives, while other compiles run.
+void CompileRun::storeCompiled(Job &job) {
+  if (job.stored || !cache_.enabled() || !keysReady_ || job.origin != CacheOrigin::Compiled)
+    return;
+  job.stored = true;
+  if (!job.cacheKey.empty()) {
+    CacheEntry entry;
+    entry.result = job.result;
+    for (const char *role : {"image", "ptx"})
+      if (auto it = job.files.find(role); it != job.files.end())
+        entry.files[role] = it->second;
+    if (!storeTwoStep(job.cacheKey, *job.kernel, job.result, std::move(entry)))
+      say("not cached (a source changed during the run or cannot be read): " + job.id);
+  }
+  if (const nlohmann::json *ms = member(job.result, "compile_ms"); ms && ms->is_number_unsigned())
+    (void)cache_.store(timingKey(job), CacheEntry{{{"compile_ms", *ms}}, {}});
 }
 
 } // namespace tta

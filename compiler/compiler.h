@@ -101,6 +101,8 @@ struct CompileOutcome {
   ExitCode code = ExitCode::Success;
   std::vector<CompiledVariant> variants;   ///< in expansion order; empty on failure
   std::vector<Diagnostic> errors;          ///< every failure, in expansion order
+  /// Compiled now and refused by the target (shared memory, threads): Triton's compile times.
+  std::vector<double> refusedCompileSeconds;
   double seconds = 0;                      ///< the run's wall time
   int workers = 0;                         ///< how many frontend workers compiled (-j)
 };

@@ -273,25 +273,31 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
 namespace {
 
 /// The run's time beside its floor: N compiles of t_i seconds on J workers take at least
-/// max(sum t_i / J, max t_i), before any worker starts.
+/// max(sum t_i / J, max t_i), before any worker starts. Compiles the target refused once
+/// compiled (too much shared memory) are Triton's work too, and count.
 std::string floorLine(const CompileOutcome &outcome) {
-  double sum = 0, longest = 0;
-  std::size_t compiled = 0;
+  std::vector<double> times = outcome.refusedCompileSeconds;
   for (const CompiledVariant &v : outcome.variants)
-    if (v.compileSeconds) {
-      sum += *v.compileSeconds;
-      longest = std::max(longest, *v.compileSeconds);
-      ++compiled;
-    }
-  if (!compiled || outcome.seconds <= 0)
+    if (v.compileSeconds)
+      times.push_back(*v.compileSeconds);
+  if (times.empty() || outcome.seconds <= 0)
     return {};
-  const int workers = std::max(1, std::min(outcome.workers, static_cast<int>(compiled)));
+  double sum = 0, longest = 0;
+  for (double t : times) {
+    sum += t;
+    longest = std::max(longest, t);
+  }
+  const int workers = std::max(1, std::min(outcome.workers, static_cast<int>(times.size())));
   const double floor = std::max(sum / workers, longest);
-  char text[320];
+  std::string refused;
+  if (!outcome.refusedCompileSeconds.empty())
+    refused = ", " + std::to_string(outcome.refusedCompileSeconds.size()) +
+              " of them refused by the target";
+  char text[400];
   std::snprintf(text, sizeof text,
                 "time: %.2f s; the floor with %d worker(s) is %.2f s (Triton's compiles: %.2f s "
-                "in all, the longest %.2f s), so this run took %.2fx it\n",
-                outcome.seconds, workers, floor, sum, longest,
+                "in all%s, the longest %.2f s), so this run took %.2fx it\n",
+                outcome.seconds, workers, floor, sum, refused.c_str(), longest,
                 floor > 0 ? outcome.seconds / floor : 0.0);
   return text;
 }

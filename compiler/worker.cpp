@@ -568,6 +568,13 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
   for (std::size_t i = 0; i < requests.size(); ++i)
     pending.push_back(i);
   std::size_t inFlight = 0;
+  std::vector<std::pair<std::size_t, nlohmann::json>> answered;
+  auto deliverAnswers = [&] {
+    for (auto &[index, message] : answered)
+      if (onResponse)
+        onResponse(index, std::move(message));
+    answered.clear();
+  };
 
   auto startingCount = [&] {
     std::size_t n = 0;
@@ -584,8 +591,10 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
     if (!pending.empty() && alive < static_cast<std::size_t>(maxWorkers_) &&
         alive < pending.size() + inFlight) {
       auto spawned = spawn();
-      if (!spawned)
+      if (!spawned) {
+        deliverAnswers();
         return spawned.takeError();
+      }
     }
     for (auto &w : workers_) {
       if (pending.empty())
@@ -603,6 +612,9 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
       if (!writeAll(w->input, line))
         w->closeFd(w->input);   // its death shows up as EOF on stdout below
     }
+    // Answers are handled once their workers have their next request: a worker never waits
+    // on the run's storing of another answer.
+    deliverAnswers();
     if (pending.empty() && inFlight == 0 && startingCount() == 0)
       return ok();
 
@@ -627,6 +639,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
     if (::poll(fds.data(), fds.size(), pollTimeout()) < 0) {
       if (errno == EINTR)
         continue;
+      deliverAnswers();
       return makeError(ExitCode::InternalError, "poll failed: " + errnoText(errno));
     }
 
@@ -637,6 +650,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
       if (!worker) {
         for (auto &w : workers_)
           w->kill();
+        deliverAnswers();
         return makeError(ExitCode::Interrupted, "interrupted");
       }
       char chunk[65536];
@@ -684,6 +698,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           diag.notes.push_back("check that '" + settings_.python +
                                "' is a working Python 3 interpreter (--python, TRITON_AOT_PYTHON)");
           diag.detail = worker->errorTail;
+          deliverAnswers();
           return diag;
         }
         continue;
@@ -707,6 +722,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
                                       "the frontend worker did not start: it printed '" +
                                           line.substr(0, 200) + "' instead of its hello");
           diag.detail = worker->errorTail;
+          deliverAnswers();
           return diag;
         }
         if (worker->busyWith < 0)
@@ -719,8 +735,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
         if (!message.is_object())
           message = internalFailure("the frontend worker answered with a line that is not JSON",
                                     line.substr(0, 2000));
-        if (onResponse)
-          onResponse(index, std::move(message));
+        answered.emplace_back(index, std::move(message));
       }
     }
     stopOverdue(requests, inFlight, onResponse);

@@ -325,8 +325,11 @@ def jit_sources(root):
         if id(scope) in seen:
             continue
         seen.add(id(scope))
+        if str(scope.get("__name__", "")).split(".")[0] == "triton":
+            continue  # Triton's functions: part of the toolchain's fingerprint, not a package's
         values = list(scope.values())
-        values += [v for m in values if isinstance(m, types.ModuleType) for v in vars(m).values()]
+        values += [v for m in values if isinstance(m, types.ModuleType)
+                   and m.__name__.split(".")[0] != "triton" for v in vars(m).values()]
         stack += [v for v in values if A.is_jit_callable(v) and v.src not in found]
     return found
 
@@ -517,11 +520,30 @@ def source_namer(spec):
     without "source_names" (an older triton-aot-cc)."""
     if not isinstance(spec, dict):
         return None
+    key = json.dumps(spec, sort_keys=True)
+    if key not in _namers:
+        _namers.clear()  # one run's names at a time
+        _namers[key] = _make_source_namer(spec)
+    return _namers[key]
+
+
+# A run's requests share their source names: one namer per run, remembering each path's name
+# (a realpath per function per compile was a tenth of a build's overhead).
+_namers = {}
+
+
+def _make_source_namer(spec):
     mappings = sorted(((os.path.normpath(old), new) for old, new in spec.get("map") or []),
                       key=lambda mapping: -len(mapping[0].rstrip(os.sep).split(os.sep)))
     root = spec.get("root")
+    named = {}
 
     def name(path):
+        if path not in named:
+            named[path] = name_of(path)
+        return named[path]
+
+    def name_of(path):
         if not os.path.isabs(path):  # "<string>": code made by exec(), named by whoever made it
             return path
         normal = os.path.normpath(path)
@@ -548,13 +570,13 @@ def site_dirs():
     return list(dict.fromkeys(found))
 
 
-def compiled_jit_functions(root):
-    """Every @jit function a compile of `root` may generate code from: those reachable through
-    globals and closures (and the modules they hold, one level down), and Triton's own."""
-    stack = [root] + [value for name, module in list(sys.modules.items())
-                      if module is not None and (name == "triton" or name.startswith("triton."))
-                      for value in list(vars(module).values()) if A.is_jit_callable(value)]
-    found, scopes = {}, set()
+_tritons_own = {"modules": None, "found": {}, "scopes": {}}
+
+
+def _reach_jit_functions(stack, found, scopes):
+    """Adds to `found` (id -> function) every @jit function reachable from `stack` through
+    globals and closures, and the modules they hold, one level down; `scopes` (id -> globals)
+    are the globals already looked through."""
     while stack:
         fn = stack.pop()
         if id(fn) in found:
@@ -568,10 +590,32 @@ def compiled_jit_functions(root):
                 pass
         scope = getattr(fn, "__globals__", None) or {}
         if id(scope) not in scopes:
-            scopes.add(id(scope))
+            scopes[id(scope)] = scope
             values += list(scope.values())
         values += [v for m in values if isinstance(m, types.ModuleType) for v in vars(m).values()]
         stack += [v for v in values if A.is_jit_callable(v) and id(v) not in found]
+
+
+def _tritons_own_reach():
+    """What Triton's own @jit functions reach (Triton's modules hold no user code): walked once,
+    and again only when Triton has imported another module. Walking it on every compile was a
+    tenth of a build's time outside Triton's compiles."""
+    modules = [(name, module) for name, module in list(sys.modules.items())
+               if module is not None and (name == "triton" or name.startswith("triton."))]
+    names = tuple(name for name, _ in modules)
+    if names != _tritons_own["modules"]:
+        found, scopes = {}, {}
+        _reach_jit_functions([value for _, module in modules for value in list(vars(module).values())
+                              if A.is_jit_callable(value)], found, scopes)
+        _tritons_own.update(modules=names, found=found, scopes=scopes)
+    return dict(_tritons_own["found"]), dict(_tritons_own["scopes"])
+
+
+def compiled_jit_functions(root):
+    """Every @jit function a compile of `root` may generate code from: those reachable through
+    globals and closures (and the modules they hold, one level down), and Triton's own."""
+    found, scopes = _tritons_own_reach()
+    _reach_jit_functions([root], found, scopes)
     return [fn for fn in found.values() if A.classify(fn) == "jit"]  # Python runs the others
 
 
@@ -1301,6 +1345,7 @@ def compile_request(req, tap):
             backend_error(failure, path, captured)
         if A.target_cannot_build(failure, error.fields["message"]):
             error.fields["kind"] = "target"  # the config is left out for this target
+            error.fields["compile_ms"] = compile_ms  # Triton's work all the same: the build's floor
         raise error from None
 
     try:
@@ -1601,6 +1646,7 @@ def _next_lease(control):
         settings = json.loads(message[len(b"lease 1 "):])
         os.chdir(settings["cwd"])
         os.environ.update({str(k): str(v) for k, v in settings["environment"].items()})
+        _namers.clear()  # another run: its files may resolve differently
     except (ValueError, KeyError, TypeError, OSError):
         for fd in fds:
             os.close(fd)

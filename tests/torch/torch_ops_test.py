@@ -207,9 +207,11 @@ def main():
     library = build(args.tritonaot_dir, args.work, pythons[0])
     failures = []
     for python in pythons:
-        done = subprocess.run([python, __file__, "--check", library], capture_output=True, text=True)
+        done = subprocess.run([python, "-X", "faulthandler", __file__, "--check", library],
+                              capture_output=True, text=True)
         if done.returncode:
-            failures.append(f"{python}: {done.stderr[-3000:]}")
+            failures.append(f"{python}: exit {done.returncode}: {done.stdout[-2000:]}"
+                            f"{done.stderr[-3000:]}")
             continue
         found = json.loads(done.stdout.strip().splitlines()[-1])
         print(f"{python}: torch {found['torch']}: {json.dumps(found)}")

@@ -41,6 +41,22 @@ TEST(Summary, SaysWhatSpecializationCostsAndHowFarTheRunIsFromItsFloor) {
       << text;
 }
 
+TEST(Summary, CompilesTheTargetRefusedCountInTheFloor) {
+  // Triton compiled the refused config before its shared memory showed it too big: that time
+  // was spent, and a build cannot be faster than the compiles it must run.
+  CompileOutcome outcome;
+  outcome.variants = {variant("*fp16, i32", 1000, 1.0)};
+  outcome.refusedCompileSeconds = {2.0};
+  outcome.seconds = 2.5;
+  outcome.workers = 2;
+  const std::string text = formatSummary(outcome);
+  EXPECT_NE(text.find("time: 2.50 s; the floor with 2 worker(s) is 2.00 s (Triton's compiles: "
+                      "3.00 s in all, 1 of them refused by the target, the longest 2.00 s), so "
+                      "this run took 1.25x it\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Summary, NothingCompiledHasNoFloorAndNothingSpecializedNoCost) {
   CompileOutcome outcome;
   outcome.variants = {variant("*fp16, i32", 1000, std::nullopt)};
