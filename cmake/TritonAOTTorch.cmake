@@ -72,6 +72,8 @@ function(triton_add_torch_library target)
     endif()
   endforeach()
 
+  _triton_aot_check_shared_cxx_runtime("${context}")
+
   get_filename_component(library_name "${manifest}" NAME_WE)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.torch")
   set(source "${dir}/${library_name}_torch_ops.cpp")
@@ -96,4 +98,38 @@ function(triton_add_torch_library target)
     SKIP_BUILD_RPATH ON
     TRITON_AOT_TORCH_NAMESPACE "${ns}"
     TRITON_AOT_TORCH_VERSION "${torch_version}")
+endfunction()
+
+# torch reports an operator's error by catching the C++ exception it throws: that needs one C++
+# runtime, the shared libstdc++ torch itself uses. A compiler that links its own runtime into
+# the extension (a GCC installed elsewhere with only libstdc++.a, for one) builds operators that
+# work until their first error, which crashes the process instead. Refused here, once per
+# compiler, with the fix.
+function(_triton_aot_check_shared_cxx_runtime context)
+  if(NOT CMAKE_SYSTEM_NAME STREQUAL "Linux" OR NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    return()
+  endif()
+  if(_TRITON_AOT_SHARED_CXX_RUNTIME_OF STREQUAL CMAKE_CXX_COMPILER)
+    return()
+  endif()
+  set(dir "${CMAKE_BINARY_DIR}/CMakeFiles/TritonAOTTorch")
+  file(WRITE "${dir}/runtime_probe.cpp"
+       "#include <stdexcept>\nvoid tta_runtime_probe(int n) { if (n) throw std::runtime_error(\"n\"); }\n")
+  execute_process(
+    COMMAND "${CMAKE_CXX_COMPILER}" -shared -fPIC -o "${dir}/runtime_probe.so" "${dir}/runtime_probe.cpp"
+    RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${context}: ${CMAKE_CXX_COMPILER} cannot build a shared library:\n${output}")
+  endif()
+  file(STRINGS "${dir}/runtime_probe.so" needed REGEX "libstdc\\+\\+\\.so")
+  if(NOT needed)
+    message(FATAL_ERROR
+      "${context}: ${CMAKE_CXX_COMPILER} links its own C++ runtime into shared libraries "
+      "(no libstdc++.so is needed by one it builds), so the operators' errors would crash the "
+      "process instead of raising in Python: torch catches them with its shared libstdc++. "
+      "Configure with a compiler that links libstdc++.so, such as the system's "
+      "(-DCMAKE_CXX_COMPILER=/usr/bin/g++, or CXX=/usr/bin/g++ in a fresh build directory).")
+  endif()
+  set(_TRITON_AOT_SHARED_CXX_RUNTIME_OF "${CMAKE_CXX_COMPILER}" CACHE INTERNAL
+      "the C++ compiler found to link libstdc++.so (triton_add_torch_library)")
 endfunction()

@@ -220,8 +220,10 @@ void checkTensor(const char *op, const char *param, const Tensor &t, ScalarType 
   if (!launchDevice)
     return;
   int32_t &device = *launchDevice;
-  STD_TORCH_CHECK(t.is_cuda(), op, ": ", param, " must be a tensor on the GPU");
   const int32_t here = t.get_device_index();
+  if (device >= 0 && here == device)
+    return; // on the GPU of the tensors before it (a CPU tensor's index is -1)
+  STD_TORCH_CHECK(t.is_cuda(), op, ": ", param, " must be a tensor on the GPU");
   if (device < 0)
     device = here;
   STD_TORCH_CHECK(here == device, op, ": ", param, " is on device ", here,
