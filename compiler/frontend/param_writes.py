@@ -91,7 +91,7 @@ def _first_operand(rest):
 
 
 def param_writes(ttir):
-    """[written?] for the public kernel's pointer and tensordesc arguments of \p ttir (TTIR
+    """[written?] for the public kernel's pointer and tensordesc arguments of `ttir` (TTIR
     text), in argument order; None when it cannot be read. (By position: a value's location
     name is the Python variable it was last bound to, not always the parameter's name.)"""
     lines = ttir.splitlines()
