@@ -8,7 +8,10 @@ each answer's compile_ms: the kernel's import and, once per backend, its first c
 included); the worker's start is `import triton` in a fresh interpreter. Then for each J:
 - **edited**: every kernel file edited (a comment appended), so that every image compiles again,
   with the cache of an earlier build: its compile times known, the longest first;
-- **fresh**: the same with an empty cache (no times known: declaration order).
+- **fresh**: the same with an empty cache (no times known: declaration order);
+- **pool**: as edited, with the worker pool warm from a build before (the next build after an
+  edit, as a developer's is): no worker starts or imports Triton, every backend is warm.
+  Measured against the same floor, one worker's start included.
 Every run has a fresh Triton cache. Results go to a CSV.
 
   python3 bench/floor_bench.py --tool build/default/bin/triton-aot-cc --jobs 2 16 \\
@@ -47,12 +50,15 @@ def copy_sources(specs, workdir, edit):
     return src
 
 
-def build(args, spec, jobs, cache, workdir):
-    """Wall seconds of one build and its --summary output."""
+def build(args, spec, jobs, cache, workdir, pool=None):
+    """Wall seconds of one build and its --summary output; with `pool`, the worker pool's
+    directory, its workers (kept warm between builds), else workers of the build's own."""
     env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="triton-", dir=workdir))
+    if pool:
+        env.update(TRITON_AOT_WORKER_POOL_DIR=pool, TRITON_AOT_WORKER_IDLE="60")
     out = tempfile.mkdtemp(prefix="out-", dir=workdir)
     cmd = [args.tool, "--spec", spec, "-o", out + "/", "--python", args.python, "-j", str(jobs),
-           "--cache-dir", cache, "--summary", "--no-worker-pool"]
+           "--cache-dir", cache, "--summary"] + ([] if pool else ["--no-worker-pool"])
     started = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - started
@@ -78,6 +84,8 @@ def main():
     parser.add_argument("--python", default=sys.executable, help="interpreter with Triton")
     parser.add_argument("--jobs", type=int, nargs="+", default=[os.cpu_count()])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--flows", nargs="+", default=["edited", "fresh", "pool"],
+                        choices=["edited", "fresh", "pool"])
     parser.add_argument("--csv")
     args = parser.parse_args()
     targets, specs = load_specs()
@@ -98,11 +106,19 @@ def main():
               f"a worker's start {start:.2f} s", flush=True)
         for jobs in args.jobs:
             floor = max(total / jobs, longest) + start
-            for flow in ("edited", "fresh"):
+            pool = os.path.join(workdir, f"pool-{jobs}")
+            for flow in args.flows:
                 runs = []
+                if flow == "pool":   # the build before, which leaves the pool's workers warm
+                    cache = os.path.join(workdir, f"cache-{jobs}-pool-warm")
+                    shutil.copytree(earlier, cache)
+                    shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
+                    spec = write_spec(targets, specs,
+                                      copy_sources(specs, workdir, f"warm {jobs}"), workdir)
+                    build(args, spec, jobs, cache, workdir, pool)
                 for r in range(args.repeat):
                     cache = os.path.join(workdir, f"cache-{jobs}-{flow}-{r}")
-                    if flow == "edited":
+                    if flow in ("edited", "pool"):
                         shutil.copytree(earlier, cache)
                         # Triton's own cache lives inside ours; a comment appended to a file
                         # leaves a function's source, Triton's key, as it was: as an edit of
@@ -110,7 +126,8 @@ def main():
                         shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
                     spec = write_spec(targets, specs,
                                       copy_sources(specs, workdir, f"edit {jobs} {flow} {r}"), workdir)
-                    runs.append(build(args, spec, jobs, cache, workdir)[0])
+                    runs.append(build(args, spec, jobs, cache, workdir,
+                                      pool if flow == "pool" else None)[0])
                 median = statistics.median(runs)
                 rows.append({"jobs": jobs, "flow": flow, "median_s": round(median, 3),
                              "runs_s": " ".join(f"{s:.3f}" for s in runs),

@@ -37,7 +37,8 @@ for name in "$@"; do
   case $name in
   floor)
     part floor "$PYTHON" bench/floor_bench.py --tool "$INSTALL/bin/triton-aot-cc" \
-      --python "$PYTHON" --jobs 16 2 --repeat 3 --csv "$OUT/floor.csv" ;;
+      --python "$PYTHON" --jobs 16 2 --repeat 3 --flows ${FLOOR_FLOWS:-edited fresh pool} \
+      --csv "$OUT/floor.csv" ;;
   upstream)
     part upstream env PYTHONPATH="$ROOT/build/upstream/pytest-lib" "$PYTHON" \
       tests/upstream/run_upstream_test_aot.py --mode device --bin-dir "$INSTALL/bin" \
