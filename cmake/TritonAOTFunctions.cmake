@@ -615,6 +615,20 @@ function(_triton_aot_compile_pool out_size)
   set(${out_size} ${TRITON_AOT_COMPILE_JOBS} PARENT_SCOPE)
 endfunction()
 
+# The manifest of <target>, a triton_add_library() target (<label> in messages), into
+# <out_var>; a configure error naming the fix when <target> is none.
+function(_triton_aot_library_manifest context label target out_var)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "${context}: ${label} is not a target; declare it with "
+                        "triton_add_library() first")
+  endif()
+  get_target_property(manifest ${target} TRITON_AOT_MANIFEST)
+  if(NOT manifest)
+    message(FATAL_ERROR "${context}: ${label} is not a triton_add_library() target")
+  endif()
+  set(${out_var} "${manifest}" PARENT_SCOPE)
+endfunction()
+
 # triton_install_library(<target> [PACKAGE <Name>] [NAMESPACE <ns>::] [VERSION <x.y.z>]
 #                        [DESTINATION <dir>] [COMPONENT <component>])
 function(triton_install_library target)
@@ -625,13 +639,7 @@ function(triton_install_library target)
     message(FATAL_ERROR "${context}: unknown keyword '${unknown}'; the keywords are PACKAGE, "
                         "NAMESPACE, VERSION, DESTINATION and COMPONENT")
   endif()
-  if(NOT TARGET ${target})
-    message(FATAL_ERROR "${context}: no target '${target}'; call triton_add_library() first")
-  endif()
-  get_target_property(manifest ${target} TRITON_AOT_MANIFEST)
-  if(NOT manifest)
-    message(FATAL_ERROR "${context}: '${target}' was not made by triton_add_library()")
-  endif()
+  _triton_aot_library_manifest("${context}" "'${target}'" ${target} manifest)
   include(GNUInstallDirs)
   include(CMakePackageConfigHelpers)
   if(NOT arg_PACKAGE)
