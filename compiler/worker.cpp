@@ -564,17 +564,26 @@ Expected<nlohmann::json> WorkerPool::start(int count) {
 
 Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
                        const std::function<void(std::size_t, nlohmann::json)> &onResponse) {
+  Answers answered;
+  Status status = serve(requests, answered, onResponse);
+  deliver(answered, onResponse);   // those read before it stopped
+  return status;
+}
+
+void WorkerPool::deliver(Answers &answered,
+                         const std::function<void(std::size_t, nlohmann::json)> &onResponse) {
+  for (auto &[index, message] : answered)
+    if (onResponse)
+      onResponse(index, std::move(message));
+  answered.clear();
+}
+
+Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &answered,
+                         const std::function<void(std::size_t, nlohmann::json)> &onResponse) {
   std::deque<std::size_t> pending;
   for (std::size_t i = 0; i < requests.size(); ++i)
     pending.push_back(i);
   std::size_t inFlight = 0;
-  std::vector<std::pair<std::size_t, nlohmann::json>> answered;
-  auto deliverAnswers = [&] {
-    for (auto &[index, message] : answered)
-      if (onResponse)
-        onResponse(index, std::move(message));
-    answered.clear();
-  };
 
   auto startingCount = [&] {
     std::size_t n = 0;
@@ -591,10 +600,8 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
     if (!pending.empty() && alive < static_cast<std::size_t>(maxWorkers_) &&
         alive < pending.size() + inFlight) {
       auto spawned = spawn();
-      if (!spawned) {
-        deliverAnswers();
+      if (!spawned)
         return spawned.takeError();
-      }
     }
     for (auto &w : workers_) {
       if (pending.empty())
@@ -614,7 +621,7 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
     }
     // Answers are handled once their workers have their next request: a worker never waits
     // on the run's storing of another answer.
-    deliverAnswers();
+    deliver(answered, onResponse);
     if (pending.empty() && inFlight == 0 && startingCount() == 0)
       return ok();
 
@@ -639,7 +646,6 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
     if (::poll(fds.data(), fds.size(), pollTimeout()) < 0) {
       if (errno == EINTR)
         continue;
-      deliverAnswers();
       return makeError(ExitCode::InternalError, "poll failed: " + errnoText(errno));
     }
 
@@ -650,7 +656,6 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
       if (!worker) {
         for (auto &w : workers_)
           w->kill();
-        deliverAnswers();
         return makeError(ExitCode::Interrupted, "interrupted");
       }
       char chunk[65536];
@@ -664,82 +669,93 @@ Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
           worker->keepStderr(std::string_view(chunk, static_cast<std::size_t>(n)), settings_.log);
         continue;
       }
-      if (n <= 0) {
-        // The worker is gone. Drain what is left of its stderr for the report.
-        if (worker->errors >= 0) {
-          ssize_t m;
-          while ((m = ::read(worker->errors, chunk, sizeof chunk)) > 0)
-            worker->keepStderr(std::string_view(chunk, static_cast<std::size_t>(m)), settings_.log);
-          worker->closeFd(worker->errors);
-        }
-        worker->reap();
-        if (worker->busyWith >= 0) {
-          // Asked now, while the pool remembers it: how the process ended names the cause.
-          WorkerEnd end = endOf(worker->exitStatus);
-          if (worker->leased)
-            end = worker->helloPid > 0 ? leasedWorkerEnd(poolSocket_, worker->helloPid)
-                                       : WorkerEnd{};
-          std::size_t index = static_cast<std::size_t>(worker->busyWith);
-          worker->busyWith = -1;
-          --inFlight;
-          if (onResponse)
-            onResponse(index, crashFailure(end, worker->errorTail));
-          continue;
-        }
-        if (!worker->saidHello && worker->leased) {
-          givePoolUp("a worker from the pool ended before its hello");
-          continue;   // start() or the replacement below starts one directly
-        }
-        if (!worker->saidHello) {
-          Diagnostic diag = makeError(
-              ExitCode::EnvironmentError,
-              "the frontend worker (" + settings_.python + " -B " + settings_.script + ") " +
-                  describeExit(worker->exitStatus) + " before it was ready");
-          diag.notes.push_back("check that '" + settings_.python +
-                               "' is a working Python 3 interpreter (--python, TRITON_AOT_PYTHON)");
-          diag.detail = worker->errorTail;
-          deliverAnswers();
-          return diag;
-        }
+      Status taken = n <= 0 ? workerEnded(*worker, inFlight, answered)
+                            : takeOutput(*worker, std::string_view(chunk, static_cast<std::size_t>(n)),
+                                         inFlight, answered);
+      if (!taken)
+        return taken;
+    }
+    stopOverdue(requests, inFlight, answered);
+  }
+}
+
+/// A worker's stdout at EOF: the request it had fails saying how it ended; one that ended
+/// before its hello is an environment error (or, from the pool, the pool is given up).
+Status WorkerPool::workerEnded(WorkerProcess &worker, std::size_t &inFlight, Answers &answered) {
+  // Drain what is left of its stderr for the report.
+  if (worker.errors >= 0) {
+    char chunk[65536];
+    ssize_t m;
+    while ((m = ::read(worker.errors, chunk, sizeof chunk)) > 0)
+      worker.keepStderr(std::string_view(chunk, static_cast<std::size_t>(m)), settings_.log);
+    worker.closeFd(worker.errors);
+  }
+  worker.reap();
+  if (worker.busyWith >= 0) {
+    // Asked now, while the pool remembers it: how the process ended names the cause.
+    WorkerEnd end = endOf(worker.exitStatus);
+    if (worker.leased)
+      end = worker.helloPid > 0 ? leasedWorkerEnd(poolSocket_, worker.helloPid) : WorkerEnd{};
+    std::size_t index = static_cast<std::size_t>(worker.busyWith);
+    worker.busyWith = -1;
+    --inFlight;
+    answered.emplace_back(index, crashFailure(end, worker.errorTail));
+    return ok();
+  }
+  if (!worker.saidHello && worker.leased) {
+    givePoolUp("a worker from the pool ended before its hello");
+    return ok();   // start() or the replacement in serve() starts one directly
+  }
+  if (!worker.saidHello) {
+    Diagnostic diag = makeError(ExitCode::EnvironmentError,
+                                "the frontend worker (" + settings_.python + " -B " +
+                                    settings_.script + ") " + describeExit(worker.exitStatus) +
+                                    " before it was ready");
+    diag.notes.push_back("check that '" + settings_.python +
+                         "' is a working Python 3 interpreter (--python, TRITON_AOT_PYTHON)");
+    diag.detail = worker.errorTail;
+    return diag;
+  }
+  return ok();
+}
+
+/// What a worker printed on stdout: whole lines are its hello, then one answer per request.
+Status WorkerPool::takeOutput(WorkerProcess &worker, std::string_view chunk,
+                              std::size_t &inFlight, Answers &answered) {
+  worker.outputBuffer.append(chunk);
+  std::size_t newline;
+  while ((newline = worker.outputBuffer.find('\n')) != std::string::npos) {
+    std::string line = worker.outputBuffer.substr(0, newline);
+    worker.outputBuffer.erase(0, newline + 1);
+    nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
+    if (!worker.saidHello) {
+      if (stringOr(message, "event") == "hello") {
+        worker.saidHello = true;
+        worker.helloPid = static_cast<long>(integerOf(message, "pid").value_or(-1));
+        if (hello_.is_null())
+          hello_ = message;
         continue;
       }
-      worker->outputBuffer.append(chunk, static_cast<std::size_t>(n));
-      std::size_t newline;
-      while ((newline = worker->outputBuffer.find('\n')) != std::string::npos) {
-        std::string line = worker->outputBuffer.substr(0, newline);
-        worker->outputBuffer.erase(0, newline + 1);
-        nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
-        if (!worker->saidHello) {
-          if (stringOr(message, "event") == "hello") {
-            worker->saidHello = true;
-            worker->helloPid = static_cast<long>(integerOf(message, "pid").value_or(-1));
-            if (hello_.is_null())
-              hello_ = message;
-            continue;
-          }
-          worker->kill();
-          Diagnostic diag = makeError(ExitCode::EnvironmentError,
-                                      "the frontend worker did not start: it printed '" +
-                                          line.substr(0, 200) + "' instead of its hello");
-          diag.detail = worker->errorTail;
-          deliverAnswers();
-          return diag;
-        }
-        if (worker->busyWith < 0)
-          continue;   // nothing asked: ignore
-        if (message.is_object() && message.contains("worker_target"))
-          worker->servesTarget = message["worker_target"];
-        std::size_t index = static_cast<std::size_t>(worker->busyWith);
-        worker->busyWith = -1;
-        --inFlight;
-        if (!message.is_object())
-          message = internalFailure("the frontend worker answered with a line that is not JSON",
-                                    line.substr(0, 2000));
-        answered.emplace_back(index, std::move(message));
-      }
+      worker.kill();
+      Diagnostic diag = makeError(ExitCode::EnvironmentError,
+                                  "the frontend worker did not start: it printed '" +
+                                      line.substr(0, 200) + "' instead of its hello");
+      diag.detail = worker.errorTail;
+      return diag;
     }
-    stopOverdue(requests, inFlight, onResponse);
+    if (worker.busyWith < 0)
+      continue;   // nothing asked: ignore
+    if (message.is_object() && message.contains("worker_target"))
+      worker.servesTarget = message["worker_target"];
+    std::size_t index = static_cast<std::size_t>(worker.busyWith);
+    worker.busyWith = -1;
+    --inFlight;
+    if (!message.is_object())
+      message = internalFailure("the frontend worker answered with a line that is not JSON",
+                                line.substr(0, 2000));
+    answered.emplace_back(index, std::move(message));
   }
+  return ok();
 }
 
 int WorkerPool::pollTimeout() const {
@@ -758,7 +774,7 @@ int WorkerPool::pollTimeout() const {
 }
 
 void WorkerPool::stopOverdue(const std::vector<nlohmann::json> &requests, std::size_t &inFlight,
-                             const std::function<void(std::size_t, nlohmann::json)> &onResponse) {
+                             Answers &answered) {
   if (settings_.requestTimeoutSeconds <= 0)
     return;
   const auto now = std::chrono::steady_clock::now();
@@ -776,9 +792,8 @@ void WorkerPool::stopOverdue(const std::vector<nlohmann::json> &requests, std::s
     if (settings_.log)
       settings_.log("frontend: " + requestWhat(requests[index]) + " did not finish within " +
                     std::to_string(settings_.requestTimeoutSeconds) + " s: worker stopped");
-    if (onResponse)
-      onResponse(index, timeoutFailure(requests[index], settings_.requestTimeoutSeconds,
-                                       w->errorTail));
+    answered.emplace_back(index, timeoutFailure(requests[index], settings_.requestTimeoutSeconds,
+                                                w->errorTail));
   }
 }
 

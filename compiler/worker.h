@@ -69,11 +69,23 @@ private:
   std::vector<std::string> userEnvironment() const;
   std::vector<std::string> environment() const;       ///< a worker's: the user's plus settings_
   void givePoolUp(const std::string &why);
+  /// Answers read and not yet handed to run()'s caller: (request index, answer).
+  using Answers = std::vector<std::pair<std::size_t, nlohmann::json>>;
+  /// Hands each of \p answered to \p onResponse, and empties it.
+  static void deliver(Answers &answered,
+                      const std::function<void(std::size_t, nlohmann::json)> &onResponse);
+  /// run()'s loop: requests to idle workers, answers (and failures) into \p answered,
+  /// delivered each time the workers have their next requests.
+  Status serve(const std::vector<nlohmann::json> &requests, Answers &answered,
+               const std::function<void(std::size_t, nlohmann::json)> &onResponse);
+  Status workerEnded(WorkerProcess &worker, std::size_t &inFlight, Answers &answered);
+  Status takeOutput(WorkerProcess &worker, std::string_view chunk, std::size_t &inFlight,
+                    Answers &answered);
   /// poll()'s timeout: until the first request in flight reaches the limit (-1: none).
   int pollTimeout() const;
   /// Fails every request in flight past the limit, killing its worker.
   void stopOverdue(const std::vector<nlohmann::json> &requests, std::size_t &inFlight,
-                   const std::function<void(std::size_t, nlohmann::json)> &onResponse);
+                   Answers &answered);
 
   WorkerSettings settings_;
   int maxWorkers_;
