@@ -36,6 +36,14 @@ std::string oneLine(const std::string &text) {
   return out;
 }
 
+/// Triton's compile time of \p job when it was compiled in this run (its answer's compile_ms).
+std::optional<double> compiledNowSeconds(const Job &job) {
+  const nlohmann::json *ms = member(job.result, "compile_ms");
+  if (job.origin != CacheOrigin::Compiled || !ms || !ms->is_number_unsigned())
+    return std::nullopt;
+  return static_cast<double>(ms->get<std::uint64_t>()) / 1000.0;
+}
+
 } // namespace
 
 /// Checks every image, builds every metadata file, and stages all outputs, the depfile and
@@ -162,13 +170,8 @@ void CompileRun::stageVariant(Job &job) {
   for (const auto &dep : arrayOf(job.result, "deps"))
     if (dep.is_string())
       depends.push_back(dep.get<std::string>());
-  std::optional<double> compileSeconds;
-  if (const nlohmann::json *ms = member(job.result, "compile_ms");
-      job.origin == CacheOrigin::Compiled && ms && ms->is_number_unsigned())
-    compileSeconds = static_cast<double>(ms->get<std::uint64_t>()) / 1000.0;
-  job.staged.variant =
-      CompiledVariant{std::move(*meta), job.paths.metadata, job.origin, job.specializedFor,
-                      compileSeconds};
+  job.staged.variant = CompiledVariant{std::move(*meta), job.paths.metadata, job.origin,
+                                       job.specializedFor, compiledNowSeconds(job)};
 }
 
 /// --index: every metadata file and refusal record of the run, relative to the index.
@@ -235,9 +238,7 @@ void CompileRun::stageDepfile(const std::vector<std::string> &depends) {
 /// the config on such a device).
 void CompileRun::stageRefusal(Job &job) {
   // Compiled now and refused: Triton's time was spent all the same, so it counts in the floor.
-  if (const nlohmann::json *ms = member(job.result, "compile_ms");
-      job.origin == CacheOrigin::Compiled && ms && ms->is_number_unsigned())
-    job.staged.refusedCompileSeconds = static_cast<double>(ms->get<std::uint64_t>()) / 1000.0;
+  job.staged.refusedCompileSeconds = compiledNowSeconds(job);
   const std::string config = job.config.name.empty() ? formatConfig(job.config) : job.config.name;
   // Once per config and target, not once per signature (hint variant) it covers.
   job.staged.warningKey = job.name + " " + config + " " + job.target.spelling();

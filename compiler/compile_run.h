@@ -71,7 +71,6 @@ struct Job {
     std::optional<std::filesystem::path> refusal;
     std::optional<double> refusedCompileSeconds;
   } staged;
-  bool stored = false; ///< in the cache already (storeCompiled)
 };
 
 /// Environment variables that can change what Triton generates, and so belong in cache keys.

@@ -16,18 +16,15 @@ void CompileRun::storeInCache() {
     if (boolOr(answer, "ok", false))
       storeTwoStep(first, kernels_[k.first], answer, CacheEntry{answer, {}});
   }
-
-  for (Job *job : misses_)
-    storeCompiled(*job);
+  // Each compile was stored as its answer arrived (stageAndStore).
 }
 
 /// One compile's answer and images, and its time by the job's name rather than its contents:
 /// the next build, also of an edited kernel, starts its longest compiles first
 /// (orderLongestFirst). Stored as the answer arrives, while other compiles run.
 void CompileRun::storeCompiled(Job &job) {
-  if (job.stored || !cache_.enabled() || !keysReady_ || job.origin != CacheOrigin::Compiled)
+  if (!cache_.enabled() || !keysReady_ || job.origin != CacheOrigin::Compiled)
     return;
-  job.stored = true;
   if (!job.cacheKey.empty()) {
     CacheEntry entry;
     entry.result = job.result;

@@ -315,6 +315,11 @@ def _device_query_notes(exc):
     return []
 
 
+def is_tritons(module_name):
+    """A module of Triton itself (its files are the toolchain's fingerprint, never user code)."""
+    return str(module_name).split(".")[0] == "triton"
+
+
 def jit_sources(root):
     """src text -> @jit function, for every @jit function reachable from `root`'s globals."""
     found, stack, seen = {}, [root], set()
@@ -325,11 +330,11 @@ def jit_sources(root):
         if id(scope) in seen:
             continue
         seen.add(id(scope))
-        if str(scope.get("__name__", "")).split(".")[0] == "triton":
+        if is_tritons(scope.get("__name__", "")):
             continue  # Triton's functions: part of the toolchain's fingerprint, not a package's
         values = list(scope.values())
         values += [v for m in values if isinstance(m, types.ModuleType)
-                   and m.__name__.split(".")[0] != "triton" for v in vars(m).values()]
+                   and not is_tritons(m.__name__) for v in vars(m).values()]
         stack += [v for v in values if A.is_jit_callable(v) and v.src not in found]
     return found
 
@@ -349,7 +354,7 @@ def installed_packages(fn):
         module = sys.modules.get(name)
         path = _module_file(module) if module is not None else None
         top = name.split(".")[0]
-        if not path or is_project_file(path) or top == "triton":
+        if not path or is_project_file(path) or is_tritons(name):
             continue
         if top not in _distributions_of:
             _distributions_of[top] = sorted({distribution_key(d) for d in
@@ -601,7 +606,7 @@ def _tritons_own_reach():
     and again only when Triton has imported another module. Walking it on every compile was a
     tenth of a build's time outside Triton's compiles."""
     modules = [(name, module) for name, module in list(sys.modules.items())
-               if module is not None and (name == "triton" or name.startswith("triton."))]
+               if module is not None and is_tritons(name)]
     names = tuple(name for name, _ in modules)
     if names != _tritons_own["modules"]:
         found, scopes = {}, {}
