@@ -4,7 +4,7 @@
 //    "files": [{"path", "size", "mtime_ns"}],   every toolchain file hashed
 //    "dirs": [{"path", "mtime_ns"}],            the site directories
 //    "installation": {"fingerprint", "python_version", "triton_version", "site_dirs",
-//                     "distributions"}}
+//                     "distributions", "triton_key"}}
 #include "compiler/installation.h"
 
 #include "compiler/cache.h"
@@ -64,7 +64,8 @@ json installationJson(const Installation &installation) {
           {"python_version", installation.pythonVersion},
           {"triton_version", installation.tritonVersion},
           {"site_dirs", installation.siteDirs},
-          {"distributions", installation.distributions}};
+          {"distributions", installation.distributions},
+          {"triton_key", installation.tritonKey}};
 }
 
 std::optional<Installation> installationFromJson(const json &value) {
@@ -77,6 +78,11 @@ std::optional<Installation> installationFromJson(const json &value) {
     installation.distributions =
         value.at("distributions").get<std::map<std::string, std::string>>();
     if (installation.fingerprint.size() != 64)
+      return std::nullopt;
+    // A record made before the key was recorded has none: its workers hash as they did.
+    installation.tritonKey = stringOr(value, "triton_key");
+    if (!installation.tritonKey.empty() &&
+        !isTritonKey(installation.tritonKey, installation.tritonVersion))
       return std::nullopt;
     return installation;
   } catch (const json::exception &) {
@@ -181,6 +187,13 @@ std::optional<Installation> recallInstallation(const fs::path &cacheDir,
   return installation ? installationFromJson(*installation) : std::nullopt;
 }
 
+bool isTritonKey(const std::string &key, const std::string &version) {
+  if (version.empty() || key.size() > 64 * 1024 || key.compare(0, version.size(), version) != 0)
+    return false;
+  return std::all_of(key.begin() + static_cast<std::ptrdiff_t>(version.size()), key.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-'; });
+}
+
 Expected<Installation> learnInstallation(const json &hello, const json &answer) {
   std::optional<Installation> parsed = installationFromJson(
       {{"fingerprint", std::string(64, '0')},
@@ -188,7 +201,11 @@ Expected<Installation> learnInstallation(const json &hello, const json &answer) 
        {"triton_version", stringOr(answer, "triton_version")},
        {"site_dirs", member(answer, "site_dirs") ? answer.at("site_dirs") : json::array()},
        {"distributions",
-        member(answer, "distributions") ? answer.at("distributions") : json::object()}});
+        member(answer, "distributions") ? answer.at("distributions") : json::object()},
+       // A key of another form (a later Triton's) is left out: the workers hash as before.
+       {"triton_key", isTritonKey(stringOr(answer, "triton_key"), stringOr(answer, "triton_version"))
+                          ? stringOr(answer, "triton_key")
+                          : std::string()}});
   if (!parsed)
     return makeError(ExitCode::InternalError,
                      "the frontend's answer about the Python installation is malformed");

@@ -29,7 +29,15 @@ struct Installation {
   std::string tritonVersion;                         ///< "3.6.0"
   std::vector<std::string> siteDirs;                 ///< absolute, in sys.path order
   std::map<std::string, std::string> distributions;  ///< PEP 503 name -> version
+  /// Triton's triton_key() (its version and its files' hashes), which its compile() puts in
+  /// every cache key: passed to the workers (TRITON_AOT_TRITON_KEY) so that none hashes
+  /// libtriton.so again while the record holds; empty when not known.
+  std::string tritonKey;
 };
+
+/// Whether \p key reads as Triton \p version's triton_key(): the version, then lower-case hex
+/// digests and dashes, at most 64 KiB.
+bool isTritonKey(const std::string &key, const std::string &version);
 
 /// The recorded installation of \p python under \p cacheDir, if every file it was made from
 /// is as it was; nullopt otherwise (or without a cache directory).

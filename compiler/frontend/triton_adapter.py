@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import types
 
 import triton
@@ -213,14 +214,51 @@ def toolchain_files(own_files=()):
     return unique
 
 
-def warm_up():
-    """Hash Triton's own files now: triton_key() reads libtriton.so and every compiler source
-    (~0.4 s), once per process, on the first compile. Hashing releases the GIL."""
+def _triton_key_module():
+    """The module whose triton_key() Triton's compile() calls (runtime.cache since 3.2)."""
     try:
-        from triton.runtime.cache import triton_key
+        from triton.runtime import cache
+        if hasattr(cache, "triton_key"):
+            return cache
     except ImportError:
-        from triton.compiler.compiler import triton_key
-    triton_key()
+        pass
+    from triton.compiler import compiler
+    return compiler
+
+
+_KEY_TEXT = re.compile(r"[0-9a-f-]*")
+
+
+_KEY_LOCK = threading.Lock()
+
+
+def triton_key():
+    """Triton's own triton_key(): its version and the SHA-256 of libtriton.so and every
+    compiler, backend and language source (~0.3 s of hashing, once per process; the lock keeps
+    the warm-up and an "installation" answer from hashing twice)."""
+    with _KEY_LOCK:
+        return _triton_key_module().triton_key()
+
+
+def use_recorded_triton_key(key):
+    """Makes Triton's compile() take `key` for triton_key() instead of hashing its files again,
+    as Triton's own compile workers do (3.9's _compile_warmup_pool). The run passes the key its
+    record of this installation holds, made by an earlier worker and valid while every
+    toolchain file is unchanged (compiler/installation.h). True when installed; a key that is
+    not of this Triton's form is ignored (the files are hashed as usual)."""
+    if not isinstance(key, str) or not key.startswith(VERSION_TEXT) or \
+            not _KEY_TEXT.fullmatch(key, len(VERSION_TEXT)) or len(key) > (1 << 16):
+        return False
+    _triton_key_module().triton_key = lambda: key
+    return True
+
+
+def warm_up():
+    """Hash Triton's own files now, unless the run passed the key (TRITON_AOT_TRITON_KEY):
+    triton_key() reads libtriton.so and every compiler source (~0.3 s), once per process, on
+    the first compile. Hashing releases the GIL."""
+    if not use_recorded_triton_key(os.environ.get("TRITON_AOT_TRITON_KEY")):
+        triton_key()
 
 
 # ---------------------------------------------------------------------------------------------

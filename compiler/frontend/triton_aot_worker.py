@@ -664,7 +664,8 @@ def distribution_key(name):
 
 def installation():
     """What the compiler's portable cache keys need of this interpreter (compiler/installation.h):
-    the site directories, every installed distribution's version, and the toolchain's files.
+    the site directories, every installed distribution's version, and Triton's triton_key()
+    (recorded, so that later runs' workers need not hash Triton's files again).
     Asked only when the compiler's record of the installation is stale, so a listing of every
     distribution (tens of milliseconds) is not paid by every run."""
     import importlib.metadata
@@ -674,7 +675,8 @@ def installation():
         if name and name not in distributions:  # sys.path order: the first one is imported
             distributions[name] = dist.version
     return {"python_version": platform.python_version(), "triton_version": A.VERSION_TEXT,
-            "site_dirs": site_dirs(), "distributions": distributions}
+            "site_dirs": site_dirs(), "distributions": distributions,
+            "triton_key": A.triton_key()}
 
 
 def _excluded_roots():

@@ -218,6 +218,52 @@ TEST_F(CacheKeysTest, InstallationRecordIsCheckedByStat) {
   EXPECT_FALSE(recallInstallation(cache, "/venv/bin/python"));
 }
 
+TEST_F(CacheKeysTest, TritonKeyIsRecordedWithTheInstallation) {
+  fs::path site = venv(dir_ / "venv");
+  json hello = {{"toolchain_files", {(site / "triton/_C/libtriton.so").string()}}};
+  const std::string key = "3.6.0" + std::string(64, 'a') + "-" + std::string(64, '0');
+  json answer = {{"python_version", "3.11.2"}, {"triton_version", "3.6.0"},
+                 {"site_dirs", {site.string()}}, {"distributions", json::object()},
+                 {"triton_key", key}};
+  fs::path cache = dir_ / "cache";
+  auto learned = learnInstallation(hello, answer);
+  ASSERT_TRUE(learned);
+  EXPECT_EQ(learned->tritonKey, key);
+  recordInstallation(cache, "/venv/bin/python", hello, *learned);
+  std::optional<Installation> recalled = recallInstallation(cache, "/venv/bin/python");
+  ASSERT_TRUE(recalled);
+  EXPECT_EQ(recalled->tritonKey, key);
+
+  // A key of another form (another Triton's version, a later layout) is not kept: the workers
+  // then hash Triton's files as they would without it. The rest of the answer stands.
+  for (const std::string &other : {"3.9.0" + std::string(64, 'a'), "3.6.0 " + std::string(64, 'a'),
+                                   "3.6.0" + std::string(64, 'A'), std::string("3.6.0\n"),
+                                   "3.6.0" + std::string(70 * 1024, 'a')}) {
+    answer["triton_key"] = other;
+    auto without = learnInstallation(hello, answer);
+    ASSERT_TRUE(without);
+    EXPECT_EQ(without->tritonKey, "");
+  }
+  answer["triton_key"] = 42;
+  ASSERT_TRUE(learnInstallation(hello, answer));
+
+  // A record whose key was altered is not recalled (learned again).
+  int altered = 0;
+  for (const auto &entry : fs::directory_iterator(cache / "installations")) {
+    if (entry.path().extension() != ".json")
+      continue;
+    std::ifstream in(entry.path());
+    json record = json::parse(in);
+    record["installation"]["triton_key"] = "3.6.0; rm -rf /";
+    write(entry.path(), record.dump());
+    ++altered;
+  }
+  ASSERT_EQ(altered, 1);
+  EXPECT_FALSE(recallInstallation(cache, "/venv/bin/python"));
+  EXPECT_TRUE(isTritonKey(key, "3.6.0"));
+  EXPECT_FALSE(isTritonKey(key, ""));
+}
+
 TEST_F(CacheKeysTest, Sha256OfFileMatchesTheBytes) {
   std::string bytes(3 << 20, 'x');   // more than one read block
   bytes[12345] = '\0';
