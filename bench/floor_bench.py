@@ -12,6 +12,8 @@ included); the worker's start is `import triton` in a fresh interpreter. Then fo
 - **pool**: as edited, with the worker pool warm from a build before (the next build after an
   edit, as a developer's is): no worker starts or imports Triton, every backend is warm.
   Measured against the same floor, one worker's start included.
+- **coldpool**: as edited, through the worker pool (the default) started by the build itself:
+  a project's first build after the machine started, its workers the pool's.
 Every run has a fresh Triton cache. Results go to a CSV.
 
   python3 bench/floor_bench.py --tool build/default/bin/triton-aot-cc --jobs 2 16 \\
@@ -84,8 +86,8 @@ def main():
     parser.add_argument("--python", default=sys.executable, help="interpreter with Triton")
     parser.add_argument("--jobs", type=int, nargs="+", default=[os.cpu_count()])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--flows", nargs="+", default=["edited", "fresh", "pool"],
-                        choices=["edited", "fresh", "pool"])
+    parser.add_argument("--flows", nargs="+", default=["edited", "fresh", "pool", "coldpool"],
+                        choices=["edited", "fresh", "pool", "coldpool"])
     parser.add_argument("--csv")
     args = parser.parse_args()
     targets, specs = load_specs()
@@ -118,7 +120,7 @@ def main():
                     build(args, spec, jobs, cache, workdir, pool)
                 for r in range(args.repeat):
                     cache = os.path.join(workdir, f"cache-{jobs}-{flow}-{r}")
-                    if flow in ("edited", "pool"):
+                    if flow in ("edited", "pool", "coldpool"):
                         shutil.copytree(earlier, cache)
                         # Triton's own cache lives inside ours; a comment appended to a file
                         # leaves a function's source, Triton's key, as it was: as an edit of
@@ -126,8 +128,11 @@ def main():
                         shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
                     spec = write_spec(targets, specs,
                                       copy_sources(specs, workdir, f"edit {jobs} {flow} {r}"), workdir)
+                    cold = os.path.join(workdir, f"coldpool-{jobs}-{r}")
                     runs.append(build(args, spec, jobs, cache, workdir,
-                                      pool if flow == "pool" else None)[0])
+                                      {"pool": pool, "coldpool": cold}.get(flow))[0])
+                    if flow == "coldpool":   # its workers hold memory: end the pool now
+                        subprocess.run(["pkill", "-f", cold], check=False)
                 median = statistics.median(runs)
                 rows.append({"jobs": jobs, "flow": flow, "median_s": round(median, 3),
                              "runs_s": " ".join(f"{s:.3f}" for s in runs),

@@ -179,6 +179,7 @@ Status CompileRun::startPool(int count) {
   settings.script = opts_.workerScript.string();
   settings.interruptFd = opts_.interruptFd;
   settings.usePool = opts_.workerPool;
+  settings.useZygote = true;
   settings.poolIdleSeconds = opts_.workerIdleSeconds;
   settings.project = opts_.workerProject;
   settings.requestTimeoutSeconds = opts_.compileTimeoutSeconds;

@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,6 +97,7 @@ public:
   std::string errorTail;
   bool saidHello = false;
   bool leased = false;  ///< from the worker pool: not our child, pid is -1
+  bool forked = false;  ///< from the zygote: our child once orphaned, pid known from its hello
   bool dead = false;
   long busyWith = -1;   ///< index of the request in flight, or -1
   std::chrono::steady_clock::time_point busySince;   ///< when that request was sent
@@ -205,10 +208,15 @@ public:
 
   /// Marks the process dead after its stdout closed and records how it ended.
   void reap() {
-    if (pid > 0 && !dead) {
-      ::waitpid(pid, &exitStatus, 0);
-      dead = true;
-    }
+    // A forked worker is ours from the moment its zygote's middle process is gone: the zygote
+    // waits for that before it reads the next request, so this is at most a moment. One that
+    // ended before its hello (pid unknown) and a leased one are dead all the same.
+    if (pid > 0 && !dead)
+      for (int tries = 0; ::waitpid(pid, &exitStatus, 0) < 0 && errno == ECHILD && forked &&
+                          tries < 200;
+           ++tries)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    dead = true;
     closeFd(input);
     closeFd(output);
   }
@@ -236,6 +244,7 @@ WorkerPool::~WorkerPool() {
   for (auto &worker : workers_)
     worker->closeFd(worker->input);
   workers_.clear();
+  stopZygote();
 }
 
 std::vector<std::string> WorkerPool::userEnvironment() const {
@@ -293,23 +302,14 @@ Expected<WorkerProcess *> WorkerPool::lease() {
   return workers_.back().get();
 }
 
-Expected<WorkerProcess *> WorkerPool::spawn() {
-  if (settings_.usePool && !poolGivenUp_) {
-    auto leased = lease();
-    if (leased)
-      return leased;
-    givePoolUp("the worker pool is unavailable (" + leased.takeError().message + ")");
-  }
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-    return makeError(ExitCode::EnvironmentError,
-                     "cannot create pipes for the frontend worker: " + errnoText(errno));
-
+Expected<pid_t> WorkerPool::startInterpreter(const std::vector<std::string> &arguments,
+                                             const int (&stdio)[3], int extraFd) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  for (int fd = 0; fd < 3; ++fd)
+    posix_spawn_file_actions_adddup2(&actions, stdio[fd], fd);
+  if (extraFd >= 0)
+    posix_spawn_file_actions_adddup2(&actions, extraFd, 3);
 
   std::vector<std::string> envStrings = environment();
   std::vector<char *> envp;
@@ -317,25 +317,148 @@ Expected<WorkerProcess *> WorkerPool::spawn() {
     envp.push_back(s.data());
   envp.push_back(nullptr);
 
-  std::string python = settings_.python, flag = "-B", script = settings_.script;
-  char *argv[] = {python.data(), flag.data(), script.data(), nullptr};
+  std::vector<std::string> args = {settings_.python, "-B", settings_.script};
+  args.insert(args.end(), arguments.begin(), arguments.end());
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, python.c_str(), &actions, nullptr, argv, envp.data());
+  int rc = ::posix_spawn(&pid, settings_.python.c_str(), &actions, nullptr, argv.data(),
+                         envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    return makeError(ExitCode::EnvironmentError,
+                     "cannot start the frontend worker '" + settings_.python + "': " + errnoText(rc));
+  return pid;
+}
+
+Status WorkerPool::startZygote() {
+  // Its workers are forked twice over, so that they are orphaned at once: as a subreaper the
+  // run adopts them, and waits for, kills and describes them as workers it spawned itself.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+    return makeError(ExitCode::EnvironmentError,
+                     "cannot become a child subreaper: " + errnoText(errno));
+  int control[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
+    return makeError(ExitCode::EnvironmentError,
+                     "cannot create the zygote's socket: " + errnoText(errno));
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  const int stdio[3] = {null, null, null};
+  auto pid = null < 0 ? Expected<pid_t>(makeError(ExitCode::EnvironmentError,
+                                                  "cannot open /dev/null: " + errnoText(errno)))
+                      : startInterpreter({"--zygote", "3"}, stdio, control[1]);
+  if (null >= 0)
+    ::close(null);
+  ::close(control[1]);
+  if (!pid) {
+    ::close(control[0]);
+    return pid.takeError();
+  }
+  zygotePid_ = *pid;
+  zygoteControl_ = control[0];
+  if (settings_.log)
+    settings_.log("frontend: workers forked from a zygote (" + std::to_string(zygotePid_) + ")");
+  return ok();
+}
+
+void WorkerPool::stopZygote() {
+  if (zygoteControl_ >= 0)
+    ::close(zygoteControl_);
+  zygoteControl_ = -1;
+  if (zygotePid_ > 0) {
+    // Nothing of it is worth waiting for: its workers are ours, and each ended already.
+    ::kill(zygotePid_, SIGKILL);
+    ::waitpid(zygotePid_, nullptr, 0);
+  }
+  zygotePid_ = -1;
+}
+
+void WorkerPool::giveZygoteUp(const std::string &why) {
+  zygoteGivenUp_ = true;
+  stopZygote();
+  if (settings_.log)
+    settings_.log("frontend: " + why + "; starting workers as interpreters");
+}
+
+Expected<WorkerProcess *> WorkerPool::forkFromZygote() {
+  if (zygotePid_ < 0)
+    if (Status started = startZygote(); !started)
+      return started.takeError();
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    return makeError(ExitCode::EnvironmentError,
+                     "cannot create pipes for the frontend worker: " + errnoText(errno));
+  // "fork 1\n" with the three fds a spawned worker would have as stdin, stdout and stderr.
+  char message[] = "fork 1\n";
+  iovec data{message, sizeof message - 1};
+  const int theirs[3] = {in[0], out[1], err[1]};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof theirs)] = {};
+  msghdr header{};
+  header.msg_iov = &data;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  cmsghdr *rights = CMSG_FIRSTHDR(&header);
+  rights->cmsg_level = SOL_SOCKET;
+  rights->cmsg_type = SCM_RIGHTS;
+  rights->cmsg_len = CMSG_LEN(sizeof theirs);
+  std::memcpy(CMSG_DATA(rights), theirs, sizeof theirs);
+  ssize_t sent;
+  do
+    sent = ::sendmsg(zygoteControl_, &header, MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  const int sendError = errno;
+  for (int fd : theirs)
+    ::close(fd);
+  if (sent != static_cast<ssize_t>(data.iov_len)) {
+    for (int fd : {in[1], out[0], err[0]})
+      ::close(fd);
+    return makeError(ExitCode::EnvironmentError,
+                     "the zygote did not take a fork request: " + errnoText(sendError));
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  auto worker = std::make_unique<WorkerProcess>();
+  worker->forked = true;
+  worker->input = in[1];
+  worker->output = out[0];
+  worker->errors = err[0];
+  workers_.push_back(std::move(worker));
+  return workers_.back().get();
+}
+
+Expected<WorkerProcess *> WorkerPool::spawn() {
+  if (settings_.usePool && !poolGivenUp_) {
+    auto leased = lease();
+    if (leased)
+      return leased;
+    givePoolUp("the worker pool is unavailable (" + leased.takeError().message + ")");
+  }
+  if (settings_.useZygote && !zygoteGivenUp_) {
+    auto forked = forkFromZygote();
+    if (forked)
+      return forked;
+    giveZygoteUp("the zygote is unavailable (" + forked.takeError().message + ")");
+  }
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    return makeError(ExitCode::EnvironmentError,
+                     "cannot create pipes for the frontend worker: " + errnoText(errno));
+  const int stdio[3] = {in[0], out[1], err[1]};
+  auto pid = startInterpreter({}, stdio, -1);
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
-  if (rc != 0) {
+  if (!pid) {
     ::close(in[1]);
     ::close(out[0]);
     ::close(err[0]);
-    return makeError(ExitCode::EnvironmentError,
-                     "cannot start the frontend worker '" + python + "': " + errnoText(rc));
+    return pid.takeError();
   }
   // A worker that dies must not kill us with SIGPIPE when we write its next request.
   ::signal(SIGPIPE, SIG_IGN);
   auto worker = std::make_unique<WorkerProcess>();
-  worker->pid = pid;
+  worker->pid = *pid;
   worker->input = in[1];
   worker->output = out[0];
   worker->errors = err[0];
@@ -542,8 +665,9 @@ std::size_t takeRequestFor(const WorkerProcess &worker, const std::vector<nlohma
 
 Expected<nlohmann::json> WorkerPool::start(int count) {
   count = std::min(count, maxWorkers_);
-  // Twice at most: pooled workers first, then, if the pool failed them, started directly.
-  for (int attempt = 0; attempt < 2 && hello_.is_null(); ++attempt) {
+  // Three times at most: pooled workers first, then, if the pool failed them, forked from the
+  // zygote, then, if it failed them too, started as interpreters.
+  for (int attempt = 0; attempt < 3 && hello_.is_null(); ++attempt) {
     auto alive = [&] {
       return std::count_if(workers_.begin(), workers_.end(), [](auto &w) { return !w->dead; });
     };
@@ -706,6 +830,10 @@ Status WorkerPool::workerEnded(WorkerProcess &worker, std::size_t &inFlight, Ans
     givePoolUp("a worker from the pool ended before its hello");
     return ok();   // start() or the replacement in serve() starts one directly
   }
+  if (!worker.saidHello && worker.forked) {
+    giveZygoteUp("a worker from the zygote ended before its hello");
+    return ok();   // as for the pool
+  }
   if (!worker.saidHello) {
     Diagnostic diag = makeError(ExitCode::EnvironmentError,
                                 "the frontend worker (" + settings_.python + " -B " +
@@ -732,6 +860,8 @@ Status WorkerPool::takeOutput(WorkerProcess &worker, std::string_view chunk,
       if (stringOr(message, "event") == "hello") {
         worker.saidHello = true;
         worker.helloPid = static_cast<long>(integerOf(message, "pid").value_or(-1));
+        if (worker.forked && worker.helloPid > 1)
+          worker.pid = static_cast<pid_t>(worker.helloPid);   // our child: the zygote's grandchild
         if (hello_.is_null())
           hello_ = message;
         continue;

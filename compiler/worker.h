@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/types.h>
+
 namespace tta {
 
 struct WorkerSettings {
@@ -25,6 +27,11 @@ struct WorkerSettings {
   /// Lease warm workers from the worker pool (worker_lease.h) instead of starting them; when
   /// the pool cannot be reached they are started as without it.
   bool usePool = false;
+  /// Workers started by the run (not leased) are forked from one zygote process that imported
+  /// Triton once (triton_aot_worker.py --zygote), not each started as an interpreter; they are
+  /// the run's children all the same (it becomes a child subreaper). Started as interpreters
+  /// when the zygote fails.
+  bool useZygote = false;
   int poolIdleSeconds = 120;                  ///< an idle pooled worker exits after this
   /// The trust domain pooled workers are kept to (worker_lease.h, workerPoolSocket): a worker
   /// that ran one project's kernel code never serves another project.
@@ -65,6 +72,14 @@ public:
 private:
   Expected<WorkerProcess *> spawn();
   Expected<WorkerProcess *> lease();
+  Expected<WorkerProcess *> forkFromZygote();
+  Status startZygote();
+  void stopZygote();
+  void giveZygoteUp(const std::string &why);
+  /// posix_spawn()s the interpreter on the worker script with \p arguments after it, with
+  /// \p stdio as its fds 0-2 and \p extraFd (if >= 0) as its fd 3.
+  Expected<pid_t> startInterpreter(const std::vector<std::string> &arguments,
+                                   const int (&stdio)[3], int extraFd);
   /// Ours, less what settings_ replaces and the remote cache's settings (secrets among them).
   std::vector<std::string> userEnvironment() const;
   std::vector<std::string> environment() const;       ///< a worker's: the user's plus settings_
@@ -93,6 +108,9 @@ private:
   nlohmann::json hello_;
   std::string poolSocket_;   ///< empty until the first lease
   bool poolGivenUp_ = false; ///< the pool failed once: start workers directly from now on
+  pid_t zygotePid_ = -1;
+  int zygoteControl_ = -1;     ///< our end of its socket: fork requests
+  bool zygoteGivenUp_ = false; ///< the zygote failed once: start interpreters from now on
 };
 
 } // namespace tta
