@@ -12,6 +12,7 @@ import atexit
 import contextlib
 import difflib
 import errno
+import functools
 import hashlib
 import itertools
 import importlib.util
@@ -1703,14 +1704,17 @@ def pool_worker(control_fd, lease, greet=True, pending=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# The zygote (docs/frontend-protocol.md, "Zygote"): one process of a run imports Triton, and the
-# run's workers are forked from it, warm, instead of each interpreter importing Triton (sixteen
-# side by side took 0.5 s where one takes 0.3). It reads "fork 1\n" messages carrying the three
-# fds a spawned worker would have had; each worker is forked twice over, so that it is orphaned
-# at once and becomes the run's own child (the run is a child subreaper): the run waits for it,
-# kills it and reads how it ended as for a worker it spawned. EOF on the socket ends the zygote.
+# The zygote (docs/frontend-protocol.md, "Workers forked from a zygote"): one process imports
+# Triton, and workers are forked from it, warm, instead of each interpreter importing Triton
+# (sixteen side by side took 0.5 s where one takes 0.3). A run sends "fork 1\n" with the three
+# fds a spawned worker would have had; the worker pool sends "pool 1\n" with a pool worker's
+# control socket, and is told "forked <pid>\n". Each worker is forked twice over, so that it is
+# orphaned at once and becomes the child of whoever started the zygote (a child subreaper),
+# which waits for it, kills it and reads how it ended as for a worker it started itself. EOF on
+# the socket ends the zygote.
 
 FORK = b"fork 1\n"
+FORK_POOL_WORKER = b"pool 1\n"
 _REAL_EXIT = os._exit  # a forked worker's end is no os._exit() of a kernel's (_report_ends)
 
 
@@ -1724,22 +1728,29 @@ def zygote(control_fd):
         except OSError:
             return 0
         if not message and not fds:
-            return 0  # the run is done
-        if message != FORK or len(fds) != 3:
+            return 0  # the run (or the pool) is done
+        if message == FORK and len(fds) == 3:
+            become = functools.partial(forked_worker, fds, hello)
+        elif message == FORK_POOL_WORKER and len(fds) == 1:
+            become = functools.partial(forked_pool_worker, fds[0])
+        else:
             for fd in fds:
                 os.close(fd)
             continue
         middle = os.fork()
         if middle == 0:
             try:
-                if os.fork() == 0:
+                worker = os.fork()
+                if worker == 0:
                     control.close()
-                    forked_worker(fds, hello)
+                    become()
+                if message == FORK_POOL_WORKER:
+                    control.sendall(f"forked {worker}\n".encode())
             finally:
                 _REAL_EXIT(0)
         for fd in fds:
             os.close(fd)
-        os.waitpid(middle, 0)  # once it is gone, the worker is the run's child
+        os.waitpid(middle, 0)  # once it is gone, the worker is the run's (the pool's) child
 
 
 def forked_worker(fds, hello):
@@ -1750,6 +1761,14 @@ def forked_worker(fds, hello):
         _report_ends(tap)
         serve(tap, dict(hello, pid=os.getpid()))
         tap.sync()
+    finally:
+        _REAL_EXIT(0)
+
+
+def forked_pool_worker(control_fd):
+    """A pool worker forked by the pool's zygote: as one the pool started as an interpreter."""
+    try:
+        pool_worker(control_fd, None)
     finally:
         _REAL_EXIT(0)
 

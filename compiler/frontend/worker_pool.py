@@ -11,13 +11,17 @@ after --idle seconds; the pool exits when none are left and nothing asks for one
 
 One pool serves one interpreter, worker script, working directory and environment: the socket's
 name is a hash of them (computed by triton-aot-cc, docs/frontend-protocol.md). It never imports
-Triton itself. Started by triton-aot-cc, detached (it forks and the parent exits at once).
+Triton itself: its workers are forked from a zygote process that did (started with the first
+worker; the pool is a child subreaper, so they become its children), or, where that cannot be,
+started as interpreters. Started by triton-aot-cc, detached (it forks and the parent exits at
+once).
 """
 
 import argparse
 import fcntl
 import json
 import os
+import select
 import selectors
 import socket
 import subprocess
@@ -42,18 +46,111 @@ def _max_workers():
 MAX_WORKERS = _max_workers()
 
 
+class ForkedProcess:
+    """A worker forked by the zygote, which became our child (we are a child subreaper): what
+    the pool uses of subprocess.Popen."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.returncode = None
+
+    def wait(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                # Not adopted yet (its zygote's middle process is ending), or not ours at all.
+                pid, status = 0, 0
+                if deadline is None:
+                    deadline = time.monotonic() + 1.0
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 1.0)
+            time.sleep(0.002)
+        return self.returncode
+
+
+class Zygote:
+    """One interpreter that imported Triton; the pool's workers are forked from it (docs/
+    frontend-protocol.md, "Workers forked from a zygote"). It tells each worker's pid, in the
+    order they were asked for, on its socket."""
+
+    def __init__(self, python, script):
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.process = subprocess.Popen(
+            [python, "-B", script, "--zygote", str(theirs.fileno()), "--python", python],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        theirs.close()
+        self.control.setblocking(False)
+        self.waiting = []  # workers forked, their pids not told yet
+        self.said = b""
+
+    def fork(self, worker, control_end):
+        self.control.setblocking(True)
+        try:
+            socket.send_fds(self.control, [b"pool 1\n"], [control_end.fileno()])
+        finally:
+            self.control.setblocking(False)
+        self.waiting.append(worker)
+
+    def heard(self):
+        """Reads the pids told; False when the zygote is gone."""
+        try:
+            data = self.control.recv(4096)
+        except BlockingIOError:
+            return True
+        except OSError:
+            data = b""
+        self.said += data
+        while b"\n" in self.said and self.waiting:
+            line, self.said = self.said.split(b"\n", 1)
+            worker = self.waiting.pop(0)
+            try:
+                worker.process = ForkedProcess(int(line.split()[1]))
+            except (IndexError, ValueError):
+                pass
+        return bool(data)
+
+    def stop(self):
+        self.control.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _become_subreaper():
+    """Makes this process adopt its orphaned descendants (prctl PR_SET_CHILD_SUBREAPER): the
+    zygote's workers. False where it cannot."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 class Worker:
-    def __init__(self, python, script, idle_since):
+    def __init__(self, python, script, idle_since, zygote=None):
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         # Read only when the selector says so, and never blocking: drain() may already have
         # read what a select() of serve() reported, and a blocking recv() would then wait for
         # a worker that waits for a request: the whole pool stalled.
         self.control.setblocking(False)
-        # The interpreter as the run names it (it may be a wrapper script), not sys.executable.
-        self.process = subprocess.Popen(
-            [python, "-B", script, "--pool-worker", str(theirs.fileno()), "--python", python],
-            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+        if zygote is not None:
+            self.process = None  # until the zygote says its pid
+            zygote.fork(self, theirs)
+        else:
+            # The interpreter as the run names it (it may be a wrapper script), not
+            # sys.executable.
+            self.process = subprocess.Popen(
+                [python, "-B", script, "--pool-worker", str(theirs.fileno()), "--python", python],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
         theirs.close()
         self.busy = False
         self.idle_since = idle_since
@@ -85,6 +182,43 @@ class Pool:
         self.workers = []
         self.ended = {}  # pid -> Popen.returncode of workers that are gone
         self.last_activity = time.monotonic()
+        self.zygote = None  # started with the first worker, where we can adopt its workers
+        self.zygote_failed = not _become_subreaper()
+
+    def new_worker(self):
+        """A worker forked from the zygote (started now if need be), else an interpreter."""
+        if self.zygote is None and not self.zygote_failed:
+            try:
+                self.zygote = Zygote(self.args.python, self.args.worker)
+                self.selector.register(self.zygote.control, selectors.EVENT_READ, self.zygote_said)
+            except OSError:
+                self.zygote_failed = True
+        if self.zygote is not None:
+            try:
+                return Worker(self.args.python, self.args.worker, self.last_activity, self.zygote)
+            except OSError:
+                self.zygote_gone()
+        return Worker(self.args.python, self.args.worker, self.last_activity)
+
+    def learn_forked_pids(self):
+        """Reads every pid the zygote has to tell, waiting a second at most: a worker forked
+        a moment ago may be the one a run asks about (its kernel ended it on import)."""
+        deadline = time.monotonic() + 1.0
+        while self.zygote is not None and self.zygote.waiting and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.zygote.control], [], [], 0.05)
+            if ready:
+                self.zygote_said(None)
+
+    def zygote_said(self, _):
+        if not self.zygote.heard():
+            self.zygote_gone()
+
+    def zygote_gone(self):
+        """The zygote ended: the workers it did not fork never say hello (their runs start
+        their own), and new workers are interpreters."""
+        self.selector.unregister(self.zygote.control)
+        self.zygote.stop()
+        self.zygote, self.zygote_failed = None, True
 
     def accept(self, _):
         try:
@@ -109,7 +243,7 @@ class Pool:
         worker = self.choose(_targets_of(message))
         try:
             if worker is None:
-                worker = Worker(self.args.python, self.args.worker, self.last_activity)
+                worker = self.new_worker()
                 self.workers.append(worker)
                 self.selector.register(worker.control, selectors.EVENT_READ, self.heard)
             worker.lease(message, fds)
@@ -125,8 +259,9 @@ class Pool:
             pid = int(message[len(STATUS):].strip())
         except ValueError:
             pid = -1
+        self.learn_forked_pids()
         code = self.ended.get(pid)
-        worker = next((w for w in self.workers if w.process.pid == pid), None)
+        worker = next((w for w in self.workers if w.process and w.process.pid == pid), None)
         if code is None and worker is not None:
             try:
                 code = worker.process.wait(timeout=3)
@@ -139,7 +274,12 @@ class Pool:
     def forget(self, worker):
         """A worker that is gone: its status is kept for a run that asks how it ended."""
         self.workers.remove(worker)
-        worker.process.wait()
+        if worker.process is None:
+            return  # forked by a zygote that never said its pid
+        try:
+            worker.process.wait()
+        except subprocess.TimeoutExpired:
+            return  # not our child after all
         self.ended[worker.process.pid] = worker.process.returncode
         while len(self.ended) > ENDED_KEPT:
             del self.ended[next(iter(self.ended))]
@@ -194,6 +334,8 @@ class Pool:
             now = time.monotonic()
             self.retire_idle(now)
             if not self.workers and now - self.last_activity >= self.args.idle:
+                if self.zygote is not None:
+                    self.zygote_gone()
                 return
             for key, _ in self.selector.select(timeout=1.0):
                 key.data(key.fileobj)
