@@ -1666,7 +1666,9 @@ def _next_lease(control):
     return fds
 
 
-def pool_worker(control_fd, lease, greet=True, pending=None):
+def pool_worker(control_fd, lease, greet=True, pending=None, imported_stamps=None):
+    """Serves leases until retired. `imported_stamps`: those of the modules a zygote imported
+    before forking this worker (they were loaded then, not now)."""
     import socket
     control = socket.socket(fileno=control_fd)
     PROCESS.control_fd = control_fd
@@ -1675,10 +1677,12 @@ def pool_worker(control_fd, lease, greet=True, pending=None):
         lease = _next_lease(control)
         if lease is None:
             return 0
+    if imported_stamps is not None and _stale(imported_stamps):
+        PROCESS.exec_fresh(lease, greet=True)  # Triton upgraded since the zygote imported it
     tap = StderrTap(*lease)
     _report_ends(tap)
     hello = _import_triton()
-    stamps = _installed_module_stamps()
+    stamps = {**_installed_module_stamps(), **(imported_stamps or {})}
     while True:
         serve(tap, hello, greet, pending)
         greet, pending = True, None
@@ -1722,6 +1726,7 @@ def zygote(control_fd):
     import socket
     control = socket.socket(fileno=control_fd)
     hello = _import_triton(warm_up_now=True)
+    imported_stamps = _installed_module_stamps()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 256, 3)
@@ -1732,7 +1737,7 @@ def zygote(control_fd):
         if message == FORK and len(fds) == 3:
             become = functools.partial(forked_worker, fds, hello)
         elif message == FORK_POOL_WORKER and len(fds) == 1:
-            become = functools.partial(forked_pool_worker, fds[0])
+            become = functools.partial(forked_pool_worker, fds[0], imported_stamps)
         else:
             for fd in fds:
                 os.close(fd)
@@ -1765,10 +1770,10 @@ def forked_worker(fds, hello):
         _REAL_EXIT(0)
 
 
-def forked_pool_worker(control_fd):
+def forked_pool_worker(control_fd, imported_stamps):
     """A pool worker forked by the pool's zygote: as one the pool started as an interpreter."""
     try:
-        pool_worker(control_fd, None)
+        pool_worker(control_fd, None, imported_stamps=imported_stamps)
     finally:
         _REAL_EXIT(0)
 
