@@ -10,7 +10,10 @@
 // dtype and device are checked (messages name the parameter), the launch goes on the current
 // stream of the tensors' device under a device guard, and the library's dispatcher picks the
 // variant (hints, tuned config) as for a C caller. A Meta implementation (nothing to compute: the
-// ops only write their arguments) lets torch.compile trace calls and opcheck run.
+// ops only write their arguments) lets torch.compile trace calls and opcheck run. Each is a boxed
+// function written out for the op rather than TORCH_BOX's: it reads the dispatcher's stack as
+// handles, asks torch through the shim's C functions, and deletes the handles it is given once,
+// so that a call allocates nothing.
 #pragma once
 
 #include "contract/diagnostic.h"

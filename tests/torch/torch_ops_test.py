@@ -1,7 +1,8 @@
 """The PyTorch operators of a triton-aot library (triton_add_torch_library, docs/torch.md): builds
 tests/torch/project against the torch of the first interpreter given (the oldest), then in every
 interpreter given (newer torch releases too: the stable C ABI's promise) loads the extension and
-checks the schemas and their mutation marks, each check's message, opcheck and a
+checks the schemas and their mutation marks, each check's message, that every call deletes the
+tensor handles it is given (use counts unchanged, errors too), opcheck and a
 torch.compile(fullgraph=True) trace over meta tensors, that Triton is never imported, and, where
 there is a GPU, every op against Triton's own launch of the same kernel and torch's computation
 (bit for bit), a CUDA graph of the ops replayed, and torch.compile (Inductor) against eager.
@@ -56,6 +57,8 @@ def check(library):
     found["errors"]["rank"] = error(lambda: torch.ops.kops_tma.tile_scale(meta(64), tile, 2.0, [2, 3, 1]))
     # Loading and calling the operators needs no Triton (opcheck and torch.compile below
     # import it themselves, as torch's own tooling)
+    found["errors"]["cpu_dtype"] = error(lambda: ops.add(x.half(), x, torch.empty(1000), 1000))
+    found["use_counts"] = use_counts(torch, ops, meta, error)
     found["triton_imported"] = "triton" in sys.modules
     # opcheck: schema, fake tensors, the mutation marks against what the Meta kernel does
     torch.library.opcheck(ops.add, (meta(1000), meta(1000), meta(1000), 1000))
@@ -73,6 +76,22 @@ def check(library):
     if torch.cuda.is_available():
         found.update(gpu_checks(torch, ops))
     print(json.dumps(found))
+
+
+def use_counts(torch, ops, meta, error):
+    """The dispatcher hands an op a new handle for each tensor argument (and the grid's list),
+    which the op deletes once, whether it returns or raises: calls that launch nothing (Meta,
+    CPU tensors), return and raise, leave each tensor's use count as it was. [before, after]."""
+    held = [torch.ones(8), torch.ones(8, dtype=torch.float16), meta(8), meta(8, torch.float16),
+            meta(64, torch.float16)]
+    before = [t._use_count() for t in held]
+    error(lambda: ops.add(held[0], held[0], held[0], 8))   # on the GPU: no
+    error(lambda: ops.add(held[1], held[0], held[0], 8))   # the dtype
+    ops.add(held[2], held[2], held[2], 8)
+    error(lambda: ops.add(held[3], held[2], held[2], 8))
+    ops.scale_rows(held[4], held[4], 8, 2.0, 0.5, True, [8, 1, 1])
+    error(lambda: ops.scale_rows(held[1], held[1], 8, 2.0, 0.5, True, [8, 1, 1]))
+    return [before, [t._use_count() for t in held]]
 
 
 def gpu_checks(torch, ops):
@@ -118,7 +137,11 @@ def gpu_checks(torch, ops):
 
     names = ("add", "scale_rows", "histogram")
     x = inputs(1)
+    counts_before = {key: t._use_count() for key, t in x.items()}
     mine, theirs = through_ops(x), through_triton(x)
+    # the launches delete the handles the dispatcher gave them, as the checks without a GPU do
+    counts_after = {key: t._use_count() for key, t in x.items()}
+    found["launch_use_counts_equal"] = counts_before == counts_after
     reference = (x["a"] + x["b"],
                  torch.relu(x["rows"].float() * 1.5 - 0.25).half(),
                  torch.bincount(x["values"], minlength=16).int())
@@ -219,6 +242,7 @@ def main():
             "schemas": SCHEMAS,
             "cpu": "kops::add: x_ptr must be a tensor on the GPU",
             "dtype": "kops::add: x_ptr must be a tensor of fp32 elements (the kernel's type)",
+            "cpu_dtype": "kops::add: x_ptr must be a tensor of fp32 elements (the kernel's type)",
             "rank": "kops_tma::tile_scale: in_desc must be a 2-dimensional tensor (the kernel's "
                     "tensor descriptor), not 1-dimensional",
         }
@@ -226,10 +250,14 @@ def main():
             failures.append(f"{python}: schemas {found['schemas']} != {SCHEMAS}")
         if found["tma_schema"] != TMA_SCHEMA:
             failures.append(f"{python}: schema {found['tma_schema']} != {TMA_SCHEMA}")
-        for key in ("cpu", "dtype", "rank"):
+        for key in ("cpu", "dtype", "cpu_dtype", "rank"):
             if not (found["errors"][key] or "").endswith(expected[key]):
                 failures.append(f"{python}: the {key} error is {found['errors'][key]!r}, expected "
                                 f"one ending {expected[key]!r}")
+        before, after = found["use_counts"]
+        if before != after:
+            failures.append(f"{python}: the ops' calls changed their tensors' use counts from "
+                            f"{before} to {after}: a handle not deleted, or deleted twice")
         if found["triton_imported"]:
             failures.append(f"{python}: loading and calling the operators imported Triton")
         if found["compiled_shape"] != [1000]:

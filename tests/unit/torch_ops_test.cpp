@@ -47,8 +47,37 @@ TEST(TorchOps, TheSchemaMarksWhatTheKernelWritesAndUnknownAsWritten) {
                          "float h, bool flag, int[3] grid) -> ()\");"),
             std::string::npos)
       << *source;
+  // A boxed function per op: the tensors and the grid taken off the stack (handles the op owns
+  // and deletes), then the scalars, each from its schema argument's place; no TORCH_BOX.
+  EXPECT_NE(source->find("void tta_k_cuda(StableIValue *tta_stack, uint64_t tta_num_args, "
+                         "uint64_t tta_num_outputs) {\n  const char *op = \"ns::k\";\n"
+                         "  checkStack(tta_num_args, tta_num_outputs, 8);\n"
+                         "  const TensorArg x(tta_stack[0]), out(tta_stack[1]), "
+                         "acc(tta_stack[2]);\n"
+                         "  const IntListArg grid(tta_stack[7]);\n"
+                         "  const int64_t n = torch::stable::detail::to<int64_t>(tta_stack[3]);\n"
+                         "  const double eps = torch::stable::detail::to<double>(tta_stack[4]);\n"
+                         "  const double h = torch::stable::detail::to<double>(tta_stack[5]);\n"
+                         "  const bool flag = torch::stable::detail::to<bool>(tta_stack[6]);\n"),
+            std::string::npos)
+      << *source;
+  // The Meta function takes the tensors and the grid (to delete them) but not the scalars.
+  EXPECT_NE(source->find("  checkStack(tta_num_args, tta_num_outputs, 8);\n"
+                         "  const TensorArg x(tta_stack[0]), out(tta_stack[1]), "
+                         "acc(tta_stack[2]);\n"
+                         "  const IntListArg grid(tta_stack[7]);\n"
+                         "  checkTensor(op, \"x\", x, kHalf, \"fp16\", nullptr);\n"),
+            std::string::npos)
+      << *source;
+  EXPECT_EQ(source->find("TORCH_BOX("), std::string::npos);
+  EXPECT_NE(source->find("m.impl(\"k\", &tta_k_cuda);"), std::string::npos);
+  EXPECT_NE(source->find("m.impl(\"k\", &tta_k_meta);"), std::string::npos);
+  // Each dtype's number asked of torch once, at load, whatever the number of tensors of it.
+  EXPECT_NE(source->find("const int32_t kHalf = aoti_torch_dtype_float16();\n"
+                         "const int32_t kInt = aoti_torch_dtype_int32();\n"),
+            std::string::npos);
   // Each tensor checked by name and dtype; scalars converted to the C API's exact types.
-  EXPECT_NE(source->find("checkTensor(op, \"x\", x, ScalarType::Half, \"fp16\", &device);"),
+  EXPECT_NE(source->find("checkTensor(op, \"x\", x, kHalf, \"fp16\", &device);"),
             std::string::npos);
   EXPECT_NE(source->find("checkedInt<int64_t>(op, \"n\", n)"), std::string::npos);
   EXPECT_NE(source->find("static_cast<float>(eps)"), std::string::npos);
@@ -90,11 +119,11 @@ TEST(TorchOps, ATensorDescriptorIsOneTensorItsShapeAndStridesFromIt) {
   EXPECT_NE(source->find("m.def(\"k(Tensor a_desc, Tensor(a!) c_desc, int K) -> ()\");"),
             std::string::npos)
       << *source;
-  EXPECT_NE(source->find("checkTensor(op, \"a_desc\", a_desc_base, ScalarType::Half, \"fp16\", "
+  EXPECT_NE(source->find("checkTensor(op, \"a_desc\", a_desc_base, kHalf, \"fp16\", "
                          "&device);\n  checkRank(op, \"a_desc\", a_desc_base, 2);"),
             std::string::npos)
       << *source;
-  EXPECT_NE(source->find("checkTensor(op, \"c_desc\", c_desc_base, ScalarType::BFloat16, \"bf16\", "
+  EXPECT_NE(source->find("checkTensor(op, \"c_desc\", c_desc_base, kBFloat16, \"bf16\", "
                          "nullptr);\n  checkRank(op, \"c_desc\", c_desc_base, 3);"),
             std::string::npos)
       << "the Meta function checks the rank too\n"
@@ -105,6 +134,16 @@ TEST(TorchOps, ATensorDescriptorIsOneTensorItsShapeAndStridesFromIt) {
                          "c_desc_base.data_ptr(), c_desc_base.size(0), c_desc_base.size(1), "
                          "c_desc_base.size(2), c_desc_base.stride(0), c_desc_base.stride(1), "
                          "c_desc_base.stride(2), checkedInt<int32_t>(op, \"K\", K));"),
+            std::string::npos)
+      << *source;
+}
+
+TEST(TorchOps, AKernelWithoutArgumentsIsCalledWithTheStreamAlone) {
+  auto source = torchOpsSource(library({}), "ns");
+  ASSERT_TRUE(source) << source.error().message;
+  EXPECT_NE(source->find("lib_k(stream);"), std::string::npos) << *source;
+  // Nothing to take off the stack: the stack named unused (the ops compile with -Wextra).
+  EXPECT_NE(source->find("checkStack(tta_num_args, tta_num_outputs, 0);\n  (void)tta_stack;\n"),
             std::string::npos)
       << *source;
 }
