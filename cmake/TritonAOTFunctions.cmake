@@ -363,6 +363,7 @@ function(triton_add_library target)
   # or inside a superbuild, from any checkout directory (docs/reproducible.md).
   set_property(TARGET ${target} PROPERTY _TRITON_AOT_SOURCE_ROOT "${PROJECT_SOURCE_DIR}")
   _triton_aot_reproducible_c(${target})
+  _triton_aot_optimized(${target})
   # The tuning table lives in the source tree, to be committed (docs/tuning.md).
   if(NOT arg_TUNING_TABLE)
     set(arg_TUNING_TABLE "${target}.tuning.json")
@@ -377,6 +378,17 @@ endfunction()
 # The generated library's C compiled without the source and build directories in it (debug
 # information's file and directory names, __FILE__), as -ffile-prefix-map does, where the
 # compiler has it (GCC 8+, Clang 10+). Only on this target: the project's own code is its own.
+# The generated code (a library's dispatcher, its operators' glue) is on every launch's path: a
+# single-configuration build that names no build type would compile it with no -O at all
+# (CMake's default), so it gets -O2 there. A build type, or the user's own flags, decide
+# otherwise.
+function(_triton_aot_optimized target)
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(NOT multi_config AND NOT CMAKE_BUILD_TYPE)
+    target_compile_options(${target} PRIVATE -O2)
+  endif()
+endfunction()
+
 function(_triton_aot_reproducible_c target)
   if(NOT DEFINED _TRITON_AOT_HAVE_FILE_PREFIX_MAP)
     include(CheckCCompilerFlag)

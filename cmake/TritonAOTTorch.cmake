@@ -81,6 +81,7 @@ function(triton_add_torch_library target)
   # already when torch.ops.load_library() opens the operators, whichever release it is.
   target_include_directories(${target} SYSTEM PRIVATE "${torch_dir}/include")
   target_compile_definitions(${target} PRIVATE USE_CUDA)
+  _triton_aot_optimized(${target})
   target_link_libraries(${target} PRIVATE ${arg_KERNELS} "${torch_lib}/libtorch_cpu.so"
                                           "${torch_lib}/libc10.so" "${gpu_lib}")
   set_target_properties(${target} PROPERTIES

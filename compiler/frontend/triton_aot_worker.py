@@ -1726,6 +1726,10 @@ def zygote(control_fd):
     import socket
     control = socket.socket(fileno=control_fd)
     hello = _import_triton(warm_up_now=True)
+    try:
+        A.warm_up_compiler()
+    except Exception:
+        pass  # each worker's first compile does it again and reports what fails
     imported_stamps = _installed_module_stamps()
     while True:
         try:
