@@ -37,7 +37,7 @@ for name in "$@"; do
   case $name in
   floor)
     part floor "$PYTHON" bench/floor_bench.py --tool "$INSTALL/bin/triton-aot-cc" \
-      --python "$PYTHON" --jobs 16 2 --repeat 3 --flows ${FLOOR_FLOWS:-edited fresh pool coldpool} \
+      --python "$PYTHON" --jobs 16 2 --repeat ${FLOOR_REPEAT:-3} --flows ${FLOOR_FLOWS:-edited fresh pool coldpool} \
       --csv "$OUT/floor.csv" ;;
   upstream)
     part upstream env PYTHONPATH="$ROOT/build/upstream/pytest-lib" "$PYTHON" \

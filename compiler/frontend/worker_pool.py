@@ -32,6 +32,7 @@ LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
 # A run whose leased worker died asks how it ended (the pool reaped it, not the run): then the
 # worker's pid and a newline; answered "exited N", "signaled N" or "unknown".
 STATUS = b"status 1 "
+KEY = "TRITON_AOT_TRITON_KEY"  # Triton's key, which a run passes to its workers
 ENDED_KEPT = 64  # how many ended workers' statuses are remembered for such questions
 # Beyond this many workers, a run takes an idle worker bound to another target (which then
 # starts afresh) rather than a new one: each holds its imports (torch: about 1 GB).
@@ -78,12 +79,15 @@ class Zygote:
     frontend-protocol.md, "Workers forked from a zygote"). It tells each worker's pid, in the
     order they were asked for, on its socket."""
 
-    def __init__(self, python, script):
+    def __init__(self, python, script, triton_key):
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Triton's key as the first lease's run passes it to its workers: without it the
+        # zygote would hash Triton's files (0.3 s) before it forks the first worker.
+        environment = dict(os.environ, **({KEY: triton_key} if triton_key else {}))
         self.process = subprocess.Popen(
             [python, "-B", script, "--zygote", str(theirs.fileno()), "--python", python],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+            stderr=subprocess.DEVNULL, env=environment)
         theirs.close()
         self.control.setblocking(False)
         self.waiting = []  # workers forked, their pids not told yet
@@ -185,11 +189,12 @@ class Pool:
         self.zygote = None  # started with the first worker, where we can adopt its workers
         self.zygote_failed = not _become_subreaper()
 
-    def new_worker(self):
+    def new_worker(self, lease):
         """A worker forked from the zygote (started now if need be), else an interpreter."""
         if self.zygote is None and not self.zygote_failed:
             try:
-                self.zygote = Zygote(self.args.python, self.args.worker)
+                self.zygote = Zygote(self.args.python, self.args.worker,
+                                     _environment_of(lease).get(KEY))
                 self.selector.register(self.zygote.control, selectors.EVENT_READ, self.zygote_said)
             except OSError:
                 self.zygote_failed = True
@@ -243,7 +248,7 @@ class Pool:
         worker = self.choose(_targets_of(message))
         try:
             if worker is None:
-                worker = self.new_worker()
+                worker = self.new_worker(message)
                 self.workers.append(worker)
                 self.selector.register(worker.control, selectors.EVENT_READ, self.heard)
             worker.lease(message, fds)
@@ -339,6 +344,15 @@ class Pool:
                 return
             for key, _ in self.selector.select(timeout=1.0):
                 key.data(key.fileobj)
+
+
+def _environment_of(lease):
+    """What a lease's run sets in its workers' environment (its settings' "environment")."""
+    try:
+        environment = json.loads(lease[len(LEASE):]).get("environment")
+    except (ValueError, AttributeError):
+        return {}
+    return environment if isinstance(environment, dict) else {}
 
 
 def _targets_of(lease):
