@@ -676,8 +676,11 @@ Expected<nlohmann::json> WorkerPool::start(int count) {
       if (!spawned)
         return spawned.takeError();
     }
-    // Wait for every hello: the first request would wait for it anyway.
+    // Wait for the first hello only: forked from the zygote one after another, the others say
+    // theirs while the first compiles, and each gets its first request as it does.
+    awaitingFirstHello_ = true;
     Status waited = run({}, {});
+    awaitingFirstHello_ = false;
     if (!waited)
       return waited.takeError();
   }
@@ -746,7 +749,8 @@ Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &a
     // Answers are handled once their workers have their next request: a worker never waits
     // on the run's storing of another answer.
     deliver(answered, onResponse);
-    if (pending.empty() && inFlight == 0 && startingCount() == 0)
+    if (pending.empty() && inFlight == 0 &&
+        (startingCount() == 0 || (awaitingFirstHello_ && !hello_.is_null())))
       return ok();
 
     std::vector<pollfd> fds;

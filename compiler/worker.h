@@ -57,7 +57,7 @@ public:
   WorkerPool(const WorkerPool &) = delete;
   WorkerPool &operator=(const WorkerPool &) = delete;
 
-  /// Starts \p count workers now (import Triton in parallel) and returns the first hello.
+  /// Starts \p count workers now and returns the first hello (the others say theirs later).
   /// Errors: the interpreter cannot be started, or it exited before saying hello.
   Expected<nlohmann::json> start(int count);
 
@@ -111,6 +111,7 @@ private:
   pid_t zygotePid_ = -1;
   int zygoteControl_ = -1;     ///< our end of its socket: fork requests
   bool zygoteGivenUp_ = false; ///< the zygote failed once: start interpreters from now on
+  bool awaitingFirstHello_ = false; ///< start(): run() returns at the first hello
 };
 
 } // namespace tta

@@ -261,31 +261,6 @@ def warm_up():
         triton_key()
 
 
-# Representative targets of each backend, for warm_up_compiler().
-_WARM_UP_TARGETS = (GPUTarget("cuda", 90, 32), GPUTarget("hip", "gfx942", 64))
-
-
-def warm_up_compiler():
-    """Triton's setup on a process's first compile, done once in a zygote before it forks the
-    workers instead of in each of them (0.15 s of a first CUDA compile on the GPU host): the
-    code generator's imports, LLVM's targets, the MLIR dialects, each backend's dialects and
-    hash (ptxas's version). Leaves no thread running. Best effort: what fails here, the first
-    compile does again and reports."""
-    from triton._C.libtriton import ir, llvm
-    import triton.compiler.code_generator  # noqa: F401  (imported by the first compile)
-    context = ir.context()
-    ir.load_dialects(context)
-    for target in _WARM_UP_TARGETS:
-        try:
-            backend = make_backend(target)
-            backend.load_dialects(context)
-            backend.hash()
-        except Exception:
-            pass  # a backend this Triton has not (a CUDA-only build)
-    del context
-    llvm.init_targets()
-
-
 # ---------------------------------------------------------------------------------------------
 # Targets and options
 

@@ -1725,12 +1725,12 @@ _REAL_EXIT = os._exit  # a forked worker's end is no os._exit() of a kernel's (_
 def zygote(control_fd):
     import socket
     control = socket.socket(fileno=control_fd)
+    # Triton's first-compile setup is left to the workers: done here before the first fork
+    # (0.2 s on the GPU host) it delayed every worker more than it saved the first compiles.
     hello = _import_triton(warm_up_now=True)
-    try:
-        A.warm_up_compiler()
-    except Exception:
-        pass  # each worker's first compile does it again and reports what fails
     imported_stamps = _installed_module_stamps()
+    import gc
+    gc.freeze()  # the collector of a worker then never touches (and copies) what it inherited
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 256, 3)
