@@ -390,28 +390,12 @@ Expected<WorkerProcess *> WorkerPool::forkFromZygote() {
     return makeError(ExitCode::EnvironmentError,
                      "cannot create pipes for the frontend worker: " + errnoText(errno));
   // "fork 1\n" with the three fds a spawned worker would have as stdin, stdout and stderr.
-  char message[] = "fork 1\n";
-  iovec data{message, sizeof message - 1};
   const int theirs[3] = {in[0], out[1], err[1]};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof theirs)] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  cmsghdr *rights = CMSG_FIRSTHDR(&header);
-  rights->cmsg_level = SOL_SOCKET;
-  rights->cmsg_type = SCM_RIGHTS;
-  rights->cmsg_len = CMSG_LEN(sizeof theirs);
-  std::memcpy(CMSG_DATA(rights), theirs, sizeof theirs);
-  ssize_t sent;
-  do
-    sent = ::sendmsg(zygoteControl_, &header, MSG_NOSIGNAL);
-  while (sent < 0 && errno == EINTR);
+  const bool sent = sendWithFds(zygoteControl_, "fork 1\n", theirs);
   const int sendError = errno;
   for (int fd : theirs)
     ::close(fd);
-  if (sent != static_cast<ssize_t>(data.iov_len)) {
+  if (!sent) {
     for (int fd : {in[1], out[0], err[0]})
       ::close(fd);
     return makeError(ExitCode::EnvironmentError,

@@ -115,9 +115,14 @@ Status startPool(const std::string &socket, const std::string &python,
 
 /// Sends the worker's ends of the three pipes to the pool, with what the run sets itself.
 bool sendLease(int connection, const int fds[3], const std::string &settings) {
-  std::string text = kLeaseHeader + settings + '\n';
-  char control[CMSG_SPACE(3 * sizeof(int))] = {};
-  iovec data{text.data(), text.size()};
+  return sendWithFds(connection, kLeaseHeader + settings + '\n', fds);
+}
+
+} // namespace
+
+bool sendWithFds(int socket, std::string_view text, const int fds[3]) {
+  alignas(cmsghdr) char control[CMSG_SPACE(3 * sizeof(int))] = {};
+  iovec data{const_cast<char *>(text.data()), text.size()};
   msghdr message{};
   message.msg_iov = &data;
   message.msg_iovlen = 1;
@@ -130,12 +135,10 @@ bool sendLease(int connection, const int fds[3], const std::string &settings) {
   std::memcpy(CMSG_DATA(header), fds, 3 * sizeof(int));
   ssize_t sent;
   do
-    sent = ::sendmsg(connection, &message, MSG_NOSIGNAL);
+    sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
   while (sent < 0 && errno == EINTR);
-  return sent == static_cast<ssize_t>(data.iov_len);
+  return sent == static_cast<ssize_t>(text.size());
 }
-
-} // namespace
 
 Expected<std::string> workerPoolDirectory() {
   fs::path directory;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tta {
@@ -45,6 +46,11 @@ Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string 
                                    const std::string &workerScript, int idleSeconds,
                                    const std::vector<std::string> &environment,
                                    const nlohmann::json &runSettings);
+
+/// Sends \p text and three fds (SCM_RIGHTS) in one message on the Unix socket \p socket, as a
+/// lease to the pool and a fork request to the zygote are sent. False when it could not (errno
+/// says why); the fds stay ours either way.
+bool sendWithFds(int socket, std::string_view text, const int fds[3]);
 
 /// How a process ended, as far as the run could learn it.
 struct WorkerEnd {
