@@ -281,20 +281,33 @@ Status readSpecializeFields(const nlohmann::json &entry, const std::string &wher
   return ok();
 }
 
-Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
-                                               const std::vector<Target> &defaultTargets) {
+namespace {
+
+/// A usage error in the spec file \p path.
+Diagnostic specError(const std::string &path, const std::string &message) {
+  Diagnostic diag = usage(message);
+  diag.file = path;
+  return diag;
+}
+
+/// \p diag, placed in the spec file \p path.
+Diagnostic inSpecFile(const std::string &path, Diagnostic diag) {
+  diag.file = path;
+  return diag;
+}
+
+/// The spec file's JSON; a syntax error is placed at its line and column.
+Expected<nlohmann::json> readSpecJson(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return usage("cannot read spec file '" + path + "': " + std::strerror(errno));
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();
-  nlohmann::json spec;
   try {
-    spec = nlohmann::json::parse(text);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error &e) {
-    Diagnostic diag = usage("spec file is not valid JSON: " + std::string(e.what()));
-    diag.file = path;
+    Diagnostic diag = specError(path, "spec file is not valid JSON: " + std::string(e.what()));
     // Turn the byte offset into a line and column.
     std::size_t offset = std::min<std::size_t>(e.byte ? e.byte - 1 : 0, text.size());
     diag.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
@@ -303,166 +316,190 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
     diag.column = static_cast<int>(offset - lineStart) + 1;
     return diag;
   } catch (const nlohmann::json::exception &e) {   // out_of_range: a number beyond a double
-    Diagnostic diag = usage("spec file is not valid JSON: " + std::string(e.what()));
-    diag.file = path;
-    return diag;
+    return specError(path, "spec file is not valid JSON: " + std::string(e.what()));
   }
+}
 
-  auto fail = [&](const std::string &message) {
-    Diagnostic diag = usage(message);
-    diag.file = path;
-    return diag;
-  };
-  auto stringList = [&](const nlohmann::json &value, const std::string &field,
-                        std::vector<std::string> &out) -> Status {
-    if (value.is_string()) {
-      out.push_back(value.get<std::string>());
-      return ok();
-    }
-    if (!value.is_array())
-      return fail(field + ": expected a string or a list of strings");
-    for (const auto &item : value) {
-      if (!item.is_string())
-        return fail(field + ": expected a string or a list of strings");
-      out.push_back(item.get<std::string>());
-    }
+/// A spec field that is a string or a list of strings, appended to \p out.
+Status specStrings(const std::string &path, const nlohmann::json &value, const std::string &field,
+                   std::vector<std::string> &out) {
+  if (value.is_string()) {
+    out.push_back(value.get<std::string>());
     return ok();
-  };
+  }
+  if (!value.is_array())
+    return specError(path, field + ": expected a string or a list of strings");
+  for (const auto &item : value) {
+    if (!item.is_string())
+      return specError(path, field + ": expected a string or a list of strings");
+    out.push_back(item.get<std::string>());
+  }
+  return ok();
+}
 
-  if (!spec.is_object() || !spec.contains("kernels") || !spec["kernels"].is_array())
-    return fail("a spec file is a JSON object with a \"kernels\" list");
-  std::vector<Target> fileTargets = defaultTargets;
-  if (spec.contains("targets")) {
-    std::vector<std::string> names;
-    if (Status s = stringList(spec["targets"], "targets", names); !s)
+/// A spec file's targets, "targets" of the file or of a kernel.
+Expected<std::vector<Target>> specTargets(const std::string &path, const nlohmann::json &value,
+                                          const std::string &field) {
+  std::vector<std::string> names;
+  if (Status s = specStrings(path, value, field, names); !s)
+    return s.takeError();
+  return parseAll<Target>(names, parseTarget, "target", path);
+}
+
+/// A spec file kernel's "heuristics" ({"NAME": "C expression"}) and "heuristic_values"
+/// ({"NAME": [256, 512]}).
+Status readHeuristicFields(const nlohmann::json &entry, const std::string &where,
+                           const std::string &path, KernelSpec &kernel) {
+  for (const std::string field : {"heuristics", "heuristic_values"}) {
+    if (!entry.contains(field))
+      continue;
+    if (!entry[field].is_object())
+      return specError(path, where + "." + field + ": expected an object keyed by heuristic name");
+    const bool expressions = field == "heuristics";
+    for (const auto &[name, value] : entry[field].items()) {
+      std::string assignment = name + "=";
+      if (expressions && value.is_string()) {
+        assignment += value.get<std::string>();
+      } else if (!expressions && value.is_array()) {
+        for (std::size_t i = 0; i < value.size(); ++i)
+          assignment += (i ? "," : "") + value[i].dump();
+      } else {
+        return specError(path, where + "." + field + "." + name + ": expected " +
+                                   (expressions ? "a string" : "an array of integers"));
+      }
+      Status added = expressions ? addHeuristicOverride(assignment, kernel.heuristics)
+                                 : addHeuristicValues(assignment, kernel.heuristics);
+      if (!added)
+        return inSpecFile(path, added.takeError());
+    }
+  }
+  return ok();
+}
+
+/// The fields a spec file's kernel may have; its "unknown field" message lists them but the
+/// old spelling "signature".
+const std::vector<std::string> kSpecKernelFields = {
+    "source", "function", "name", "signatures", "signature", "configs", "grid", "targets",
+    "heuristics", "heuristic_values", "drop_pre_hooks", "specialize_for", "specialize_args"};
+const std::string kSpecFieldsListed = [] {
+  std::string listed;
+  for (const std::string &field : kSpecKernelFields)
+    if (field != "signature")
+      listed += (listed.empty() ? "" : ", ") + field;
+  return listed;
+}();
+
+/// One kernel of a spec file (\p where: "kernels[3]"), its source relative to \p base.
+Expected<KernelSpec> readSpecKernel(const nlohmann::json &entry, const std::string &where,
+                                    const std::string &path, const fs::path &base,
+                                    const std::vector<Target> &fileTargets) {
+  if (!entry.is_object())
+    return specError(path, where + ": expected an object");
+  for (const auto &[key, value] : entry.items())
+    if (std::find(kSpecKernelFields.begin(), kSpecKernelFields.end(), key) ==
+        kSpecKernelFields.end())
+      return specError(path, where + ": unknown field '" + key + "'; expected " +
+                                 kSpecFieldsListed);
+  if (!entry.contains("source") || !entry["source"].is_string())
+    return specError(path, where + ": missing \"source\" (the kernel file)");
+  KernelSpec kernel;
+  kernel.origin = path;
+  kernel.source = entry["source"].get<std::string>();
+  kernel.sourcePath = (base / kernel.source).lexically_normal();
+  auto kind = sourceKindOf(kernel.sourcePath);
+  if (!kind)
+    return specError(path, where + ": " + kind.error().message);
+  kernel.sourceKind = *kind;
+  for (const char *field : {"function", "name"})
+    if (entry.contains(field) && !entry[field].is_string())
+      return specError(path, where + "." + field + ": expected a string");
+  kernel.function = entry.value("function", "");
+  kernel.name = entry.value("name", kernel.function);
+  if (kernel.sourceKind == "python" && kernel.function.empty())
+    return specError(path, where + ": missing \"function\" (the @triton.jit function to compile)");
+
+  std::vector<std::string> texts;
+  for (const char *field : {"signatures", "signature"})
+    if (entry.contains(field))
+      if (Status s = specStrings(path, entry[field], where + "." + field, texts); !s)
+        return s.takeError();
+  if (texts.empty() && kernel.sourceKind == "python")
+    return specError(path, where + ": missing \"signatures\"");
+  auto signatures = parseAll<Signature>(texts, parseSignature, "signature", path);
+  if (!signatures)
+    return signatures.takeError();
+  kernel.signatures = *signatures;
+
+  texts.clear();
+  if (entry.contains("configs"))
+    if (Status s = specStrings(path, entry["configs"], where + ".configs", texts); !s)
       return s.takeError();
-    auto parsed = parseAll<Target>(names, parseTarget, "target", path);
-    if (!parsed)
-      return parsed.takeError();
-    fileTargets = *parsed;
+  auto configs = parseAll<Config>(texts, parseConfig, "config", path);
+  if (!configs)
+    return configs.takeError();
+  kernel.configs = withDefaults(*configs, std::nullopt, std::nullopt);
+  kernel.configsFromDecorator = texts.empty();
+  if (entry.contains("drop_pre_hooks") && !entry["drop_pre_hooks"].is_boolean())
+    return specError(path, where + ".drop_pre_hooks: expected true or false");
+  kernel.dropPreHooks = entry.value("drop_pre_hooks", false);
+
+  if (Status st = readHeuristicFields(entry, where, path, kernel); !st)
+    return st.takeError();
+  if (Status st = readSpecializeFields(entry, where, path, kernel.specialize); !st)
+    return st.takeError();
+
+  // No grid: the caller passes it to the entry point.
+  texts.clear();
+  if (entry.contains("grid")) {
+    if (Status s = specStrings(path, entry["grid"], where + ".grid", texts); !s)
+      return s.takeError();
+    auto grid = texts.size() == 1 ? parseGrid(texts[0]) : parseGrid(texts);
+    if (!grid)
+      return inSpecFile(path, grid.takeError());
+    kernel.grid = *grid;
   }
 
+  kernel.targets = fileTargets;
+  if (entry.contains("targets")) {
+    auto targets = specTargets(path, entry["targets"], where + ".targets");
+    if (!targets)
+      return targets.takeError();
+    kernel.targets = *targets;
+  }
+  if (kernel.targets.empty())
+    return specError(path, where + ": no targets: add \"targets\" to the kernel or the file, or "
+                                   "pass --target");
+  return kernel;
+}
+
+} // namespace
+
+Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
+                                               const std::vector<Target> &defaultTargets) {
+  auto spec = readSpecJson(path);
+  if (!spec)
+    return spec.takeError();
+  if (!spec->is_object() || !spec->contains("kernels") || !(*spec)["kernels"].is_array())
+    return specError(path, "a spec file is a JSON object with a \"kernels\" list");
+  std::vector<Target> fileTargets = defaultTargets;
+  if (spec->contains("targets")) {
+    auto targets = specTargets(path, (*spec)["targets"], "targets");
+    if (!targets)
+      return targets.takeError();
+    fileTargets = *targets;
+  }
   const fs::path base = fs::absolute(path).parent_path();
-  const std::set<std::string> known = {"source", "function", "name", "signatures", "signature",
-                                       "configs", "grid", "targets", "heuristics",
-                                       "heuristic_values", "drop_pre_hooks", "specialize_for",
-                                       "specialize_args"};
   std::vector<KernelSpec> kernels;
-  for (std::size_t k = 0; k < spec["kernels"].size(); ++k) {
-    const nlohmann::json &entry = spec["kernels"][k];
-    const std::string where = "kernels[" + std::to_string(k) + "]";
-    if (!entry.is_object())
-      return fail(where + ": expected an object");
-    for (const auto &[key, value] : entry.items())
-      if (!known.count(key))
-        return fail(where + ": unknown field '" + key +
-                    "'; expected source, function, name, signatures, configs, grid, targets, "
-                    "heuristics, heuristic_values, drop_pre_hooks, specialize_for, "
-                    "specialize_args");
-    if (!entry.contains("source") || !entry["source"].is_string())
-      return fail(where + ": missing \"source\" (the kernel file)");
-    KernelSpec kernel;
-    kernel.origin = path;
-    kernel.source = entry["source"].get<std::string>();
-    kernel.sourcePath = (base / kernel.source).lexically_normal();
-    auto kind = sourceKindOf(kernel.sourcePath);
-    if (!kind)
-      return fail(where + ": " + kind.error().message);
-    kernel.sourceKind = *kind;
-    for (const char *field : {"function", "name"})
-      if (entry.contains(field) && !entry[field].is_string())
-        return fail(where + "." + field + ": expected a string");
-    kernel.function = entry.value("function", "");
-    kernel.name = entry.value("name", kernel.function);
-    if (kernel.sourceKind == "python" && kernel.function.empty())
-      return fail(where + ": missing \"function\" (the @triton.jit function to compile)");
-
-    std::vector<std::string> texts;
-    for (const char *field : {"signatures", "signature"})
-      if (entry.contains(field))
-        if (Status s = stringList(entry[field], where + "." + field, texts); !s)
-          return s.takeError();
-    if (texts.empty() && kernel.sourceKind == "python")
-      return fail(where + ": missing \"signatures\"");
-    auto signatures = parseAll<Signature>(texts, parseSignature, "signature", path);
-    if (!signatures)
-      return signatures.takeError();
-    kernel.signatures = *signatures;
-
-    texts.clear();
-    if (entry.contains("configs"))
-      if (Status s = stringList(entry["configs"], where + ".configs", texts); !s)
-        return s.takeError();
-    auto configs = parseAll<Config>(texts, parseConfig, "config", path);
-    if (!configs)
-      return configs.takeError();
-    kernel.configs = withDefaults(*configs, std::nullopt, std::nullopt);
-    kernel.configsFromDecorator = texts.empty();
-    if (entry.contains("drop_pre_hooks") && !entry["drop_pre_hooks"].is_boolean())
-      return fail(where + ".drop_pre_hooks: expected true or false");
-    kernel.dropPreHooks = entry.value("drop_pre_hooks", false);
-
-    // "heuristics": {"NAME": "C expression"}, "heuristic_values": {"NAME": [256, 512]}.
-    for (const char *field : {"heuristics", "heuristic_values"}) {
-      if (!entry.contains(field))
-        continue;
-      if (!entry[field].is_object())
-        return fail(where + "." + field + ": expected an object keyed by heuristic name");
-      for (const auto &[name, value] : entry[field].items()) {
-        std::string assignment = name + "=";
-        if (std::string(field) == "heuristics" && value.is_string()) {
-          assignment += value.get<std::string>();
-        } else if (std::string(field) == "heuristic_values" && value.is_array()) {
-          for (std::size_t i = 0; i < value.size(); ++i)
-            assignment += (i ? "," : "") + value[i].dump();
-        } else {
-          return fail(where + "." + field + "." + name + ": expected " +
-                      (std::string(field) == "heuristics" ? "a string" : "an array of integers"));
-        }
-        Status added = std::string(field) == "heuristics"
-                           ? addHeuristicOverride(assignment, kernel.heuristics)
-                           : addHeuristicValues(assignment, kernel.heuristics);
-        if (!added) {
-          Diagnostic diag = added.takeError();
-          diag.file = path;
-          return diag;
-        }
-      }
-    }
-
-    if (Status st = readSpecializeFields(entry, where, path, kernel.specialize); !st)
-      return st.takeError();
-
-    // No grid: the caller passes it to the entry point.
-    texts.clear();
-    if (entry.contains("grid")) {
-      if (Status s = stringList(entry["grid"], where + ".grid", texts); !s)
-        return s.takeError();
-      auto grid = texts.size() == 1 ? parseGrid(texts[0]) : parseGrid(texts);
-      if (!grid) {
-        Diagnostic diag = grid.takeError();
-        diag.file = path;
-        return diag;
-      }
-      kernel.grid = *grid;
-    }
-
-    kernel.targets = fileTargets;
-    if (entry.contains("targets")) {
-      texts.clear();
-      if (Status s = stringList(entry["targets"], where + ".targets", texts); !s)
-        return s.takeError();
-      auto targets = parseAll<Target>(texts, parseTarget, "target", path);
-      if (!targets)
-        return targets.takeError();
-      kernel.targets = *targets;
-    }
-    if (kernel.targets.empty())
-      return fail(where + ": no targets: add \"targets\" to the kernel or the file, or pass --target");
-    kernels.push_back(std::move(kernel));
+  const nlohmann::json &entries = (*spec)["kernels"];
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    auto kernel = readSpecKernel(entries[k], "kernels[" + std::to_string(k) + "]", path, base,
+                                 fileTargets);
+    if (!kernel)
+      return kernel.takeError();
+    kernels.push_back(std::move(*kernel));
   }
   if (kernels.empty())
-    return fail("the spec file declares no kernels");
+    return specError(path, "the spec file declares no kernels");
   return kernels;
 }
 
