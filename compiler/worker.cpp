@@ -47,6 +47,33 @@ bool writeAll(int fd, std::string_view data) {
   return true;
 }
 
+/// A worker's three pipes: \p ours (to its stdin, from its stdout, from its stderr) and
+/// \p theirs (its stdin, stdout and stderr). On failure none is left open.
+Status openWorkerPipes(int (&ours)[3], int (&theirs)[3]) {
+  int pipes[3][2];
+  for (int i = 0; i < 3; ++i) {
+    if (::pipe2(pipes[i], O_CLOEXEC) != 0) {
+      const int error = errno;
+      for (int j = 0; j < i; ++j) {
+        ::close(pipes[j][0]);
+        ::close(pipes[j][1]);
+      }
+      return makeError(ExitCode::EnvironmentError,
+                       "cannot create pipes for the frontend worker: " + errnoText(error));
+    }
+  }
+  // stdin: the worker reads; stdout and stderr: the worker writes.
+  ours[0] = pipes[0][1], theirs[0] = pipes[0][0];
+  for (int i = 1; i < 3; ++i)
+    ours[i] = pipes[i][0], theirs[i] = pipes[i][1];
+  return ok();
+}
+
+void closeAll(const int (&fds)[3]) {
+  for (int fd : fds)
+    ::close(fd);
+}
+
 std::string describeExit(int status) {
   if (WIFEXITED(status))
     return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -292,14 +319,9 @@ Expected<WorkerProcess *> WorkerPool::lease() {
                             settings_.poolIdleSeconds, user, runSettings);
   if (!leased)
     return leased.takeError();
-  ::signal(SIGPIPE, SIG_IGN);
-  auto worker = std::make_unique<WorkerProcess>();
+  WorkerProcess *worker = addWorker({leased->input, leased->output, leased->errors});
   worker->leased = true;
-  worker->input = leased->input;
-  worker->output = leased->output;
-  worker->errors = leased->errors;
-  workers_.push_back(std::move(worker));
-  return workers_.back().get();
+  return worker;
 }
 
 Expected<pid_t> WorkerPool::startInterpreter(const std::vector<std::string> &arguments,
@@ -343,13 +365,16 @@ Status WorkerPool::startZygote() {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
     return makeError(ExitCode::EnvironmentError,
                      "cannot create the zygote's socket: " + errnoText(errno));
-  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) {
+    const int error = errno;
+    ::close(control[0]);
+    ::close(control[1]);
+    return makeError(ExitCode::EnvironmentError, "cannot open /dev/null: " + errnoText(error));
+  }
   const int stdio[3] = {null, null, null};
-  auto pid = null < 0 ? Expected<pid_t>(makeError(ExitCode::EnvironmentError,
-                                                  "cannot open /dev/null: " + errnoText(errno)))
-                      : startInterpreter({"--zygote", "3"}, stdio, control[1]);
-  if (null >= 0)
-    ::close(null);
+  auto pid = startInterpreter({"--zygote", "3"}, stdio, control[1]);
+  ::close(null);
   ::close(control[1]);
   if (!pid) {
     ::close(control[0]);
@@ -385,30 +410,21 @@ Expected<WorkerProcess *> WorkerPool::forkFromZygote() {
   if (zygotePid_ < 0)
     if (Status started = startZygote(); !started)
       return started.takeError();
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-    return makeError(ExitCode::EnvironmentError,
-                     "cannot create pipes for the frontend worker: " + errnoText(errno));
+  int ours[3], theirs[3];
+  if (Status opened = openWorkerPipes(ours, theirs); !opened)
+    return opened.takeError();
   // "fork 1\n" with the three fds a spawned worker would have as stdin, stdout and stderr.
-  const int theirs[3] = {in[0], out[1], err[1]};
   const bool sent = sendWithFds(zygoteControl_, "fork 1\n", theirs);
   const int sendError = errno;
-  for (int fd : theirs)
-    ::close(fd);
+  closeAll(theirs);
   if (!sent) {
-    for (int fd : {in[1], out[0], err[0]})
-      ::close(fd);
+    closeAll(ours);
     return makeError(ExitCode::EnvironmentError,
                      "the zygote did not take a fork request: " + errnoText(sendError));
   }
-  ::signal(SIGPIPE, SIG_IGN);
-  auto worker = std::make_unique<WorkerProcess>();
+  WorkerProcess *worker = addWorker(ours);
   worker->forked = true;
-  worker->input = in[1];
-  worker->output = out[0];
-  worker->errors = err[0];
-  workers_.push_back(std::move(worker));
-  return workers_.back().get();
+  return worker;
 }
 
 Expected<WorkerProcess *> WorkerPool::spawn() {
@@ -424,28 +440,27 @@ Expected<WorkerProcess *> WorkerPool::spawn() {
       return forked;
     giveZygoteUp("the zygote is unavailable (" + forked.takeError().message + ")");
   }
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-    return makeError(ExitCode::EnvironmentError,
-                     "cannot create pipes for the frontend worker: " + errnoText(errno));
-  const int stdio[3] = {in[0], out[1], err[1]};
-  auto pid = startInterpreter({}, stdio, -1);
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
+  int ours[3], theirs[3];
+  if (Status opened = openWorkerPipes(ours, theirs); !opened)
+    return opened.takeError();
+  auto pid = startInterpreter({}, theirs, -1);
+  closeAll(theirs);
   if (!pid) {
-    ::close(in[1]);
-    ::close(out[0]);
-    ::close(err[0]);
+    closeAll(ours);
     return pid.takeError();
   }
+  WorkerProcess *worker = addWorker(ours);
+  worker->pid = *pid;
+  return worker;
+}
+
+WorkerProcess *WorkerPool::addWorker(const int (&ours)[3]) {
   // A worker that dies must not kill us with SIGPIPE when we write its next request.
   ::signal(SIGPIPE, SIG_IGN);
   auto worker = std::make_unique<WorkerProcess>();
-  worker->pid = *pid;
-  worker->input = in[1];
-  worker->output = out[0];
-  worker->errors = err[0];
+  worker->input = ours[0];
+  worker->output = ours[1];
+  worker->errors = ours[2];
   workers_.push_back(std::move(worker));
   return workers_.back().get();
 }

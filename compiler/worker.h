@@ -73,6 +73,8 @@ private:
   Expected<WorkerProcess *> spawn();
   Expected<WorkerProcess *> lease();
   Expected<WorkerProcess *> forkFromZygote();
+  /// A worker on the run's ends of its pipes (to its stdin, from its stdout and stderr).
+  WorkerProcess *addWorker(const int (&ours)[3]);
   Status startZygote();
   void stopZygote();
   void giveZygoteUp(const std::string &why);
