@@ -191,10 +191,16 @@ bool isTritonKey(const std::string &key, const std::string &version) {
   if (version.empty() || key.size() > 64 * 1024 || key.compare(0, version.size(), version) != 0)
     return false;
   return std::all_of(key.begin() + static_cast<std::ptrdiff_t>(version.size()), key.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-'; });
+                     [](char c) {
+                       return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
+                     });
 }
 
 Expected<Installation> learnInstallation(const json &hello, const json &answer) {
+  // A key of another form (a later Triton's) is left out: the workers hash as before.
+  std::string tritonKey = stringOr(answer, "triton_key");
+  if (!isTritonKey(tritonKey, stringOr(answer, "triton_version")))
+    tritonKey.clear();
   std::optional<Installation> parsed = installationFromJson(
       {{"fingerprint", std::string(64, '0')},
        {"python_version", stringOr(answer, "python_version")},
@@ -202,10 +208,7 @@ Expected<Installation> learnInstallation(const json &hello, const json &answer) 
        {"site_dirs", member(answer, "site_dirs") ? answer.at("site_dirs") : json::array()},
        {"distributions",
         member(answer, "distributions") ? answer.at("distributions") : json::object()},
-       // A key of another form (a later Triton's) is left out: the workers hash as before.
-       {"triton_key", isTritonKey(stringOr(answer, "triton_key"), stringOr(answer, "triton_version"))
-                          ? stringOr(answer, "triton_key")
-                          : std::string()}});
+       {"triton_key", tritonKey}});
   if (!parsed)
     return makeError(ExitCode::InternalError,
                      "the frontend's answer about the Python installation is malformed");
