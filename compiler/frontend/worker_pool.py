@@ -84,21 +84,14 @@ class Zygote:
         # Triton's key as the first lease's run passes it to its workers: without it the
         # zygote would hash Triton's files (0.3 s) before it forks the first worker.
         environment = dict(os.environ, **({KEY: triton_key} if triton_key else {}))
-        self.process = subprocess.Popen(
-            [python, "-B", script, "--zygote", str(theirs.fileno()), "--python", python],
-            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, env=environment)
+        self.process = _start_frontend(python, script, "--zygote", theirs, environment)
         theirs.close()
         self.control.setblocking(False)
         self.waiting = []  # workers forked, their pids not told yet
         self.said = b""
 
     def fork(self, worker, control_end):
-        self.control.setblocking(True)
-        try:
-            socket.send_fds(self.control, [b"pool 1\n"], [control_end.fileno()])
-        finally:
-            self.control.setblocking(False)
+        _send_fds(self.control, b"pool 1\n", [control_end.fileno()])
         self.waiting.append(worker)
 
     def heard(self):
@@ -128,6 +121,25 @@ class Zygote:
             self.process.wait()
 
 
+def _start_frontend(python, script, mode, control, environment=None):
+    """triton_aot_worker.py in `mode` (--pool-worker, --zygote) on its end of `control`; the
+    interpreter as the run names it (it may be a wrapper script), not sys.executable."""
+    return subprocess.Popen(
+        [python, "-B", script, mode, str(control.fileno()), "--python", python],
+        pass_fds=(control.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env=environment)
+
+
+def _send_fds(control, message, fds):
+    """`message` with `fds` on a non-blocking control socket (a few hundred bytes: sent
+    blocking, never waits long)."""
+    control.setblocking(True)
+    try:
+        socket.send_fds(control, [message], fds)
+    finally:
+        control.setblocking(False)
+
+
 def _become_subreaper():
     """Makes this process adopt its orphaned descendants (prctl PR_SET_CHILD_SUBREAPER): the
     zygote's workers. False where it cannot."""
@@ -149,12 +161,7 @@ class Worker:
             self.process = None  # until the zygote says its pid
             zygote.fork(self, theirs)
         else:
-            # The interpreter as the run names it (it may be a wrapper script), not
-            # sys.executable.
-            self.process = subprocess.Popen(
-                [python, "-B", script, "--pool-worker", str(theirs.fileno()), "--python", python],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
+            self.process = _start_frontend(python, script, "--pool-worker", theirs)
         theirs.close()
         self.busy = False
         self.idle_since = idle_since
@@ -162,11 +169,7 @@ class Worker:
 
     def lease(self, message, fds):
         self.busy = True
-        self.control.setblocking(True)   # a few hundred bytes: never waits long
-        try:
-            socket.send_fds(self.control, [message], fds)
-        finally:
-            self.control.setblocking(False)
+        _send_fds(self.control, message, fds)
 
     def retire(self):
         try:
@@ -346,21 +349,24 @@ class Pool:
                 key.data(key.fileobj)
 
 
+def _settings_of(lease):
+    """A lease's run settings (its JSON), or {}."""
+    try:
+        settings = json.loads(lease[len(LEASE):])
+    except ValueError:
+        return {}
+    return settings if isinstance(settings, dict) else {}
+
+
 def _environment_of(lease):
     """What a lease's run sets in its workers' environment (its settings' "environment")."""
-    try:
-        environment = json.loads(lease[len(LEASE):]).get("environment")
-    except (ValueError, AttributeError):
-        return {}
+    environment = _settings_of(lease).get("environment")
     return environment if isinstance(environment, dict) else {}
 
 
 def _targets_of(lease):
     """The targets a lease's run compiles (its settings' "targets"), or []."""
-    try:
-        targets = json.loads(lease[len(LEASE):]).get("targets")
-    except (ValueError, AttributeError):
-        return []
+    targets = _settings_of(lease).get("targets")
     return targets if isinstance(targets, list) else []
 
 
