@@ -19,17 +19,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compile_bench import load_specs, write_spec  # noqa: E402
-from floor_bench import copy_sources  # noqa: E402
+from floor_bench import build_command, copy_sources  # noqa: E402
 
 
 def run(args, spec, jobs, cache, workdir, pool, verbose):
-    env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="triton-", dir=workdir))
-    if pool:
-        env.update(TRITON_AOT_WORKER_POOL_DIR=pool, TRITON_AOT_WORKER_IDLE="60")
-    out = tempfile.mkdtemp(prefix="out-", dir=workdir)
-    cmd = [args.tool, "--spec", spec, "-o", out + "/", "--python", args.python, "-j", str(jobs),
-           "--cache-dir", cache, "--summary"] + (["-v"] if verbose else []) + \
-          ([] if pool else ["--no-worker-pool"])
+    cmd, env = build_command(args, spec, jobs, cache, workdir, pool)
+    cmd += ["-v"] if verbose else []
     started = time.perf_counter()
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env=env)

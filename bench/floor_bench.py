@@ -52,15 +52,22 @@ def copy_sources(specs, workdir, edit):
     return src
 
 
-def build(args, spec, jobs, cache, workdir, pool=None):
-    """Wall seconds of one build and its --summary output; with `pool`, the worker pool's
-    directory, its workers (kept warm between builds), else workers of the build's own."""
+def build_command(args, spec, jobs, cache, workdir, pool=None):
+    """The command and environment of one build (a fresh Triton cache and output directory);
+    with `pool`, the worker pool's directory, its workers (kept warm between builds), else
+    workers of the build's own."""
     env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="triton-", dir=workdir))
     if pool:
         env.update(TRITON_AOT_WORKER_POOL_DIR=pool, TRITON_AOT_WORKER_IDLE="60")
     out = tempfile.mkdtemp(prefix="out-", dir=workdir)
     cmd = [args.tool, "--spec", spec, "-o", out + "/", "--python", args.python, "-j", str(jobs),
            "--cache-dir", cache, "--summary"] + ([] if pool else ["--no-worker-pool"])
+    return cmd, env
+
+
+def build(args, spec, jobs, cache, workdir, pool=None):
+    """Wall seconds of one build and its --summary output (build_command's)."""
+    cmd, env = build_command(args, spec, jobs, cache, workdir, pool)
     started = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - started
