@@ -6,6 +6,7 @@
 #include "contract/json_access.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <string_view>
@@ -123,6 +124,7 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     fail(s.takeError());
     return false;
   }
+  const auto started = std::chrono::steady_clock::now();
   Status ran = pool_->run(requests, [&](std::size_t i, nlohmann::json answer) {
     described_[kernelOf[i]] = std::move(answer);
   });
@@ -130,6 +132,11 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     fail(ran.takeError());
     return false;
   }
+  say("frontend: " + std::to_string(requests.size()) + " description(s) in " +
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - started)
+                         .count()) +
+      " ms");
   shareAnswers();
   for (const DescribeKey &k : kernelOf) {
     const nlohmann::json &info = described_[k];

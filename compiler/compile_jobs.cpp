@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace fs = std::filesystem;
 
@@ -97,7 +98,8 @@ bool CompileRun::compileMisses() {
     }
   Status ran = pool_->run(requests, [&](std::size_t i, nlohmann::json answer) {
     finishCompile(*compiling[i], std::move(answer));
-  });
+    storeDescriptions();   // the first answer's worker waits; the longest compile does not
+  }, WorkerPool::AfterRun::EndIdleWorkers);
   for (auto &[hook, refusal] : hookRefusals_)
     fail(std::move(refusal.second));
   hookRefusals_.clear();
@@ -168,9 +170,23 @@ std::optional<nlohmann::json> CompileRun::compileRequest(Job &job) {
   return request;
 }
 
+/// " (Triton 0.85 s)" when \p answer says how long Triton's compile took: -v's timeline.
+static std::string compileTimeNote(const nlohmann::json &answer) {
+  const nlohmann::json &record =
+      boolOr(answer, "ok", false) ? answer : objectOf(answer, "error");
+  if (!member(record, "compile_ms"))
+    return "";
+  auto ms = readCompileTimeRecord(record);
+  if (!ms)
+    return "";
+  char text[32];
+  std::snprintf(text, sizeof text, " (Triton %.2f s)", static_cast<double>(*ms) / 1000.0);
+  return text;
+}
+
 /// Takes one compile answer: keeps the result and reads the files the worker wrote.
 void CompileRun::finishCompile(Job &job, nlohmann::json answer) {
-  say("compiled: " + job.id);
+  say("compiled: " + job.id + compileTimeNote(answer));
   if (!boolOr(answer, "ok", false) && stringOr(objectOf(answer, "error"), "kind") == "target") {
     job.refusal = stringOr(objectOf(answer, "error"), "message", "Triton refused it");
     job.result = nlohmann::json{{"refused", job.refusal},

@@ -210,6 +210,7 @@ private:
 
   // compile_store.cpp: this run's answers, for the next.
   void storeInCache();
+  void storeDescriptions();
   void storeCompiled(Job &job);
 
   const CompileRequest &request_;

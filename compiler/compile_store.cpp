@@ -8,15 +8,21 @@
 namespace tta {
 
 void CompileRun::storeInCache() {
+  storeDescriptions();
+  // Each compile was stored as its answer arrived (stageAndStore).
+}
+
+/// Describe answers: a later run expands heuristics without starting Python. Stored once,
+/// while the workers compile where there are compiles (compileMisses), else at the end.
+void CompileRun::storeDescriptions() {
   if (!cache_.enabled() || !keysReady_)
     return;
-  // Describe answers: a later run expands heuristics without starting Python.
   for (const auto &[k, first] : describeKeys_) {
     const nlohmann::json &answer = described_[k];
     if (boolOr(answer, "ok", false))
       storeTwoStep(first, kernels_[k.first], answer, CacheEntry{answer, {}});
   }
-  // Each compile was stored as its answer arrived (stageAndStore).
+  describeKeys_.clear();
 }
 
 /// One compile's answer and images, and its time by the job's name rather than its contents:

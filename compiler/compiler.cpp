@@ -34,7 +34,11 @@ CompileOutcome CompileRun::run() {
     }
     // Named before describing too: a failure then removes the earlier outputs of those names.
     if (!expand() || !nameJobs() || !describeKernels() || !specialize() || !applyHeuristics() || !nameJobs() ||
-        !lookupCache() || !compileMisses() || !stageOutputs())
+        !lookupCache() || !compileMisses())
+      return failed();
+    if (pool_)
+      pool_->release();   // the workers end while the outputs are staged and committed
+    if (!stageOutputs())
       return failed();
     if (Status s = transaction_.commit(); !s) {
       fail(s.takeError());

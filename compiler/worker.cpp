@@ -267,11 +267,25 @@ WorkerPool::WorkerPool(WorkerSettings settings, int maxWorkers)
     : settings_(std::move(settings)), maxWorkers_(maxWorkers < 1 ? 1 : maxWorkers) {}
 
 WorkerPool::~WorkerPool() {
-  // Close every stdin first so the workers shut down in parallel.
-  for (auto &worker : workers_)
-    worker->closeFd(worker->input);
+  release();   // every stdin closed first, so that the workers shut down in parallel
   workers_.clear();
   stopZygote();
+}
+
+void WorkerPool::release() {
+  released_ = true;
+  for (auto &worker : workers_)
+    if (worker->busyWith < 0)
+      worker->closeFd(worker->input);
+  dismissZygote();
+}
+
+void WorkerPool::dismissZygote() {
+  if (zygoteControl_ >= 0)
+    ::close(zygoteControl_);
+  zygoteControl_ = -1;
+  if (zygotePid_ > 0)
+    ::kill(zygotePid_, SIGKILL);   // reaped by stopZygote(), once it had time to go
 }
 
 std::vector<std::string> WorkerPool::userEnvironment() const {
@@ -689,9 +703,13 @@ Expected<nlohmann::json> WorkerPool::start(int count) {
 }
 
 Status WorkerPool::run(const std::vector<nlohmann::json> &requests,
-                       const std::function<void(std::size_t, nlohmann::json)> &onResponse) {
+                       const std::function<void(std::size_t, nlohmann::json)> &onResponse,
+                       AfterRun after) {
+  if (released_)
+    return makeError(ExitCode::InternalError, "a request after the workers were released");
   Answers answered;
-  Status status = serve(requests, answered, onResponse);
+  Status status = serve(requests, answered, onResponse, after);
+  released_ = released_ || after == AfterRun::EndIdleWorkers;
   deliver(answered, onResponse);   // those read before it stopped
   return status;
 }
@@ -705,7 +723,8 @@ void WorkerPool::deliver(Answers &answered,
 }
 
 Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &answered,
-                         const std::function<void(std::size_t, nlohmann::json)> &onResponse) {
+                         const std::function<void(std::size_t, nlohmann::json)> &onResponse,
+                         AfterRun after) {
   std::deque<std::size_t> pending;
   for (std::size_t i = 0; i < requests.size(); ++i)
     pending.push_back(i);
@@ -745,11 +764,23 @@ Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &a
       if (!writeAll(w->input, line))
         w->closeFd(w->input);   // its death shows up as EOF on stdout below
     }
+    // Nothing left to hand out: the idle ends now, its exit overlapping the last compiles (a
+    // worker still starting is told once it says hello).
+    if (pending.empty() && after == AfterRun::EndIdleWorkers) {
+      for (auto &w : workers_)
+        if (!w->dead && w->saidHello && w->busyWith < 0)
+          w->closeFd(w->input);
+      if (startingCount() == 0)
+        dismissZygote();   // no worker will be forked again
+    }
     // Answers are handled once their workers have their next request: a worker never waits
     // on the run's storing of another answer.
     deliver(answered, onResponse);
+    // Done once every request is answered: workers still starting say hello during the next
+    // run (the zygote forks them one after another; waiting for the last held up the first
+    // compiles by tens of ms at 16 workers).
     if (pending.empty() && inFlight == 0 &&
-        (startingCount() == 0 || (awaitingFirstHello_ && !hello_.is_null())))
+        (!awaitingFirstHello_ || !hello_.is_null() || startingCount() == 0))
       return ok();
 
     std::vector<pollfd> fds;

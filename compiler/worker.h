@@ -66,8 +66,17 @@ public:
   /// response saying how it ended (and is replaced); so does one that outlives
   /// requestTimeoutSeconds, which is killed; an interrupt stops everything (busy workers are
   /// killed, pooled ones too) and returns Interrupted.
+  /// With AfterRun::EndIdleWorkers, the run's last: a worker with nothing left to take is told
+  /// to end (EOF on its stdin) while the others finish, and the pool takes no more requests.
+  enum class AfterRun { KeepWorkers, EndIdleWorkers };
   Status run(const std::vector<nlohmann::json> &requests,
-             const std::function<void(std::size_t index, nlohmann::json response)> &onResponse);
+             const std::function<void(std::size_t index, nlohmann::json response)> &onResponse,
+             AfterRun after = AfterRun::KeepWorkers);
+
+  /// Nothing more will be asked: every idle worker's stdin is closed (and the zygote stopped
+  /// without waiting) so that they end while the run stages its outputs; the destructor
+  /// waits for them as before.
+  void release();
 
 private:
   Expected<WorkerProcess *> spawn();
@@ -77,6 +86,7 @@ private:
   WorkerProcess *addWorker(const int (&ours)[3]);
   Status startZygote();
   void stopZygote();
+  void dismissZygote();   ///< its control closed and SIGKILL sent, not waited for
   void giveZygoteUp(const std::string &why);
   /// posix_spawn()s the interpreter on the worker script with \p arguments after it, with
   /// \p stdio as its fds 0-2 and \p extraFd (if >= 0) as its fd 3.
@@ -94,7 +104,8 @@ private:
   /// run()'s loop: requests to idle workers, answers (and failures) into \p answered,
   /// delivered each time the workers have their next requests.
   Status serve(const std::vector<nlohmann::json> &requests, Answers &answered,
-               const std::function<void(std::size_t, nlohmann::json)> &onResponse);
+               const std::function<void(std::size_t, nlohmann::json)> &onResponse,
+               AfterRun after);
   Status workerEnded(WorkerProcess &worker, std::size_t &inFlight, Answers &answered);
   Status takeOutput(WorkerProcess &worker, std::string_view chunk, std::size_t &inFlight,
                     Answers &answered);
@@ -113,6 +124,7 @@ private:
   pid_t zygotePid_ = -1;
   int zygoteControl_ = -1;     ///< our end of its socket: fork requests
   bool zygoteGivenUp_ = false; ///< the zygote failed once: start interpreters from now on
+  bool released_ = false;      ///< release() was called: no more requests
   bool awaitingFirstHello_ = false; ///< start(): run() returns at the first hello
 };
 
