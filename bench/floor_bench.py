@@ -4,8 +4,9 @@ max(sum t_i / J, max t_i), plus one worker's start (importing Triton).
 
 The images are compile_specs.json's (24 specializations x 3 targets). The t_i are Triton's
 compile times measured one after another in one warm worker (`triton-aot-cc -j 1 --summary`,
-each answer's compile_ms: the kernel's import and, once per backend, its first compile
-included); the worker's start is `import triton` in a fresh interpreter. Then for each J:
+each answer's compile_ms: once per backend, its first compile included); the worker's start is
+`import triton` in a fresh interpreter. Both are measured again before each round of builds
+(--repeat rounds), and the medians make the floor. Then in each round, for each J:
 - **edited**: every kernel file edited (a comment appended), so that every image compiles again,
   with the cache of an earlier build: its compile times known, the longest first;
 - **fresh**: the same with an empty cache (no times known: declaration order);
@@ -58,7 +59,7 @@ def build_command(args, spec, jobs, cache, workdir, pool=None):
     workers of the build's own."""
     env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="triton-", dir=workdir))
     if pool:
-        env.update(TRITON_AOT_WORKER_POOL_DIR=pool, TRITON_AOT_WORKER_IDLE="60")
+        env.update(TRITON_AOT_WORKER_POOL_DIR=pool, TRITON_AOT_WORKER_IDLE="600")
     out = tempfile.mkdtemp(prefix="out-", dir=workdir)
     cmd = [args.tool, "--spec", spec, "-o", out + "/", "--python", args.python, "-j", str(jobs),
            "--cache-dir", cache, "--summary"] + ([] if pool else ["--no-worker-pool"])
@@ -87,6 +88,43 @@ def worker_start(python):
     return statistics.median(times)
 
 
+def measure_floor(args, specs, targets, workdir, cache):
+    """Triton's compile times one after another in one worker (a -j 1 build into `cache`) and
+    a worker's start: (sum of the compiles, the longest, the start), in seconds."""
+    spec = write_spec(targets, specs, copy_sources(specs, workdir, None), workdir)
+    _, summary = build(args, spec, 1, cache, workdir)
+    found = SUMMARY.search(summary)
+    if not found:
+        raise RuntimeError("no compile times in the summary:\n" + summary)
+    return float(found.group(1)), float(found.group(2)), worker_start(args.python)
+
+
+def one_build(args, specs, targets, workdir, earlier, jobs, flow, r, pool):
+    """Seconds of the r-th build of `flow` at `jobs` workers (floor_bench's flows)."""
+    cache = os.path.join(workdir, f"cache-{jobs}-{flow}-{r}")
+    if flow in ("edited", "pool", "coldpool"):
+        shutil.copytree(earlier, cache)
+        # Triton's own cache lives inside ours; a comment appended to a file leaves a
+        # function's source, Triton's key, as it was: as an edit of the kernels would, it
+        # must miss.
+        shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
+    spec = write_spec(targets, specs, copy_sources(specs, workdir, f"edit {jobs} {flow} {r}"), workdir)
+    cold = os.path.join(workdir, f"coldpool-{jobs}-{r}")
+    seconds = build(args, spec, jobs, cache, workdir, {"pool": pool, "coldpool": cold}.get(flow))[0]
+    if flow == "coldpool":   # its workers hold memory: end the pool now
+        subprocess.run(["pkill", "-f", cold], check=False)
+    return seconds
+
+
+def warm_pool(args, specs, targets, workdir, earlier, jobs, pool):
+    """The build before a `pool` flow's, which leaves the pool's workers warm."""
+    cache = os.path.join(workdir, f"cache-{jobs}-pool-warm")
+    shutil.copytree(earlier, cache)
+    shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
+    spec = write_spec(targets, specs, copy_sources(specs, workdir, f"warm {jobs}"), workdir)
+    build(args, spec, jobs, cache, workdir, pool)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tool", required=True, help="the triton-aot-cc binary")
@@ -98,58 +136,50 @@ def main():
     parser.add_argument("--csv")
     args = parser.parse_args()
     targets, specs = load_specs()
+    images = len(specs) * len(targets)
     workdir = tempfile.mkdtemp(prefix="tta-floor-")
     rows = []
     try:
-        # The compile times, one after another in one worker; its cache is the "earlier build".
-        earlier = os.path.join(workdir, "earlier-cache")
-        spec = write_spec(targets, specs, copy_sources(specs, workdir, None), workdir)
-        _, summary = build(args, spec, 1, earlier, workdir)
-        found = SUMMARY.search(summary)
-        if not found:
-            raise RuntimeError("no compile times in the summary:\n" + summary)
-        total, longest = float(found.group(1)), float(found.group(2))
-        start = worker_start(args.python)
-        images = len(specs) * len(targets)
-        print(f"{images} images: compiles {total:.2f} s in all, the longest {longest:.2f} s; "
-              f"a worker's start {start:.2f} s", flush=True)
+        # The floor is measured again before each round of builds: the host drifts (the longest
+        # compile measured 1.11 to 1.44 s on one GPU host within minutes), so each round's
+        # builds are timed beside a floor of their own, and the medians are compared.
+        floors, runs = [], {}
+        earlier = None
+        for r in range(args.repeat):
+            cache = os.path.join(workdir, f"earlier-cache-{r}")
+            floors.append(measure_floor(args, specs, targets, workdir, cache))
+            total, longest, start = floors[-1]
+            print(f"round {r + 1}: {images} images: compiles {total:.2f} s in all, the longest "
+                  f"{longest:.2f} s; a worker's start {start:.2f} s", flush=True)
+            earlier = earlier or cache   # "the cache of an earlier build": the first's
+            for jobs in args.jobs:
+                pool = os.path.join(workdir, f"pool-{jobs}")
+                if r == 0 and "pool" in args.flows:
+                    warm_pool(args, specs, targets, workdir, earlier, jobs, pool)
+                for flow in args.flows:
+                    runs.setdefault((jobs, flow), []).append(
+                        one_build(args, specs, targets, workdir, earlier, jobs, flow, r, pool))
+        total, longest, start = (statistics.median(f[i] for f in floors) for i in range(3))
+        print(f"floor (medians of {len(floors)}): compiles {total:.2f} s, the longest "
+              f"{longest:.2f} s (from {min(f[1] for f in floors):.2f} to "
+              f"{max(f[1] for f in floors):.2f}), a worker's start {start:.2f} s", flush=True)
         for jobs in args.jobs:
             floor = max(total / jobs, longest) + start
-            pool = os.path.join(workdir, f"pool-{jobs}")
             for flow in args.flows:
-                runs = []
-                if flow == "pool":   # the build before, which leaves the pool's workers warm
-                    cache = os.path.join(workdir, f"cache-{jobs}-pool-warm")
-                    shutil.copytree(earlier, cache)
-                    shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
-                    spec = write_spec(targets, specs,
-                                      copy_sources(specs, workdir, f"warm {jobs}"), workdir)
-                    build(args, spec, jobs, cache, workdir, pool)
-                for r in range(args.repeat):
-                    cache = os.path.join(workdir, f"cache-{jobs}-{flow}-{r}")
-                    if flow in ("edited", "pool", "coldpool"):
-                        shutil.copytree(earlier, cache)
-                        # Triton's own cache lives inside ours; a comment appended to a file
-                        # leaves a function's source, Triton's key, as it was: as an edit of
-                        # the kernels would, it must miss.
-                        shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
-                    spec = write_spec(targets, specs,
-                                      copy_sources(specs, workdir, f"edit {jobs} {flow} {r}"), workdir)
-                    cold = os.path.join(workdir, f"coldpool-{jobs}-{r}")
-                    runs.append(build(args, spec, jobs, cache, workdir,
-                                      {"pool": pool, "coldpool": cold}.get(flow))[0])
-                    if flow == "coldpool":   # its workers hold memory: end the pool now
-                        subprocess.run(["pkill", "-f", cold], check=False)
-                median = statistics.median(runs)
+                times = runs[(jobs, flow)]
+                median = statistics.median(times)
                 rows.append({"jobs": jobs, "flow": flow, "median_s": round(median, 3),
-                             "runs_s": " ".join(f"{s:.3f}" for s in runs),
+                             "runs_s": " ".join(f"{s:.3f}" for s in times),
                              "floor_s": round(floor, 3), "over_floor": round(median / floor, 3),
-                             "compiles_s": total, "longest_s": longest,
+                             "compiles_s": round(total, 3), "longest_s": round(longest, 3),
+                             "longest_range_s": f"{min(f[1] for f in floors):.2f}-"
+                                                f"{max(f[1] for f in floors):.2f}",
                              "worker_start_s": round(start, 3), "images": images,
                              "cpus": os.cpu_count(), "host": platform.node()})
-                print(f"-j {jobs:2} {flow:6}: {median:6.2f} s, floor {floor:5.2f} s: "
+                print(f"-j {jobs:2} {flow:8}: {median:6.2f} s, floor {floor:5.2f} s: "
                       f"{median / floor:.3f}x", flush=True)
     finally:
+        subprocess.run(["pkill", "-f", workdir], check=False)   # pools left warm
         shutil.rmtree(workdir, ignore_errors=True)
     if args.csv:
         new = not os.path.exists(args.csv)
