@@ -126,6 +126,7 @@ public:
   bool leased = false;  ///< from the worker pool: not our child, pid is -1
   bool forked = false;  ///< from the zygote: our child once orphaned, pid known from its hello
   bool dead = false;
+  bool toldToEnd = false;   ///< nothing was left for it in the run's last requests
   long busyWith = -1;   ///< index of the request in flight, or -1
   std::chrono::steady_clock::time_point busySince;   ///< when that request was sent
   int exitStatus = 0;
@@ -768,8 +769,10 @@ Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &a
     // worker still starting is told once it says hello).
     if (pending.empty() && after == AfterRun::EndIdleWorkers) {
       for (auto &w : workers_)
-        if (!w->dead && w->saidHello && w->busyWith < 0)
+        if (!w->dead && w->saidHello && w->busyWith < 0 && w->input >= 0) {
+          w->toldToEnd = true;
           w->closeFd(w->input);
+        }
       if (startingCount() == 0)
         dismissZygote();   // no worker will be forked again
     }
@@ -849,6 +852,12 @@ Status WorkerPool::workerEnded(WorkerProcess &worker, std::size_t &inFlight, Ans
     worker.closeFd(worker.errors);
   }
   worker.reap();
+  if (worker.toldToEnd && worker.busyWith < 0) {
+    if (settings_.log)
+      settings_.log("frontend: worker " + std::to_string(worker.helloPid) +
+                    " released: nothing was left for it");
+    return ok();
+  }
   if (worker.busyWith >= 0) {
     // Asked now, while the pool remembers it: how the process ended names the cause.
     WorkerEnd end = endOf(worker.exitStatus);

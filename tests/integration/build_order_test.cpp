@@ -57,5 +57,36 @@ TEST(BuildOrder, TheNextBuildCompilesTheLongestFirstEvenAfterAnEdit) {
   EXPECT_LT(mm, second.err.find("compiled: add_kernel")) << second.err;
 }
 
+TEST(BuildOrder, AWorkerWithNothingLeftEndsWhileTheLongestCompiles) {
+  // The run's last requests: once the queue is empty, an idle worker is told to end (EOF on its
+  // stdin), so that workers do not all end together after the last compile.
+  fs::path dir = freshDir("build_order", "release");
+  fs::copy_file(kernel("vector_add.py"), dir / "add.py");
+  fs::copy_file(kernel("matmul_fp16.py"), dir / "mm.py");
+  nlohmann::json spec = {
+      {"targets", {"cuda:90a"}},
+      {"kernels",
+       {{{"source", "mm.py"}, {"function", "matmul_kernel"},
+         {"signatures", {"*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, "
+                         "i32, 128, 128, 64"}},
+         {"configs", {"num_warps=8 num_stages=4"}}},
+        {{"source", "add.py"}, {"function", "add_kernel"},
+         {"signatures", {"*fp32, *fp32, *fp32, i32, 64"}}}}}};
+  std::ofstream(dir / "spec.json") << spec.dump(2);
+  RunResult r = runCompiler({"--spec", (dir / "spec.json").string(), "-o",
+                             (dir / "out").string() + "/", "-j", "2", "-v", "--no-ptx",
+                             "--no-worker-pool"},
+                            dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t add = r.err.find("compiled: add_kernel");
+  const std::size_t released = r.err.find("released: nothing was left for it");
+  const std::size_t mm = r.err.find("compiled: matmul_kernel");
+  ASSERT_NE(add, std::string::npos) << r.err;
+  ASSERT_NE(mm, std::string::npos) << r.err;
+  EXPECT_LT(add, released) << r.err;
+  EXPECT_LT(released, mm) << "the add worker ended while the matmul compiled:\n" << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out")) << r.err;
+}
+
 } // namespace
 } // namespace tta
