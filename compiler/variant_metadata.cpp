@@ -44,6 +44,242 @@ void markWrittenParams(const nlohmann::json &result, std::vector<ParamInfo> &par
     pointers[i]->written = (*writes)[i].is_boolean() && (*writes)[i].get<bool>();
 }
 
+/// What the @triton.autotune layer of the description says (its key, the arguments it resets
+/// or restores, the pre-hooks the declaration dropped); none without one.
+std::optional<AutotuneInfo> autotuneInfo(const KernelSpec &kernel, const nlohmann::json &describe) {
+  const nlohmann::json *autotune = member(describe, "autotune");
+  if (!autotune || !autotune->is_object())
+    return std::nullopt;
+  AutotuneInfo info;
+  auto names = [&](const char *key, std::vector<std::string> &out) {
+    for (const auto &item : arrayOf(*autotune, key))
+      if (item.is_string())
+        out.push_back(item.get<std::string>());
+  };
+  names("key", info.key);
+  names("reset_to_zero", info.resetToZero);
+  names("restore_value", info.restoreValue);
+  info.configsFrom = kernel.configsFromDecorator ? "decorator" : "declaration";
+  if (kernel.configsFromDecorator && kernel.dropPreHooks)
+    for (const auto &tuned : arrayOf(*autotune, "configs"))
+      if (std::string hook = stringOr(objectOf(tuned, "pre_hook"), "name"); !hook.empty() &&
+          std::find(info.droppedPreHooks.begin(), info.droppedPreHooks.end(), hook) ==
+              info.droppedPreHooks.end())
+        info.droppedPreHooks.push_back(hook);
+  return info;
+}
+
+/// The variant: its id, config, signature, warps and stages, options, autotune facts.
+VariantInfo variantInfo(const KernelSpec &kernel, const Target &target,
+                        const Signature &signature, const Config &config, const std::string &id,
+                        const nlohmann::json &md, const nlohmann::json &describe) {
+  VariantInfo variant;
+  variant.id = id;
+  variant.config = config.name;
+  variant.signature = formatSignature(signature);
+  variant.numWarps = config.numWarps.value_or(number<int>(md, "num_warps", 0));
+  // A .ttgir fixes its own stages; Triton records them (else the backend's default).
+  variant.numStages = config.numStages.value_or(
+      number<int>(md, "num_stages", target.backend == Backend::Cuda ? 3 : 2));
+  nlohmann::json options = requestOptions(config);
+  options.erase("num_warps");
+  options.erase("num_stages");
+  variant.options = options;
+  variant.autotune = autotuneInfo(kernel, describe);
+  return variant;
+}
+
+/// A tensor descriptor parameter (the CUtensorMap, with the TMA facts the frontend gave as the
+/// \p index-th of the result's "tensordescs"), then the shape (i32) and strides (i64) Triton's
+/// launcher passes after it, one per dimension.
+Status appendTensorDescParams(ParamInfo p, const SignatureEntry &entry, std::size_t index,
+                              const nlohmann::json &result, const std::string &id,
+                              std::vector<ParamInfo> &params) {
+  const nlohmann::json &facts = arrayOf(result, "tensordescs");
+  SignatureEntry bare = entry;
+  bare.keyword.clear();
+  if (index < facts.size()) // the block shape compiled: a config's pre_hook may set it
+    if (const nlohmann::json *shape = member(facts[index], "block_shape");
+        shape && shape->is_array() && !shape->empty()) {
+      bare.blockShape.clear();
+      for (const auto &dim : *shape)
+        bare.blockShape.push_back(dim.is_number_integer() ? dim.get<std::int64_t>() : 0);
+    }
+  const int rank = static_cast<int>(bare.blockShape.size());
+  if (index >= facts.size() || number<int>(facts[index], "rank", 0) != rank)
+    return makeError(ExitCode::InternalError,
+                     "the frontend gave no TMA facts for the tensor descriptor " + p.name +
+                         " of " + id);
+  const nlohmann::json &f = facts[index];
+  p.kind = ParamInfo::Kind::TensorDesc;
+  p.type = formatEntry(bare);
+  p.size = 128;
+  TensorDescInfo info;
+  info.rank = rank;
+  info.dataType = number<int>(f, "data_type", 0);
+  info.elemSize = number<int>(f, "elem_size", 0);
+  info.swizzle = number<int>(f, "swizzle", 0);
+  for (const auto &b : arrayOf(f, "box"))
+    info.box.push_back(b.is_number_integer() ? b.get<int>() : 0);
+  info.fp4Padded = boolOr(f, "fp4_padded", false);
+  info.shapeArgsPadded = boolOr(f, "shape_args_padded", false);
+  p.tensordesc = std::move(info);
+  const std::string base = p.name;
+  params.push_back(std::move(p));
+  for (const char *part : {"shape", "stride"})
+    for (int d = 0; d < rank; ++d) {
+      ParamInfo extra;
+      const bool shape = std::string_view(part) == "shape";
+      extra.name = base + "." + part + std::to_string(d);
+      extra.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
+      extra.type = shape ? "i32" : "i64";
+      extra.size = shape ? 4 : 8;
+      params.push_back(std::move(extra));
+    }
+  return ok();
+}
+
+/// A Python kernel's parameters, in declaration order, from the variant's signature and the
+/// description's names; constexprs and parameters specialized to 1 also go to the variant's
+/// constexprs. \p names gets the names a grid may use.
+Status appendPythonParams(const Signature &signature, const nlohmann::json &declared,
+                          const nlohmann::json &result, const std::string &id,
+                          KernelMetadata &meta, std::vector<std::string> &names) {
+  std::size_t tensordescs = 0;
+  for (std::size_t i = 0; i < signature.entries.size(); ++i) {
+    const SignatureEntry &entry = signature.entries[i];
+    ParamInfo p;
+    p.name = i < declared.size() ? stringOr(declared[i], "name") : "arg" + std::to_string(i);
+    p.hint = entry.hint;
+    switch (entry.kind) {
+    case SignatureEntry::Kind::Pointer:
+      p.kind = ParamInfo::Kind::Pointer;
+      p.type = "*" + std::string(typeInfo(entry.type).name);
+      p.size = 8;
+      break;
+    case SignatureEntry::Kind::Scalar:
+      p.type = std::string(typeInfo(entry.type).name);
+      if (entry.hint == 1) {
+        p.kind = ParamInfo::Kind::SpecializedToOne;
+        p.value = 1;
+        p.valueText = "1";
+        meta.variant.constexprs[p.name] = 1;
+      } else {
+        p.kind = ParamInfo::Kind::Scalar;
+        p.size = typeInfo(entry.type).size;
+      }
+      break;
+    case SignatureEntry::Kind::TensorDesc:
+      names.push_back(p.name);
+      if (Status s = appendTensorDescParams(std::move(p), entry, tensordescs++, result, id,
+                                            meta.params);
+          !s)
+        return s;
+      continue;
+    case SignatureEntry::Kind::Constexpr:
+      p.kind = ParamInfo::Kind::Constexpr;
+      p.type = "constexpr";
+      p.value = constexprJson(entry.value);
+      p.valueText = formatConstexpr(entry.value);
+      meta.variant.constexprs[p.name] = p.value;
+      break;
+    }
+    names.push_back(p.name);
+    meta.params.push_back(std::move(p));
+  }
+  return ok();
+}
+
+/// An IR source's parameters: types and hints come from the IR itself.
+Status appendIrParams(const nlohmann::json &declared, std::vector<ParamInfo> &params,
+                      std::vector<std::string> &names) {
+  for (const auto &param : declared) {
+    ParamInfo p;
+    p.name = stringOr(param, "name", "arg" + std::to_string(params.size()));
+    p.type = stringOr(param, "type");
+    p.hint = static_cast<int>(integerOf(param, "hint").value_or(0));
+    bool pointer = !p.type.empty() && p.type[0] == '*';
+    auto scalar = parseScalarType(pointer ? p.type.substr(1) : p.type);
+    if (!scalar)
+      return makeError(ExitCode::KernelError, "parameter '" + p.name + "' of the IR has type '" +
+                                                  p.type + "', which triton-aot cannot pass");
+    p.kind = pointer ? ParamInfo::Kind::Pointer : ParamInfo::Kind::Scalar;
+    p.size = pointer ? 8 : typeInfo(*scalar).size;
+    names.push_back(p.name);
+    params.push_back(std::move(p));
+  }
+  return ok();
+}
+
+/// What Triton appends to every kernel's parameters (its scratch buffers).
+void appendTrailingParams(const nlohmann::json &result, std::vector<ParamInfo> &params) {
+  for (const auto &trailing : arrayOf(result, "trailing_params")) {
+    ParamInfo p;
+    p.name = trailing.is_string() ? trailing.get<std::string>() : "";
+    p.kind = p.name == "profile_scratch" ? ParamInfo::Kind::ProfileScratch
+                                         : ParamInfo::Kind::GlobalScratch;
+    p.type = "*i8";
+    p.size = 8;
+    params.push_back(std::move(p));
+  }
+}
+
+/// How the variant is launched, from Triton's metadata.
+Expected<LaunchInfo> launchInfo(const nlohmann::json &result, const nlohmann::json &md,
+                                const std::string &function, const Target &target,
+                                const std::string &id) {
+  LaunchInfo launch;
+  launch.entry = stringOr(result, "entry", stringOr(md, "name", function));
+  launch.numWarps = number<int>(md, "num_warps", 0);
+  launch.warpSize = number<int>(md, "warp_size", target.warpSize);
+  launch.block = {launch.numWarps * launch.warpSize, 1, 1};
+  launch.shared = number<std::uint64_t>(md, "shared", 0);
+  launch.numCtas = number<int>(md, "num_ctas", 1);
+  launch.clusterDims = {launch.numCtas, 1, 1};
+  const nlohmann::json &clusterDims = arrayOf(md, "cluster_dims");
+  if (clusterDims.size() == 3)
+    for (std::size_t i = 0; i < 3; ++i)
+      if (clusterDims[i].is_number_integer())
+        launch.clusterDims[i] = clusterDims[i].get<int>();
+  launch.globalScratch = {number<std::uint64_t>(md, "global_scratch_size", 0),
+                          std::max<std::uint64_t>(1, number<std::uint64_t>(md, "global_scratch_align", 1))};
+  launch.profileScratch = {number<std::uint64_t>(md, "profile_scratch_size", 0),
+                           std::max<std::uint64_t>(1, number<std::uint64_t>(md, "profile_scratch_align", 1))};
+  launch.cooperative = boolOr(md, "launch_cooperative_grid", false);
+  launch.pdl = boolOr(md, "launch_pdl", false);
+  launch.tmemSize = number<std::uint64_t>(md, "tmem_size", 0);
+  if (launch.numWarps <= 0 || launch.warpSize <= 0)
+    return makeError(ExitCode::InternalError,
+                     "Triton's metadata for " + id + " has no usable num_warps / warp_size");
+  return launch;
+}
+
+/// The image (and PTX when written), checked: it must be what the target asked for; the
+/// entry's resources are read from it.
+Status attachImages(const Target &target, const std::string &id, const OutputPaths &paths,
+                    const std::map<std::string, std::string> &files, bool writePtx,
+                    KernelMetadata &meta) {
+  auto image = files.find("image");
+  if (image == files.end())
+    return makeError(ExitCode::InternalError, "the frontend returned no image for " + id);
+  std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t *>(image->second.data()),
+                                      image->second.size());
+  auto info = inspectImage(bytes);
+  if (!info)
+    return makeError(ExitCode::InternalError,
+                     "Triton's image for " + id + " is unreadable: " + info.error().message);
+  if (Status s = checkImageMatchesTarget(*info, target); !s)
+    return makeError(ExitCode::InternalError,
+                     "Triton's image for " + id + " does not match its target: " + s.error().message);
+  if (auto it = info->kernels.find(meta.launch.entry); it != info->kernels.end())
+    meta.resources = it->second;
+  meta.images.push_back(imageFile(target.backend == Backend::Cuda ? "cubin" : "hsaco", paths.image,
+                                  image->second));
+  if (auto ptx = files.find("ptx"); ptx != files.end() && writePtx)
+    meta.images.push_back(imageFile("ptx", paths.ptx, ptx->second));
+  return ok();
+}
+
 } // namespace
 
 Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::string &name,
@@ -67,178 +303,22 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
   meta.target = target;
   meta.imageArch = stringOr(result, "image_arch");
   meta.tritonHash = stringOr(md, "hash");
-
-  // Variant.
-  meta.variant.id = id;
-  meta.variant.config = config.name;
-  meta.variant.signature = formatSignature(signature);
-  meta.variant.numWarps = config.numWarps.value_or(number<int>(md, "num_warps", 0));
-  // A .ttgir fixes its own stages; Triton records them (else the backend's default).
-  meta.variant.numStages = config.numStages.value_or(
-      number<int>(md, "num_stages", target.backend == Backend::Cuda ? 3 : 2));
-  nlohmann::json options = requestOptions(config);
-  options.erase("num_warps");
-  options.erase("num_stages");
-  meta.variant.options = options;
-  if (const nlohmann::json *autotune = member(describe, "autotune"); autotune && autotune->is_object()) {
-    AutotuneInfo info;
-    auto names = [&](const char *key, std::vector<std::string> &out) {
-      for (const auto &item : arrayOf(*autotune, key))
-        if (item.is_string())
-          out.push_back(item.get<std::string>());
-    };
-    names("key", info.key);
-    names("reset_to_zero", info.resetToZero);
-    names("restore_value", info.restoreValue);
-    info.configsFrom = kernel.configsFromDecorator ? "decorator" : "declaration";
-    if (kernel.configsFromDecorator && kernel.dropPreHooks)
-      for (const auto &tuned : arrayOf(*autotune, "configs"))
-        if (std::string hook = stringOr(objectOf(tuned, "pre_hook"), "name"); !hook.empty() &&
-            std::find(info.droppedPreHooks.begin(), info.droppedPreHooks.end(), hook) ==
-                info.droppedPreHooks.end())
-          info.droppedPreHooks.push_back(hook);
-    meta.variant.autotune = std::move(info);
-  }
+  meta.variant = variantInfo(kernel, target, signature, config, id, md, describe);
 
   // Parameters: declaration order, then what Triton appends.
-  std::vector<std::string> names;
-  std::size_t tensordescs = 0;
-  if (kernel.sourceKind == "python") {
-    for (std::size_t i = 0; i < signature.entries.size(); ++i) {
-      const SignatureEntry &entry = signature.entries[i];
-      ParamInfo p;
-      p.name = i < declared.size() ? stringOr(declared[i], "name") : "arg" + std::to_string(i);
-      p.hint = entry.hint;
-      switch (entry.kind) {
-      case SignatureEntry::Kind::Pointer:
-        p.kind = ParamInfo::Kind::Pointer;
-        p.type = "*" + std::string(typeInfo(entry.type).name);
-        p.size = 8;
-        break;
-      case SignatureEntry::Kind::Scalar:
-        p.type = std::string(typeInfo(entry.type).name);
-        if (entry.hint == 1) {
-          p.kind = ParamInfo::Kind::SpecializedToOne;
-          p.value = 1;
-          p.valueText = "1";
-          meta.variant.constexprs[p.name] = 1;
-        } else {
-          p.kind = ParamInfo::Kind::Scalar;
-          p.size = typeInfo(entry.type).size;
-        }
-        break;
-      case SignatureEntry::Kind::TensorDesc: {
-        // The CUtensorMap, then the shape (i32) and strides (i64) Triton's launcher passes after
-        // it, one per dimension.
-        const nlohmann::json &facts = arrayOf(result, "tensordescs");
-        const std::size_t index = tensordescs++;
-        SignatureEntry bare = entry;
-        bare.keyword.clear();
-        if (index < facts.size()) // the block shape compiled: a config's pre_hook may set it
-          if (const nlohmann::json *shape = member(facts[index], "block_shape");
-              shape && shape->is_array() && !shape->empty()) {
-            bare.blockShape.clear();
-            for (const auto &dim : *shape)
-              bare.blockShape.push_back(dim.is_number_integer() ? dim.get<std::int64_t>() : 0);
-          }
-        const int rank = static_cast<int>(bare.blockShape.size());
-        if (index >= facts.size() || number<int>(facts[index], "rank", 0) != rank)
-          return makeError(ExitCode::InternalError,
-                           "the frontend gave no TMA facts for the tensor descriptor " + p.name +
-                               " of " + id);
-        const nlohmann::json &f = facts[index];
-        p.kind = ParamInfo::Kind::TensorDesc;
-        p.type = formatEntry(bare);
-        p.size = 128;
-        TensorDescInfo info;
-        info.rank = rank;
-        info.dataType = number<int>(f, "data_type", 0);
-        info.elemSize = number<int>(f, "elem_size", 0);
-        info.swizzle = number<int>(f, "swizzle", 0);
-        for (const auto &b : arrayOf(f, "box"))
-          info.box.push_back(b.is_number_integer() ? b.get<int>() : 0);
-        info.fp4Padded = boolOr(f, "fp4_padded", false);
-        info.shapeArgsPadded = boolOr(f, "shape_args_padded", false);
-        p.tensordesc = std::move(info);
-        const std::string base = p.name;
-        names.push_back(p.name);
-        meta.params.push_back(std::move(p));
-        for (const char *part : {"shape", "stride"})
-          for (int d = 0; d < rank; ++d) {
-            ParamInfo extra;
-            const bool shape = std::string_view(part) == "shape";
-            extra.name = base + "." + part + std::to_string(d);
-            extra.kind = shape ? ParamInfo::Kind::TensorDescShape : ParamInfo::Kind::TensorDescStride;
-            extra.type = shape ? "i32" : "i64";
-            extra.size = shape ? 4 : 8;
-            meta.params.push_back(std::move(extra));
-          }
-        continue;
-      }
-      case SignatureEntry::Kind::Constexpr:
-        p.kind = ParamInfo::Kind::Constexpr;
-        p.type = "constexpr";
-        p.value = constexprJson(entry.value);
-        p.valueText = formatConstexpr(entry.value);
-        meta.variant.constexprs[p.name] = p.value;
-        break;
-      }
-      names.push_back(p.name);
-      meta.params.push_back(std::move(p));
-    }
-  } else {
-    // IR sources: types and hints come from the IR itself.
-    for (const auto &param : declared) {
-      ParamInfo p;
-      p.name = stringOr(param, "name", "arg" + std::to_string(meta.params.size()));
-      p.type = stringOr(param, "type");
-      p.hint = static_cast<int>(integerOf(param, "hint").value_or(0));
-      bool pointer = !p.type.empty() && p.type[0] == '*';
-      auto scalar = parseScalarType(pointer ? p.type.substr(1) : p.type);
-      if (!scalar)
-        return makeError(ExitCode::KernelError, "parameter '" + p.name + "' of the IR has type '" +
-                                                    p.type + "', which triton-aot cannot pass");
-      p.kind = pointer ? ParamInfo::Kind::Pointer : ParamInfo::Kind::Scalar;
-      p.size = pointer ? 8 : typeInfo(*scalar).size;
-      names.push_back(p.name);
-      meta.params.push_back(std::move(p));
-    }
-  }
+  std::vector<std::string> names;   // those a grid expression may use
+  Status params = kernel.sourceKind == "python"
+                      ? appendPythonParams(signature, declared, result, id, meta, names)
+                      : appendIrParams(declared, meta.params, names);
+  if (!params)
+    return params.takeError();
   markWrittenParams(result, meta.params);
-  for (const auto &trailing : arrayOf(result, "trailing_params")) {
-    ParamInfo p;
-    p.name = trailing.is_string() ? trailing.get<std::string>() : "";
-    p.kind = p.name == "profile_scratch" ? ParamInfo::Kind::ProfileScratch
-                                         : ParamInfo::Kind::GlobalScratch;
-    p.type = "*i8";
-    p.size = 8;
-    meta.params.push_back(std::move(p));
-  }
+  appendTrailingParams(result, meta.params);
 
-  // Launch facts.
-  LaunchInfo &launch = meta.launch;
-  launch.entry = stringOr(result, "entry", stringOr(md, "name", meta.function));
-  launch.numWarps = number<int>(md, "num_warps", 0);
-  launch.warpSize = number<int>(md, "warp_size", target.warpSize);
-  launch.block = {launch.numWarps * launch.warpSize, 1, 1};
-  launch.shared = number<std::uint64_t>(md, "shared", 0);
-  launch.numCtas = number<int>(md, "num_ctas", 1);
-  launch.clusterDims = {launch.numCtas, 1, 1};
-  const nlohmann::json &clusterDims = arrayOf(md, "cluster_dims");
-  if (clusterDims.size() == 3)
-    for (std::size_t i = 0; i < 3; ++i)
-      if (clusterDims[i].is_number_integer())
-        launch.clusterDims[i] = clusterDims[i].get<int>();
-  launch.globalScratch = {number<std::uint64_t>(md, "global_scratch_size", 0),
-                          std::max<std::uint64_t>(1, number<std::uint64_t>(md, "global_scratch_align", 1))};
-  launch.profileScratch = {number<std::uint64_t>(md, "profile_scratch_size", 0),
-                           std::max<std::uint64_t>(1, number<std::uint64_t>(md, "profile_scratch_align", 1))};
-  launch.cooperative = boolOr(md, "launch_cooperative_grid", false);
-  launch.pdl = boolOr(md, "launch_pdl", false);
-  launch.tmemSize = number<std::uint64_t>(md, "tmem_size", 0);
-  if (launch.numWarps <= 0 || launch.warpSize <= 0)
-    return makeError(ExitCode::InternalError,
-                     "Triton's metadata for " + id + " has no usable num_warps / warp_size");
+  auto launch = launchInfo(result, md, meta.function, target, id);
+  if (!launch)
+    return launch.takeError();
+  meta.launch = std::move(*launch);
 
   // Grid: the expressions may only use parameter and constexpr names; none: the caller's grid.
   if (kernel.grid) {
@@ -246,27 +326,8 @@ Expected<KernelMetadata> buildMetadata(const KernelSpec &kernel, const std::stri
       return s.takeError();
     meta.grid = kernel.grid->dims;
   }
-
-  // The image: it must be what the target asked for.
-  auto image = files.find("image");
-  if (image == files.end())
-    return makeError(ExitCode::InternalError, "the frontend returned no image for " + id);
-  std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t *>(image->second.data()),
-                                      image->second.size());
-  auto info = inspectImage(bytes);
-  if (!info)
-    return makeError(ExitCode::InternalError,
-                     "Triton's image for " + id + " is unreadable: " + info.error().message);
-  if (Status s = checkImageMatchesTarget(*info, target); !s)
-    return makeError(ExitCode::InternalError,
-                     "Triton's image for " + id + " does not match its target: " + s.error().message);
-  if (auto it = info->kernels.find(launch.entry); it != info->kernels.end())
-    meta.resources = it->second;
-
-  meta.images.push_back(imageFile(target.backend == Backend::Cuda ? "cubin" : "hsaco", paths.image,
-                                  image->second));
-  if (auto ptx = files.find("ptx"); ptx != files.end() && writePtx)
-    meta.images.push_back(imageFile("ptx", paths.ptx, ptx->second));
+  if (Status s = attachImages(target, id, paths, files, writePtx, meta); !s)
+    return s.takeError();
   return meta;
 }
 
