@@ -503,6 +503,233 @@ Expected<std::vector<KernelSpec>> loadSpecFile(const std::string &path,
   return kernels;
 }
 
+namespace {
+
+/// What the command line gives, as CLI11 fills it in.
+struct RawArguments {
+  CacheArguments cacheArgs;
+  std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index, python,
+      emitIr, newRemoteCacheKey;
+  std::string declaredAt;   // read by main() from the raw arguments, so parse errors get it too
+  std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues,
+      specializeFor, specializeArgs;
+  std::optional<int> numWarps, numStages;
+  int jobs = 0;
+  bool noPtx = false, summary = false, verbose = false, version = false, dropPreHooks = false,
+       noWorkerPool = false;
+  std::optional<std::string> compileTimeoutText;
+};
+
+/// Every option of triton-aot-cc, filling \p raw.
+void addOptions(CLI::App &app, RawArguments &raw) {
+  app.add_option("kernel", raw.kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
+  app.add_option("-n,--kernel-name", raw.kernelName, "Name of the @triton.jit / @gluon.jit function");
+  app.add_option("-s,--signature", raw.signatures,
+                 "Signature, e.g. \"*fp32:16, *fp32:16, i32, 1024\"; repeat for hint variants")
+      ->take_all()
+      ->allow_extra_args(false);
+  app.add_option("-g,--grid", raw.grid,
+                 "Launch grid: three C expressions, e.g. \"cdiv(n, BLOCK), 1, 1\"; without it the "
+                 "caller passes the grid");
+  app.add_option("-w,--num-warps", raw.numWarps, "Warps per program (default: Triton's, 4)");
+  app.add_option("--num-stages", raw.numStages,
+                 "Pipeline stages, also -ns (default: the backend's: CUDA 3, HIP 2)");
+  app.add_option("-t,--target", raw.targets,
+                 "Target: cuda:80, cuda:90a, hip:gfx942, hip:gfx90a:xnack-, cuda:80:32; repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
+  app.add_option("-o,--out-path", raw.outPath,
+                 "Output path stem (upstream), or a directory (ends with / or exists)");
+  app.add_option("--out-name", raw.outName, "Entry point name, also -on (default: the function name)");
+  app.add_option("--config", raw.configs,
+                 "Config \"BLOCK=1024 num_warps=4 num_stages=3\"; repeat for several configs")
+      ->take_all()
+      ->allow_extra_args(false);
+  app.add_option("--heuristic", raw.heuristicOverrides,
+                 "NAME=EXPR: a C expression over parameter names computing the @triton.heuristics "
+                 "value NAME (for a lambda triton-aot cannot translate)");
+  app.add_option("--heuristic-values", raw.heuristicValues,
+                 "NAME=V1,V2,...: the values to compile an integer heuristic over runtime "
+                 "arguments for");
+  app.add_flag("--drop-pre-hooks", raw.dropPreHooks,
+               "Drop the pre_hooks of @triton.autotune configs (they run Python before each launch)");
+  app.add_option("--specialize-for", raw.specializeFor,
+                 "A call the kernel is meant for, its integer arguments by name (\"M=1, N=4096, "
+                 "K=4096\"): adds the variant Triton's JIT would compile for it (repeatable)")
+      ->type_name("CALL");
+  app.add_option("--specialize-arg", raw.specializeArgs,
+                 "NAME=EXPR: an argument each --specialize-for call computes from its values "
+                 "(\"stride_am=K\"; TUNE_ARGS' language)")
+      ->type_name("ARG");
+  app.add_option("--spec", raw.spec, "JSON spec file with many kernels, variants and targets");
+  app.add_option("--depfile", raw.depfile, "Write a Make-format depfile for the outputs");
+  app.add_option("--index", raw.index, "Write a JSON list of the metadata files written");
+  app.add_option("--cache-dir", raw.cacheArgs.cacheDir,
+                 "Compile cache (default: $TRITON_AOT_CACHE_DIR, else <out>/.triton-aot-cache)");
+  app.add_flag("--no-cache", raw.cacheArgs.noCache, "Neither read nor write the compile cache");
+  app.add_option("--remote-cache", raw.cacheArgs.remoteCache,
+                 "Shared cache beside the local one: redis://host:port[/db] or "
+                 "http(s)://host[:port]/prefix (default: $TRITON_AOT_REMOTE_CACHE; "
+                 "docs/remote-cache.md)");
+  app.add_flag("--remote-cache-read-only", raw.cacheArgs.remoteReadOnly,
+               "Read the remote cache, never write it (also TRITON_AOT_REMOTE_CACHE_READ_ONLY=1)");
+  app.add_option("--new-remote-cache-key", raw.newRemoteCacheKey,
+                 "Write a new random signing key for the remote cache into FILE (mode 0600; "
+                 "it must not exist), for TRITON_AOT_REMOTE_CACHE_KEY_FILE, and exit")
+      ->type_name("FILE");
+  app.add_option("--source-root", raw.cacheArgs.sourceRoot,
+                 "The project's root: sources are named relative to it in outputs and cache "
+                 "keys (default: the current directory)");
+  app.add_option("--file-prefix-map", raw.cacheArgs.filePrefixMaps,
+                 "Name source files under OLD as under NEW in images and metadata "
+                 "(repeatable; the longest OLD wins; by default the source root "
+                 "and the site directories map to \"\": relative names)")
+      ->type_name("OLD=NEW");
+  app.add_flag("--no-worker-pool", raw.noWorkerPool,
+               "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
+  app.add_option("--compile-timeout", raw.compileTimeoutText,
+                 "Seconds a kernel's import or compile may take before it is stopped (default: "
+                 "$TRITON_AOT_COMPILE_TIMEOUT, else 600; 0: no limit)")
+      ->type_name("SECONDS");
+  app.add_option("--python", raw.python,
+                 "Python interpreter that has Triton (default: $TRITON_AOT_PYTHON, else the "
+                 "active environment's ($VIRTUAL_ENV, $CONDA_PREFIX), else the configured one, "
+                 "else python3)");
+  app.add_option("-j,--jobs", raw.jobs, "Parallel frontend workers (default: one per CPU, at most one per 512 MiB available)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--emit-ir", raw.emitIr, "Also write each variant's ttir, ttgir, llir and ptx/amdgcn here");
+  app.add_flag("--no-ptx", raw.noPtx, "Do not write the .ptx beside CUDA images");
+  app.add_flag("--summary", raw.summary, "Print a table of what was built");
+  app.add_option("--declared-at", raw.declaredAt,
+                 "Where the kernel is declared (\"CMakeLists.txt:12\"), named in a note after "
+                 "every error: the CMake plugin passes its triton_add_kernel() call")
+      ->type_name("FILE:LINE");
+  app.add_flag("-v,--verbose", raw.verbose, "Explain what happens; show Python tracebacks");
+  app.add_flag("--version", raw.version, "Print the version and exit");
+}
+
+/// -w and -ns obey the same rules as num_warps= and num_stages= in a config.
+Status checkWarpsAndStages(const RawArguments &raw) {
+  for (auto [flag, key, value] : {std::tuple{"-w", "num_warps", raw.numWarps},
+                                  std::tuple{"-ns", "num_stages", raw.numStages}}) {
+    if (!value)
+      continue;
+    auto checked = parseConfig(std::string(key) + "=" + std::to_string(*value));
+    if (!checked) {
+      Diagnostic diag = checked.takeError();
+      diag.message = std::string(flag) + ": " + diag.message;
+      diag.sourceLine.clear();
+      diag.column = 0;
+      return diag;
+    }
+  }
+  return ok();
+}
+
+/// The kernels of --spec (no kernel options beside it: they belong in the file).
+Status addSpecKernels(const RawArguments &raw, const CLI::App &app,
+                      const std::vector<Target> &targets, CommandLine &out) {
+  if (!raw.kernelPath.empty())
+    return usage("give either a kernel file or --spec, not both");
+  for (const char *flag : {"signature", "kernel-name", "grid", "config", "out-name", "heuristic",
+                           "heuristic-values", "specialize-for", "specialize-arg"})
+    if (app.count(std::string("--") + flag))
+      return usage(std::string("--") + flag + " cannot be combined with --spec: put it in the spec file");
+  auto kernels = loadSpecFile(raw.spec, targets);
+  if (!kernels)
+    return kernels.takeError();
+  for (KernelSpec &k : *kernels) {
+    k.configs = withDefaults(std::move(k.configs), raw.numWarps, raw.numStages);
+    k.dropPreHooks = k.dropPreHooks || raw.dropPreHooks;
+  }
+  out.request.kernels = std::move(*kernels);
+  out.request.options.outputDir = fs::absolute(raw.outPath.empty() ? "." : raw.outPath);
+  return ok();
+}
+
+/// The heuristic and specialization options of the command line's kernel.
+Status addKernelExtras(const RawArguments &raw, KernelSpec &kernel) {
+  for (const std::string &text : raw.heuristicOverrides)
+    if (Status s = addHeuristicOverride(text, kernel.heuristics); !s)
+      return s;
+  for (const std::string &text : raw.heuristicValues)
+    if (Status s = addHeuristicValues(text, kernel.heuristics); !s)
+      return s;
+  for (const std::string &text : raw.specializeFor)
+    if (Status s = addSpecializeCall(text, kernel.specialize); !s)
+      return s;
+  for (const std::string &text : raw.specializeArgs)
+    if (Status s = addSpecializeArg(text, kernel.specialize); !s)
+      return s;
+  if (!kernel.specialize.args.empty() && kernel.specialize.calls.empty())
+    return usage("--specialize-arg needs --specialize-for: it computes an argument of each call");
+  return ok();
+}
+
+/// The one kernel the command line names (a file, its function, signatures, configs, grid).
+Expected<KernelSpec> commandLineKernel(const RawArguments &raw, const CLI::App &app,
+                                       const std::vector<Target> &targets) {
+  if (raw.kernelPath.empty())
+    return usage("no kernel file: give a .py/.ttir/.ttgir file, or --spec FILE (see --help)");
+  KernelSpec kernel;
+  kernel.origin = "command line";
+  kernel.source = raw.kernelPath;
+  kernel.sourcePath = fs::absolute(raw.kernelPath).lexically_normal();
+  auto kind = sourceKindOf(kernel.sourcePath);
+  if (!kind)
+    return kind.takeError();
+  kernel.sourceKind = *kind;
+  kernel.function = raw.kernelName;
+  kernel.name = raw.outName.empty() ? raw.kernelName : raw.outName;
+  if (kernel.sourceKind == "python") {
+    if (raw.kernelName.empty())
+      return usage("missing -n/--kernel-name: name the @triton.jit function to compile");
+    if (raw.signatures.empty())
+      return usage("missing -s/--signature: give one entry per kernel parameter, e.g. "
+                   "-s \"*fp32:16, *fp32:16, i32, 1024\"");
+  } else if (!raw.signatures.empty()) {
+    return usage("a " + kernel.sourceKind + " file carries its own signature: drop -s/--signature");
+  }
+  auto parsedSignatures = parseAll<Signature>(raw.signatures, parseSignature, "signature", "command line");
+  if (!parsedSignatures)
+    return parsedSignatures.takeError();
+  kernel.signatures = *parsedSignatures;
+  auto parsedConfigs = parseAll<Config>(raw.configs, parseConfig, "config", "command line");
+  if (!parsedConfigs)
+    return parsedConfigs.takeError();
+  kernel.configs = withDefaults(*parsedConfigs, raw.numWarps, raw.numStages);
+  kernel.configsFromDecorator = raw.configs.empty();
+  kernel.dropPreHooks = raw.dropPreHooks;
+  // No -g: the caller passes the grid to the entry point.
+  if (app.count("--grid")) {
+    auto parsedGrid = parseGrid(raw.grid);
+    if (!parsedGrid) {
+      Diagnostic diag = parsedGrid.takeError();
+      diag.notes.insert(diag.notes.begin(), "in grid '" + raw.grid + "'");
+      return diag;
+    }
+    kernel.grid = *parsedGrid;
+  }
+  if (Status s = addKernelExtras(raw, kernel); !s)
+    return s.takeError();
+  kernel.targets = targets;
+  return kernel;
+}
+
+/// -o of a command-line kernel: a directory (ends with / or exists), else a path stem.
+void setOutputLocation(const std::string &outPath, CompileOptions &opts) {
+  std::error_code ec;
+  bool isDir = !outPath.empty() && (outPath.back() == '/' || fs::is_directory(outPath, ec));
+  if (outPath.empty() || isDir) {
+    opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
+  } else {
+    opts.outputStem = fs::absolute(outPath);
+    opts.outputDir = opts.outputStem.parent_path();
+  }
+}
+
+} // namespace
+
 Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) {
   CLI::App app{"triton-aot-cc: compile Triton kernels ahead of time, for any GPU target, "
                "on any machine",
@@ -510,105 +737,8 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   app.footer("Exit status: 0 success, 1 kernel error, 2 usage error, 3 Python/Triton problem,\n"
              "4 output cannot be written, 5 internal error, 130 interrupted. See docs/compiler.md.");
   app.get_formatter()->column_width(34);
-
-  CacheArguments cacheArgs;
-  std::string kernelPath, kernelName, grid, outPath, outName, spec, depfile, index,
-      python, emitIr;
-  std::vector<std::string> signatures, targets, configs, heuristicOverrides, heuristicValues,
-      specializeFor, specializeArgs;
-  std::optional<int> numWarps, numStages;
-  int jobs = 0;
-  bool noPtx = false, summary = false, verbose = false, version = false,
-       dropPreHooks = false;
-  bool noWorkerPool = false;
-  std::optional<std::string> compileTimeoutText;
-
-  app.add_option("kernel", kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
-  app.add_option("-n,--kernel-name", kernelName, "Name of the @triton.jit / @gluon.jit function");
-  app.add_option("-s,--signature", signatures,
-                 "Signature, e.g. \"*fp32:16, *fp32:16, i32, 1024\"; repeat for hint variants")
-      ->take_all()
-      ->allow_extra_args(false);
-  app.add_option("-g,--grid", grid,
-                 "Launch grid: three C expressions, e.g. \"cdiv(n, BLOCK), 1, 1\"; without it the "
-                 "caller passes the grid");
-  app.add_option("-w,--num-warps", numWarps, "Warps per program (default: Triton's, 4)");
-  app.add_option("--num-stages", numStages,
-                 "Pipeline stages, also -ns (default: the backend's: CUDA 3, HIP 2)");
-  app.add_option("-t,--target", targets,
-                 "Target: cuda:80, cuda:90a, hip:gfx942, hip:gfx90a:xnack-, cuda:80:32; repeatable")
-      ->take_all()
-      ->allow_extra_args(false);
-  app.add_option("-o,--out-path", outPath,
-                 "Output path stem (upstream), or a directory (ends with / or exists)");
-  app.add_option("--out-name", outName, "Entry point name, also -on (default: the function name)");
-  app.add_option("--config", configs,
-                 "Config \"BLOCK=1024 num_warps=4 num_stages=3\"; repeat for several configs")
-      ->take_all()
-      ->allow_extra_args(false);
-  app.add_option("--heuristic", heuristicOverrides,
-                 "NAME=EXPR: a C expression over parameter names computing the @triton.heuristics "
-                 "value NAME (for a lambda triton-aot cannot translate)");
-  app.add_option("--heuristic-values", heuristicValues,
-                 "NAME=V1,V2,...: the values to compile an integer heuristic over runtime "
-                 "arguments for");
-  app.add_flag("--drop-pre-hooks", dropPreHooks,
-               "Drop the pre_hooks of @triton.autotune configs (they run Python before each launch)");
-  app.add_option("--specialize-for", specializeFor,
-                 "A call the kernel is meant for, its integer arguments by name (\"M=1, N=4096, "
-                 "K=4096\"): adds the variant Triton's JIT would compile for it (repeatable)")
-      ->type_name("CALL");
-  app.add_option("--specialize-arg", specializeArgs,
-                 "NAME=EXPR: an argument each --specialize-for call computes from its values "
-                 "(\"stride_am=K\"; TUNE_ARGS' language)")
-      ->type_name("ARG");
-  app.add_option("--spec", spec, "JSON spec file with many kernels, variants and targets");
-  app.add_option("--depfile", depfile, "Write a Make-format depfile for the outputs");
-  app.add_option("--index", index, "Write a JSON list of the metadata files written");
-  app.add_option("--cache-dir", cacheArgs.cacheDir,
-                 "Compile cache (default: $TRITON_AOT_CACHE_DIR, else <out>/.triton-aot-cache)");
-  app.add_flag("--no-cache", cacheArgs.noCache, "Neither read nor write the compile cache");
-  app.add_option("--remote-cache", cacheArgs.remoteCache,
-                 "Shared cache beside the local one: redis://host:port[/db] or "
-                 "http(s)://host[:port]/prefix (default: $TRITON_AOT_REMOTE_CACHE; "
-                 "docs/remote-cache.md)");
-  app.add_flag("--remote-cache-read-only", cacheArgs.remoteReadOnly,
-               "Read the remote cache, never write it (also TRITON_AOT_REMOTE_CACHE_READ_ONLY=1)");
-  std::string newRemoteCacheKey;
-  app.add_option("--new-remote-cache-key", newRemoteCacheKey,
-                 "Write a new random signing key for the remote cache into FILE (mode 0600; "
-                 "it must not exist), for TRITON_AOT_REMOTE_CACHE_KEY_FILE, and exit")
-      ->type_name("FILE");
-  app.add_option("--source-root", cacheArgs.sourceRoot,
-                 "The project's root: sources are named relative to it in outputs and cache "
-                 "keys (default: the current directory)");
-  app.add_option("--file-prefix-map", cacheArgs.filePrefixMaps,
-                 "Name source files under OLD as under NEW in images and metadata "
-                 "(repeatable; the longest OLD wins; by default the source root "
-                 "and the site directories map to \"\": relative names)")
-      ->type_name("OLD=NEW");
-  app.add_flag("--no-worker-pool", noWorkerPool,
-               "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
-  app.add_option("--compile-timeout", compileTimeoutText,
-                 "Seconds a kernel's import or compile may take before it is stopped (default: "
-                 "$TRITON_AOT_COMPILE_TIMEOUT, else 600; 0: no limit)")
-      ->type_name("SECONDS");
-  app.add_option("--python", python,
-                 "Python interpreter that has Triton (default: $TRITON_AOT_PYTHON, else the "
-                 "active environment's ($VIRTUAL_ENV, $CONDA_PREFIX), else the configured one, "
-                 "else python3)");
-  app.add_option("-j,--jobs", jobs, "Parallel frontend workers (default: one per CPU, at most one per 512 MiB available)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--emit-ir", emitIr, "Also write each variant's ttir, ttgir, llir and ptx/amdgcn here");
-  app.add_flag("--no-ptx", noPtx, "Do not write the .ptx beside CUDA images");
-  app.add_flag("--summary", summary, "Print a table of what was built");
-  std::string declaredAt;   // read by main() from the raw arguments, so parse errors get it too
-  app.add_option("--declared-at", declaredAt,
-                 "Where the kernel is declared (\"CMakeLists.txt:12\"), named in a note after "
-                 "every error: the CMake plugin passes its triton_add_kernel() call")
-      ->type_name("FILE:LINE");
-  app.add_flag("-v,--verbose", verbose, "Explain what happens; show Python tracebacks");
-  app.add_flag("--version", version, "Print the version and exit");
+  RawArguments raw;
+  addOptions(app, raw);
 
   std::vector<std::string> args = rewriteUpstreamSpellings(rawArgs);
   std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11 pops from the back
@@ -623,151 +753,63 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     diag.notes.push_back("run 'triton-aot-cc --help' for the options");
     return diag;
   }
-  if (!newRemoteCacheKey.empty()) {
+  if (!raw.newRemoteCacheKey.empty()) {
     CommandLine out;
-    out.newRemoteCacheKey = fs::absolute(newRemoteCacheKey).string();
+    out.newRemoteCacheKey = fs::absolute(raw.newRemoteCacheKey).string();
     return out;
   }
-  if (version) {
+  if (raw.version) {
     CommandLine out;
     out.earlyExitText = std::string("triton-aot-cc ") + TRITON_AOT_VERSION +
                         " (frontend: Triton " + kMinTritonVersion + " to " + kTestedTritonVersion +
                         ")\n";
     return out;
   }
-
-  // -w and -ns obey the same rules as num_warps= and num_stages= in a config.
-  for (auto [flag, key, value] : {std::tuple{"-w", "num_warps", numWarps},
-                                  std::tuple{"-ns", "num_stages", numStages}}) {
-    if (!value)
-      continue;
-    auto checked = parseConfig(std::string(key) + "=" + std::to_string(*value));
-    if (!checked) {
-      Diagnostic diag = checked.takeError();
-      diag.message = std::string(flag) + ": " + diag.message;
-      diag.sourceLine.clear();
-      diag.column = 0;
-      return diag;
-    }
-  }
-
-  auto parsedTargets = parseAll<Target>(targets, parseTarget, "target", "command line");
+  if (Status s = checkWarpsAndStages(raw); !s)
+    return s.takeError();
+  auto parsedTargets = parseAll<Target>(raw.targets, parseTarget, "target", "command line");
   if (!parsedTargets)
     return parsedTargets.takeError();
 
   CommandLine out;
-  out.summary = summary;
+  out.summary = raw.summary;
   CompileOptions &opts = out.request.options;
-  opts.verbose = verbose;
-  opts.writePtx = !noPtx;
-  opts.jobs = jobs > 0 ? jobs : defaultJobs();
-  opts.workerPool = !noWorkerPool && workerPoolWanted();
+  opts.verbose = raw.verbose;
+  opts.writePtx = !raw.noPtx;
+  opts.jobs = raw.jobs > 0 ? raw.jobs : defaultJobs();
+  opts.workerPool = !raw.noWorkerPool && workerPoolWanted();
   opts.workerIdleSeconds = workerIdleSeconds();
-  opts.python = python.empty() ? defaultPython() : python;
+  opts.python = raw.python.empty() ? defaultPython() : raw.python;
   opts.workerScript = defaultWorkerScript();
-  if (!depfile.empty())
-    opts.depfile = fs::absolute(depfile);
-  if (!index.empty()) {
-    opts.index = fs::absolute(index);
-    opts.indexAsGiven = index;
+  if (!raw.depfile.empty())
+    opts.depfile = fs::absolute(raw.depfile);
+  if (!raw.index.empty()) {
+    opts.index = fs::absolute(raw.index);
+    opts.indexAsGiven = raw.index;
   }
-  opts.relativeOutputs = outPath.empty() || fs::path(outPath).is_relative();
-  if (!emitIr.empty())
-    opts.irDir = fs::absolute(emitIr);
+  opts.relativeOutputs = raw.outPath.empty() || fs::path(raw.outPath).is_relative();
+  if (!raw.emitIr.empty())
+    opts.irDir = fs::absolute(raw.emitIr);
 
-  if (!spec.empty()) {
-    if (!kernelPath.empty())
-      return usage("give either a kernel file or --spec, not both");
-    for (const char *flag : {"signature", "kernel-name", "grid", "config", "out-name", "heuristic",
-                             "heuristic-values", "specialize-for", "specialize-arg"})
-      if (app.count(std::string("--") + flag))
-        return usage(std::string("--") + flag + " cannot be combined with --spec: put it in the spec file");
-    auto kernels = loadSpecFile(spec, *parsedTargets);
-    if (!kernels)
-      return kernels.takeError();
-    for (KernelSpec &k : *kernels) {
-      k.configs = withDefaults(std::move(k.configs), numWarps, numStages);
-      k.dropPreHooks = k.dropPreHooks || dropPreHooks;
-    }
-    out.request.kernels = std::move(*kernels);
-    opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
+  if (!raw.spec.empty()) {
+    if (Status s = addSpecKernels(raw, app, *parsedTargets, out); !s)
+      return s.takeError();
   } else {
-    if (kernelPath.empty())
-      return usage("no kernel file: give a .py/.ttir/.ttgir file, or --spec FILE (see --help)");
-    KernelSpec kernel;
-    kernel.origin = "command line";
-    kernel.source = kernelPath;
-    kernel.sourcePath = fs::absolute(kernelPath).lexically_normal();
-    auto kind = sourceKindOf(kernel.sourcePath);
-    if (!kind)
-      return kind.takeError();
-    kernel.sourceKind = *kind;
-    kernel.function = kernelName;
-    kernel.name = outName.empty() ? kernelName : outName;
-    if (kernel.sourceKind == "python") {
-      if (kernelName.empty())
-        return usage("missing -n/--kernel-name: name the @triton.jit function to compile");
-      if (signatures.empty())
-        return usage("missing -s/--signature: give one entry per kernel parameter, e.g. "
-                     "-s \"*fp32:16, *fp32:16, i32, 1024\"");
-    } else if (!signatures.empty()) {
-      return usage("a " + kernel.sourceKind + " file carries its own signature: drop -s/--signature");
-    }
-    auto parsedSignatures = parseAll<Signature>(signatures, parseSignature, "signature", "command line");
-    if (!parsedSignatures)
-      return parsedSignatures.takeError();
-    kernel.signatures = *parsedSignatures;
-    auto parsedConfigs = parseAll<Config>(configs, parseConfig, "config", "command line");
-    if (!parsedConfigs)
-      return parsedConfigs.takeError();
-    kernel.configs = withDefaults(*parsedConfigs, numWarps, numStages);
-    kernel.configsFromDecorator = configs.empty();
-    kernel.dropPreHooks = dropPreHooks;
-    // No -g: the caller passes the grid to the entry point.
-    if (app.count("--grid")) {
-      auto parsedGrid = parseGrid(grid);
-      if (!parsedGrid) {
-        Diagnostic diag = parsedGrid.takeError();
-        diag.notes.insert(diag.notes.begin(), "in grid '" + grid + "'");
-        return diag;
-      }
-      kernel.grid = *parsedGrid;
-    }
-    for (const std::string &text : heuristicOverrides)
-      if (Status s = addHeuristicOverride(text, kernel.heuristics); !s)
-        return s.takeError();
-    for (const std::string &text : heuristicValues)
-      if (Status s = addHeuristicValues(text, kernel.heuristics); !s)
-        return s.takeError();
-    for (const std::string &text : specializeFor)
-      if (Status s = addSpecializeCall(text, kernel.specialize); !s)
-        return s.takeError();
-    for (const std::string &text : specializeArgs)
-      if (Status s = addSpecializeArg(text, kernel.specialize); !s)
-        return s.takeError();
-    if (!kernel.specialize.args.empty() && kernel.specialize.calls.empty())
-      return usage("--specialize-arg needs --specialize-for: it computes an argument of each call");
-    kernel.targets = *parsedTargets;
-    out.request.kernels.push_back(std::move(kernel));
-
-    std::error_code ec;
-    bool isDir = !outPath.empty() && (outPath.back() == '/' || fs::is_directory(outPath, ec));
-    if (outPath.empty() || isDir)
-      opts.outputDir = fs::absolute(outPath.empty() ? "." : outPath);
-    else {
-      opts.outputStem = fs::absolute(outPath);
-      opts.outputDir = opts.outputStem.parent_path();
-    }
+    auto kernel = commandLineKernel(raw, app, *parsedTargets);
+    if (!kernel)
+      return kernel.takeError();
+    out.request.kernels.push_back(std::move(*kernel));
+    setOutputLocation(raw.outPath, opts);
   }
   for (const KernelSpec &k : out.request.kernels)
     if (k.targets.empty())
       return usage("no target: give -t/--target, e.g. -t cuda:90a (triton-aot-cc cross-compiles "
                    "and never looks for a GPU)");
 
-  if (Status s = applyCacheArguments(cacheArgs, opts); !s)
+  if (Status s = applyCacheArguments(raw.cacheArgs, opts); !s)
     return s.takeError();
-  opts.workerProject = workerProject(cacheArgs.sourceRoot, opts.sourceRoot, out.request.kernels);
-  auto timeout = compileTimeout(compileTimeoutText);
+  opts.workerProject = workerProject(raw.cacheArgs.sourceRoot, opts.sourceRoot, out.request.kernels);
+  auto timeout = compileTimeout(raw.compileTimeoutText);
   if (!timeout)
     return timeout.takeError();
   opts.compileTimeoutSeconds = *timeout;
