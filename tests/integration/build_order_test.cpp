@@ -19,21 +19,26 @@ using tta::testing::RunResult;
 namespace tta {
 namespace {
 
-TEST(BuildOrder, TheNextBuildCompilesTheLongestFirstEvenAfterAnEdit) {
-  fs::path dir = freshDir("build_order", "edit");
+/// dir/spec.json declaring a short compile (add.py) and a long one (mm.py: a dot, four
+/// stages) for cuda:90a, the long one first when \p longFirst.
+void writeShortAndLongSpec(const fs::path &dir, bool longFirst) {
   fs::copy_file(kernel("vector_add.py"), dir / "add.py");
   fs::copy_file(kernel("matmul_fp16.py"), dir / "mm.py");
-  // The short compile declared first, the long one (a dot, three stages) second.
-  nlohmann::json spec = {
-      {"targets", {"cuda:90a"}},
-      {"kernels",
-       {{{"source", "add.py"}, {"function", "add_kernel"},
-         {"signatures", {"*fp32, *fp32, *fp32, i32, 64"}}},
-        {{"source", "mm.py"}, {"function", "matmul_kernel"},
-         {"signatures", {"*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, "
-                         "i32, 128, 128, 64"}},
-         {"configs", {"num_warps=8 num_stages=4"}}}}}};
-  std::ofstream(dir / "spec.json") << spec.dump(2);
+  nlohmann::json add = {{"source", "add.py"}, {"function", "add_kernel"},
+                        {"signatures", {"*fp32, *fp32, *fp32, i32, 64"}}};
+  nlohmann::json mm = {
+      {"source", "mm.py"}, {"function", "matmul_kernel"},
+      {"signatures", {"*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, "
+                      "i32, 128, 128, 64"}},
+      {"configs", {"num_warps=8 num_stages=4"}}};
+  nlohmann::json kernels = longFirst ? nlohmann::json{mm, add} : nlohmann::json{add, mm};
+  std::ofstream(dir / "spec.json") << nlohmann::json{{"targets", {"cuda:90a"}},
+                                                     {"kernels", kernels}}.dump(2);
+}
+
+TEST(BuildOrder, TheNextBuildCompilesTheLongestFirstEvenAfterAnEdit) {
+  fs::path dir = freshDir("build_order", "edit");
+  writeShortAndLongSpec(dir, false);   // the short compile declared first
   const std::vector<std::string> args = {"--spec",      (dir / "spec.json").string(),
                                          "-o",          (dir / "out").string() + "/",
                                          "--cache-dir", (dir / "cache").string(),
@@ -61,18 +66,7 @@ TEST(BuildOrder, AWorkerWithNothingLeftEndsWhileTheLongestCompiles) {
   // The run's last requests: once the queue is empty, an idle worker is told to end (EOF on its
   // stdin), so that workers do not all end together after the last compile.
   fs::path dir = freshDir("build_order", "release");
-  fs::copy_file(kernel("vector_add.py"), dir / "add.py");
-  fs::copy_file(kernel("matmul_fp16.py"), dir / "mm.py");
-  nlohmann::json spec = {
-      {"targets", {"cuda:90a"}},
-      {"kernels",
-       {{{"source", "mm.py"}, {"function", "matmul_kernel"},
-         {"signatures", {"*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, "
-                         "i32, 128, 128, 64"}},
-         {"configs", {"num_warps=8 num_stages=4"}}},
-        {{"source", "add.py"}, {"function", "add_kernel"},
-         {"signatures", {"*fp32, *fp32, *fp32, i32, 64"}}}}}};
-  std::ofstream(dir / "spec.json") << spec.dump(2);
+  writeShortAndLongSpec(dir, true);
   RunResult r = runCompiler({"--spec", (dir / "spec.json").string(), "-o",
                              (dir / "out").string() + "/", "-j", "2", "-v", "--no-ptx",
                              "--no-worker-pool"},
