@@ -354,7 +354,7 @@ Expected<pid_t> WorkerPool::startInterpreter(const std::vector<std::string> &arg
     envp.push_back(s.data());
   envp.push_back(nullptr);
 
-  std::vector<std::string> args = {settings_.python, "-B", settings_.script};
+  std::vector<std::string> args = frontendCommand(settings_.python, settings_.script);
   args.insert(args.end(), arguments.begin(), arguments.end());
   std::vector<char *> argv;
   for (std::string &a : args)

@@ -26,6 +26,14 @@ namespace tta {
 
 namespace fs = std::filesystem;
 
+std::vector<std::string> frontendCommand(const std::string &python, const std::string &script) {
+  static const char *const kLauncher =
+      "import os, runpy, sys; script = sys.argv[1]; sys.path[0] = os.path.dirname(script); "
+      "del sys.argv[0]; runpy.run_module(os.path.splitext(os.path.basename(script))[0], "
+      "run_name='__main__', alter_sys=True)";
+  return {python, "-B", "-c", kLauncher, script};
+}
+
 namespace {
 
 constexpr const char kLeaseHeader[] = "lease 1 ";
@@ -90,9 +98,9 @@ Status startPool(const std::string &socket, const std::string &python,
   posix_spawn_file_actions_init(&actions);
   for (int fd = 0; fd < 3; ++fd)
     posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
-  std::vector<std::string> args = {python,   "-B",         poolScript,   "--socket",
-                                   socket,   "--worker",   workerScript, "--python",
-                                   python,   "--idle",     std::to_string(idleSeconds)};
+  std::vector<std::string> args = frontendCommand(python, poolScript);
+  args.insert(args.end(), {"--socket", socket, "--worker", workerScript, "--python", python,
+                           "--idle", std::to_string(idleSeconds)});
   std::vector<char *> argv;
   for (std::string &arg : args)
     argv.push_back(arg.data());

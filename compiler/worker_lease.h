@@ -52,6 +52,12 @@ Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string 
 /// says why); the fds stay ours either way.
 bool sendWithFds(int socket, std::string_view text, const int fds[3]);
 
+/// The command that starts the frontend script \p script (a worker, the pool) under \p python:
+/// `python -B -c <launcher> script`, the launcher running the script as `__main__` from its
+/// bytecode beside it (runpy), which a script named on the command line never is: Python
+/// compiles such a script from source each time. frontend/launch.py spells the same.
+std::vector<std::string> frontendCommand(const std::string &python, const std::string &script);
+
 /// How a process ended, as far as the run could learn it.
 struct WorkerEnd {
   enum class Kind { Unknown, Exited, Signaled };

@@ -30,6 +30,7 @@ import traceback
 import types
 
 import heuristic_flatten
+import launch
 import param_writes
 
 PROTOCOL = 1
@@ -192,7 +193,7 @@ class Process:
     def exec_fresh(self, fds, greet, pending=None):
         """Replaces this process by a fresh worker serving `fds` (stdin, stdout, stderr of the
         run): it says hello if `greet`, then serves `pending` (a request line) first."""
-        argv = [self.python, "-B", os.path.abspath(__file__)]
+        argv = launch.command(self.python, os.path.abspath(__file__))
         keep = list(fds)
         if self.control_fd is not None:
             argv += ["--pool-worker", str(self.control_fd)]

@@ -28,6 +28,8 @@ import subprocess
 import sys
 import time
 
+import launch
+
 LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
 # A run whose leased worker died asks how it ended (the pool reaped it, not the run): then the
 # worker's pid and a newline; answered "exited N", "signaled N" or "unknown".
@@ -125,7 +127,7 @@ def _start_frontend(python, script, mode, control, environment=None):
     """triton_aot_worker.py in `mode` (--pool-worker, --zygote) on its end of `control`; the
     interpreter as the run names it (it may be a wrapper script), not sys.executable."""
     return subprocess.Popen(
-        [python, "-B", script, mode, str(control.fileno()), "--python", python],
+        launch.command(python, script) + [mode, str(control.fileno()), "--python", python],
         pass_fds=(control.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, env=environment)
 
