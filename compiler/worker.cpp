@@ -723,6 +723,13 @@ void WorkerPool::deliver(Answers &answered,
   answered.clear();
 }
 
+std::size_t WorkerPool::startingCount() const {
+  std::size_t n = 0;
+  for (auto &w : workers_)
+    n += !w->dead && !w->saidHello;
+  return n;
+}
+
 Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &answered,
                          const std::function<void(std::size_t, nlohmann::json)> &onResponse,
                          AfterRun after) {
@@ -730,52 +737,11 @@ Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &a
   for (std::size_t i = 0; i < requests.size(); ++i)
     pending.push_back(i);
   std::size_t inFlight = 0;
-
-  auto startingCount = [&] {
-    std::size_t n = 0;
-    for (auto &w : workers_)
-      n += !w->dead && !w->saidHello;
-    return n;
-  };
-
   while (true) {
-    // Hand work to idle workers; replace dead ones while work remains.
-    std::size_t alive = 0;
-    for (auto &w : workers_)
-      alive += !w->dead;
-    if (!pending.empty() && alive < static_cast<std::size_t>(maxWorkers_) &&
-        alive < pending.size() + inFlight) {
-      auto spawned = spawn();
-      if (!spawned)
-        return spawned.takeError();
-    }
-    for (auto &w : workers_) {
-      if (pending.empty())
-        break;
-      if (w->dead || !w->saidHello || w->busyWith >= 0)
-        continue;
-      std::size_t index = takeRequestFor(*w, requests, pending);
-      nlohmann::json request = requests[index];
-      request["id"] = index;
-      std::string line = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      line += '\n';
-      w->busyWith = static_cast<long>(index);
-      w->busySince = std::chrono::steady_clock::now();
-      ++inFlight;
-      if (!writeAll(w->input, line))
-        w->closeFd(w->input);   // its death shows up as EOF on stdout below
-    }
-    // Nothing left to hand out: the idle ends now, its exit overlapping the last compiles (a
-    // worker still starting is told once it says hello).
-    if (pending.empty() && after == AfterRun::EndIdleWorkers) {
-      for (auto &w : workers_)
-        if (!w->dead && w->saidHello && w->busyWith < 0 && w->input >= 0) {
-          w->toldToEnd = true;
-          w->closeFd(w->input);
-        }
-      if (startingCount() == 0)
-        dismissZygote();   // no worker will be forked again
-    }
+    if (Status handed = handOut(requests, pending, inFlight); !handed)
+      return handed;
+    if (pending.empty() && after == AfterRun::EndIdleWorkers)
+      endIdleWorkers();
     // Answers are handled once their workers have their next request: a worker never waits
     // on the run's storing of another answer.
     deliver(answered, onResponse);
@@ -785,59 +751,104 @@ Status WorkerPool::serve(const std::vector<nlohmann::json> &requests, Answers &a
     if (pending.empty() && inFlight == 0 &&
         (!awaitingFirstHello_ || !hello_.is_null() || startingCount() == 0))
       return ok();
-
-    std::vector<pollfd> fds;
-    std::vector<std::pair<WorkerProcess *, bool>> owners;   // (worker, is stdout)
-    for (auto &w : workers_) {
-      if (w->output >= 0) {
-        fds.push_back({w->output, POLLIN, 0});
-        owners.push_back({w.get(), true});
-      }
-      if (w->errors >= 0) {
-        fds.push_back({w->errors, POLLIN, 0});
-        owners.push_back({w.get(), false});
-      }
-    }
-    if (settings_.interruptFd >= 0) {
-      fds.push_back({settings_.interruptFd, POLLIN, 0});
-      owners.push_back({nullptr, false});
-    }
-    if (fds.empty())
-      return makeError(ExitCode::InternalError, "no frontend worker is left to run requests");
-    if (::poll(fds.data(), fds.size(), pollTimeout()) < 0) {
-      if (errno == EINTR)
-        continue;
-      return makeError(ExitCode::InternalError, "poll failed: " + errnoText(errno));
-    }
-
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      auto [worker, isOutput] = owners[i];
-      if (!worker) {
-        for (auto &w : workers_)
-          w->kill();
-        return makeError(ExitCode::Interrupted, "interrupted");
-      }
-      char chunk[65536];
-      ssize_t n = ::read(fds[i].fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (!isOutput) {
-        if (n <= 0)
-          worker->closeFd(worker->errors);
-        else
-          worker->keepStderr(std::string_view(chunk, static_cast<std::size_t>(n)), settings_.log);
-        continue;
-      }
-      Status taken = n <= 0 ? workerEnded(*worker, inFlight, answered)
-                            : takeOutput(*worker, std::string_view(chunk, static_cast<std::size_t>(n)),
-                                         inFlight, answered);
-      if (!taken)
-        return taken;
-    }
+    if (Status read = readWorkers(inFlight, answered); !read)
+      return read;
     stopOverdue(requests, inFlight, answered);
   }
+}
+
+Status WorkerPool::handOut(const std::vector<nlohmann::json> &requests,
+                           std::deque<std::size_t> &pending, std::size_t &inFlight) {
+  // A dead worker is replaced while work remains.
+  std::size_t alive = 0;
+  for (auto &w : workers_)
+    alive += !w->dead;
+  if (!pending.empty() && alive < static_cast<std::size_t>(maxWorkers_) &&
+      alive < pending.size() + inFlight) {
+    auto spawned = spawn();
+    if (!spawned)
+      return spawned.takeError();
+  }
+  for (auto &w : workers_) {
+    if (pending.empty())
+      break;
+    if (w->dead || !w->saidHello || w->busyWith >= 0)
+      continue;
+    std::size_t index = takeRequestFor(*w, requests, pending);
+    nlohmann::json request = requests[index];
+    request["id"] = index;
+    std::string line = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line += '\n';
+    w->busyWith = static_cast<long>(index);
+    w->busySince = std::chrono::steady_clock::now();
+    ++inFlight;
+    if (!writeAll(w->input, line))
+      w->closeFd(w->input);   // its death shows up as EOF on stdout (readWorkers)
+  }
+  return ok();
+}
+
+void WorkerPool::endIdleWorkers() {
+  // Its exit overlaps the last compiles; a worker still starting is told once it says hello.
+  for (auto &w : workers_)
+    if (!w->dead && w->saidHello && w->busyWith < 0 && w->input >= 0) {
+      w->toldToEnd = true;
+      w->closeFd(w->input);
+    }
+  if (startingCount() == 0)
+    dismissZygote();   // no worker will be forked again
+}
+
+Status WorkerPool::readWorkers(std::size_t &inFlight, Answers &answered) {
+  std::vector<pollfd> fds;
+  std::vector<std::pair<WorkerProcess *, bool>> owners;   // (worker, is stdout)
+  for (auto &w : workers_) {
+    if (w->output >= 0) {
+      fds.push_back({w->output, POLLIN, 0});
+      owners.push_back({w.get(), true});
+    }
+    if (w->errors >= 0) {
+      fds.push_back({w->errors, POLLIN, 0});
+      owners.push_back({w.get(), false});
+    }
+  }
+  if (settings_.interruptFd >= 0) {
+    fds.push_back({settings_.interruptFd, POLLIN, 0});
+    owners.push_back({nullptr, false});
+  }
+  if (fds.empty())
+    return makeError(ExitCode::InternalError, "no frontend worker is left to run requests");
+  if (::poll(fds.data(), fds.size(), pollTimeout()) < 0)
+    return errno == EINTR ? ok()
+                          : makeError(ExitCode::InternalError, "poll failed: " + errnoText(errno));
+
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+      continue;
+    auto [worker, isOutput] = owners[i];
+    if (!worker) {
+      for (auto &w : workers_)
+        w->kill();
+      return makeError(ExitCode::Interrupted, "interrupted");
+    }
+    char chunk[65536];
+    ssize_t n = ::read(fds[i].fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (!isOutput) {
+      if (n <= 0)
+        worker->closeFd(worker->errors);
+      else
+        worker->keepStderr(std::string_view(chunk, static_cast<std::size_t>(n)), settings_.log);
+      continue;
+    }
+    Status taken = n <= 0 ? workerEnded(*worker, inFlight, answered)
+                          : takeOutput(*worker, std::string_view(chunk, static_cast<std::size_t>(n)),
+                                       inFlight, answered);
+    if (!taken)
+      return taken;
+  }
+  return ok();
 }
 
 /// A worker's stdout at EOF: the request it had fails saying how it ended; one that ended

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -106,6 +107,15 @@ private:
   Status serve(const std::vector<nlohmann::json> &requests, Answers &answered,
                const std::function<void(std::size_t, nlohmann::json)> &onResponse,
                AfterRun after);
+  /// Replaces a dead worker while work remains, and gives each idle worker its next request.
+  Status handOut(const std::vector<nlohmann::json> &requests, std::deque<std::size_t> &pending,
+                 std::size_t &inFlight);
+  /// The run's last requests are all handed out: each idle worker is told to end (EOF on its
+  /// stdin), and the zygote is dismissed once no worker is starting.
+  void endIdleWorkers();
+  /// Waits for the workers' output (or the interrupt) and takes what they wrote.
+  Status readWorkers(std::size_t &inFlight, Answers &answered);
+  std::size_t startingCount() const;   ///< workers alive that have not said hello yet
   Status workerEnded(WorkerProcess &worker, std::size_t &inFlight, Answers &answered);
   Status takeOutput(WorkerProcess &worker, std::string_view chunk, std::size_t &inFlight,
                     Answers &answered);
