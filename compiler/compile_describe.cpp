@@ -6,7 +6,6 @@
 #include "contract/json_access.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <set>
 #include <string_view>
@@ -133,10 +132,7 @@ bool CompileRun::describe(const std::vector<DescribeWanted> &wanted, int workers
     return false;
   }
   say("frontend: " + std::to_string(requests.size()) + " description(s) in " +
-      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now() - started)
-                         .count()) +
-      " ms");
+      millisecondsSince(started));
   shareAnswers();
   for (const DescribeKey &k : kernelOf) {
     const nlohmann::json &info = described_[k];

@@ -98,7 +98,7 @@ bool CompileRun::compileMisses() {
     }
   Status ran = pool_->run(requests, [&](std::size_t i, nlohmann::json answer) {
     finishCompile(*compiling[i], std::move(answer));
-    storeDescriptions();   // the first answer's worker waits; the longest compile does not
+    storeDescriptions();   // once, with the first answer: while the workers compile
   }, WorkerPool::AfterRun::EndIdleWorkers);
   for (auto &[hook, refusal] : hookRefusals_)
     fail(std::move(refusal.second));
@@ -108,10 +108,7 @@ bool CompileRun::compileMisses() {
     return false;
   }
   say("frontend: " + std::to_string(misses_.size()) + " variant(s) in " +
-      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now() - started)
-                         .count()) +
-      " ms");
+      millisecondsSince(started));
   return outcome_.errors.empty();
 }
 

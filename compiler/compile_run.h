@@ -36,6 +36,14 @@
 
 namespace tta {
 
+/// "<N> ms" since \p started: the run's -v timings.
+inline std::string millisecondsSince(std::chrono::steady_clock::time_point started) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - started)
+                            .count()) +
+         " ms";
+}
+
 /// One variant of one kernel for one target, from expansion to its outputs.
 struct Job {
   const KernelSpec *kernel = nullptr;
