@@ -520,8 +520,9 @@ struct RawArguments {
   std::optional<std::string> compileTimeoutText;
 };
 
-/// Every option of triton-aot-cc, filling \p raw.
-void addOptions(CLI::App &app, RawArguments &raw) {
+/// The kernel and its variants: file, function, signatures, grid, configs, targets, names,
+/// heuristics, specializations.
+void addKernelOptions(CLI::App &app, RawArguments &raw) {
   app.add_option("kernel", raw.kernelPath, "Kernel file: Python (.py) or Triton IR (.ttir, .ttgir)");
   app.add_option("-n,--kernel-name", raw.kernelName, "Name of the @triton.jit / @gluon.jit function");
   app.add_option("-s,--signature", raw.signatures,
@@ -561,6 +562,10 @@ void addOptions(CLI::App &app, RawArguments &raw) {
                  "NAME=EXPR: an argument each --specialize-for call computes from its values "
                  "(\"stride_am=K\"; TUNE_ARGS' language)")
       ->type_name("ARG");
+}
+
+/// The spec file, what the run writes beside its outputs, and the caches.
+void addFileAndCacheOptions(CLI::App &app, RawArguments &raw) {
   app.add_option("--spec", raw.spec, "JSON spec file with many kernels, variants and targets");
   app.add_option("--depfile", raw.depfile, "Write a Make-format depfile for the outputs");
   app.add_option("--index", raw.index, "Write a JSON list of the metadata files written");
@@ -585,6 +590,10 @@ void addOptions(CLI::App &app, RawArguments &raw) {
                  "(repeatable; the longest OLD wins; by default the source root "
                  "and the site directories map to \"\": relative names)")
       ->type_name("OLD=NEW");
+}
+
+/// How the run goes: its workers and interpreter, what it writes and says.
+void addRunOptions(CLI::App &app, RawArguments &raw) {
   app.add_flag("--no-worker-pool", raw.noWorkerPool,
                "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
   app.add_option("--compile-timeout", raw.compileTimeoutText,
@@ -606,6 +615,13 @@ void addOptions(CLI::App &app, RawArguments &raw) {
       ->type_name("FILE:LINE");
   app.add_flag("-v,--verbose", raw.verbose, "Explain what happens; show Python tracebacks");
   app.add_flag("--version", raw.version, "Print the version and exit");
+}
+
+/// Every option of triton-aot-cc, filling \p raw (in --help's order).
+void addOptions(CLI::App &app, RawArguments &raw) {
+  addKernelOptions(app, raw);
+  addFileAndCacheOptions(app, raw);
+  addRunOptions(app, raw);
 }
 
 /// -w and -ns obey the same rules as num_warps= and num_stages= in a config.
