@@ -156,6 +156,34 @@ SourceNames CompileRun::sourceNames() const {
   return SourceNames(opts_.sourceRoot, opts_.filePrefixMap, siteDirs);
 }
 
+namespace {
+
+/// What every run's workers and a preparation's share: the interpreter, the scripts, the pool
+/// and its project (one spelling, so a prepared pool is the one the build's runs lease from).
+WorkerSettings workerSettings(const CompileOptions &opts, const std::string &python,
+                              const std::vector<Target> &targets) {
+  WorkerSettings settings;
+  settings.python = python;
+  settings.script = opts.workerScript.string();
+  settings.interruptFd = opts.interruptFd;
+  settings.usePool = opts.workerPool;
+  settings.useZygote = true;
+  settings.poolIdleSeconds = opts.workerIdleSeconds;
+  settings.project = opts.workerProject;
+  settings.requestTimeoutSeconds = opts.compileTimeoutSeconds;
+  for (const Target &target : targets)
+    if (std::find(settings.targets.begin(), settings.targets.end(), requestTarget(target)) ==
+        settings.targets.end())
+      settings.targets.push_back(requestTarget(target));
+  return settings;
+}
+
+/// Triton's cache directory for a run's workers: inside ours (never the user's ~/.triton,
+/// where upstream puts it).
+fs::path tritonCacheIn(const fs::path &cacheDir) { return cacheDir / "triton"; }
+
+} // namespace
+
 /// The interpreter, the cache and the worker pool's settings; the pool starts on first need.
 Status CompileRun::startPool(int count) {
   if (python_.empty()) {   // IR sources are described with their compile: not resolved yet
@@ -178,27 +206,16 @@ Status CompileRun::startPool(int count) {
     scratch_.path.clear();
     return diag;
   }
-  WorkerSettings settings;
-  settings.python = python_;
-  settings.script = opts_.workerScript.string();
-  settings.interruptFd = opts_.interruptFd;
-  settings.usePool = opts_.workerPool;
-  settings.useZygote = true;
-  settings.poolIdleSeconds = opts_.workerIdleSeconds;
-  settings.project = opts_.workerProject;
-  settings.requestTimeoutSeconds = opts_.compileTimeoutSeconds;
+  std::vector<Target> targets;
   for (const KernelSpec &kernel : kernels_)
-    for (const Target &target : kernel.targets)
-      if (std::find(settings.targets.begin(), settings.targets.end(), requestTarget(target)) ==
-          settings.targets.end())
-        settings.targets.push_back(requestTarget(target));
-  // Triton's own cache goes inside ours, never into the user's ~/.triton (upstream does). A
-  // cache that cannot be written only costs speed: compile without it.
+    targets.insert(targets.end(), kernel.targets.begin(), kernel.targets.end());
+  WorkerSettings settings = workerSettings(opts_, python_, targets);
+  // A cache that cannot be written only costs speed: compile without it.
   fs::path tritonCache = scratch_.path / "triton";
   if (cache_.enabled()) {
-    fs::create_directories(opts_.cacheDir / "triton", ec);
-    if (!ec && ::access((opts_.cacheDir / "triton").c_str(), W_OK) == 0) {
-      tritonCache = opts_.cacheDir / "triton";
+    fs::create_directories(tritonCacheIn(opts_.cacheDir), ec);
+    if (!ec && ::access(tritonCacheIn(opts_.cacheDir).c_str(), W_OK) == 0) {
+      tritonCache = tritonCacheIn(opts_.cacheDir);
     } else {
       if (log_)
         log_("warning: cannot write the cache '" + opts_.cacheDir.string() +
@@ -229,6 +246,31 @@ Status CompileRun::startPool(int count) {
     return s;
   say("frontend: Triton " + stringOr(hello_, "triton_version") + " with " + python_ + ", " +
       std::to_string(count) + " worker(s)");
+  return ok();
+}
+
+Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &targets,
+                      const LogSink &log) {
+  auto say = [&](const std::string &line) {
+    if (opts.verbose && log)
+      log(line);
+  };
+  if (!opts.workerPool) {
+    say("frontend: the worker pool is off (--no-worker-pool, TRITON_AOT_WORKER_POOL=0): "
+        "no workers to prepare");
+    return ok();
+  }
+  auto python = resolveProgram(opts.python);
+  if (!python)
+    return python.takeError();
+  WorkerSettings settings = workerSettings(opts, *python, targets);
+  // The runs set it (so the user's own is no part of their pool's key): set here too.
+  settings.environment["TRITON_CACHE_DIR"] = tritonCacheIn(opts.cacheDir).string();
+  const int count = std::max(1, opts.jobs);
+  if (Status prepared = WorkerPool(settings, count).prepare(count); !prepared)
+    return prepared;
+  say("frontend: the worker pool for " + opts.workerProject + " prepares " +
+      std::to_string(count) + " worker(s) with " + *python);
   return ok();
 }
 

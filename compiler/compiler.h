@@ -109,6 +109,14 @@ struct CompileOutcome {
 
 CompileOutcome compile(const CompileRequest &request, const LogSink &log = {});
 
+/// --prepare-workers: asks the worker pool of \p opts' project (started if need be) for
+/// opts.jobs workers warmed up for \p targets, so that the project's first build leases warm
+/// workers (CMake's configure runs it; docs/compiler.md, "Warm workers"). Returns without
+/// waiting for them; nothing to do without the pool. Errors: the interpreter is not found,
+/// the pool cannot be started.
+Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &targets,
+                      const LogSink &log = {});
+
 /// The table printed by --summary: kernel, variant, target, image size, shared, registers, spills;
 /// then where they came from, what --specialize-for added, and the run's time beside its floor.
 std::string formatSummary(const CompileOutcome &outcome);

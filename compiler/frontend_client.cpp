@@ -5,6 +5,7 @@
 #include "contract/spelling.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iterator>
 #include <set>
@@ -31,6 +32,23 @@ int compareVersions(const std::string &a, const std::string &b) {
   };
   auto pa = parts(a), pb = parts(b);
   return pa < pb ? -1 : pa > pb ? 1 : 0;
+}
+
+std::string warmedUpTargets(const nlohmann::json &hello) {
+  std::string names;
+  for (const nlohmann::json &entry : arrayOf(hello, "warmed_up")) {
+    if (!entry.is_string())
+      continue;
+    const std::string &name = entry.get_ref<const std::string &>();
+    const bool plain = !name.empty() && name.size() <= 32 &&
+                       std::all_of(name.begin(), name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == ':' ||
+                                c == '_' || c == '-';
+                       });
+    if (plain)
+      names += (names.empty() ? "" : ", ") + name;
+  }
+  return names;
 }
 
 Status checkHello(const nlohmann::json &hello, const std::string &python) {

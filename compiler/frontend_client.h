@@ -18,6 +18,11 @@ namespace tta {
 /// Checks the worker's hello: Triton importable and at least kMinTritonVersion.
 Status checkHello(const nlohmann::json &hello, const std::string &python);
 
+/// A prepared pool worker's hello names the targets its zygote compiled for before forking it
+/// ("warmed_up": ["cuda:90", ...]): those names, joined by ", "; "" when it has none. Entries
+/// that are not short target names are left out.
+std::string warmedUpTargets(const nlohmann::json &hello);
+
 /// Compares dotted versions numerically ("3.10.0" > "3.9.1"); suffixes such as "+git" ignored.
 int compareVersions(const std::string &a, const std::string &b);
 

@@ -98,9 +98,17 @@ int run(const std::vector<std::string> &args) {
   }
 
   const bool verbose = commandLine->request.options.verbose;
-  tta::CompileOutcome outcome = tta::compile(commandLine->request, [](std::string_view line) {
+  auto log = [](std::string_view line) {
     std::fprintf(stderr, "triton-aot-cc: %.*s\n", static_cast<int>(line.size()), line.data());
-  });
+  };
+  if (commandLine->prepareWorkers) {
+    tta::Status prepared = tta::prepareWorkers(commandLine->request.options,
+                                               commandLine->prepareTargets, log);
+    if (!prepared)
+      report(prepared.error(), verbose);
+    return prepared ? 0 : static_cast<int>(prepared.error().code);
+  }
+  tta::CompileOutcome outcome = tta::compile(commandLine->request, log);
   for (const tta::Diagnostic &diag : outcome.errors)
     report(diag, verbose);
   if (!outcome.errors.empty())

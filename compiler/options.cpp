@@ -516,7 +516,7 @@ struct RawArguments {
   std::optional<int> numWarps, numStages;
   int jobs = 0;
   bool noPtx = false, summary = false, verbose = false, version = false, dropPreHooks = false,
-       noWorkerPool = false;
+       noWorkerPool = false, prepareWorkers = false;
   std::optional<std::string> compileTimeoutText;
 };
 
@@ -596,6 +596,9 @@ void addFileAndCacheOptions(CLI::App &app, RawArguments &raw) {
 void addRunOptions(CLI::App &app, RawArguments &raw) {
   app.add_flag("--no-worker-pool", raw.noWorkerPool,
                "Start frontend workers for this run only (also TRITON_AOT_WORKER_POOL=0)");
+  app.add_flag("--prepare-workers", raw.prepareWorkers,
+               "Compile nothing: have the worker pool of --source-root's project hold -j workers "
+               "warmed up for the -t targets, for its next build (CMake's configure runs it)");
   app.add_option("--compile-timeout", raw.compileTimeoutText,
                  "Seconds a kernel's import or compile may take before it is stopped (default: "
                  "$TRITON_AOT_COMPILE_TIMEOUT, else 600; 0: no limit)")
@@ -732,6 +735,16 @@ Expected<KernelSpec> commandLineKernel(const RawArguments &raw, const CLI::App &
   return kernel;
 }
 
+/// --prepare-workers names a project and no kernel.
+Status checkPreparation(const RawArguments &raw) {
+  if (!raw.kernelPath.empty() || !raw.spec.empty())
+    return usage("--prepare-workers compiles nothing: drop the kernel file and --spec");
+  if (raw.cacheArgs.sourceRoot.empty())
+    return usage("--prepare-workers needs --source-root: the project whose builds lease the "
+                 "workers");
+  return ok();
+}
+
 /// -o of a command-line kernel: a directory (ends with / or exists), else a path stem.
 void setOutputLocation(const std::string &outPath, CompileOptions &opts) {
   std::error_code ec;
@@ -807,7 +820,13 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   if (!raw.emitIr.empty())
     opts.irDir = fs::absolute(raw.emitIr);
 
-  if (!raw.spec.empty()) {
+  if (raw.prepareWorkers) {
+    if (Status s = checkPreparation(raw); !s)
+      return s.takeError();
+    out.prepareWorkers = true;
+    out.prepareTargets = *parsedTargets;
+    opts.outputDir = fs::absolute(".");
+  } else if (!raw.spec.empty()) {
     if (Status s = addSpecKernels(raw, app, *parsedTargets, out); !s)
       return s.takeError();
   } else {

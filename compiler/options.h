@@ -17,6 +17,9 @@ struct CommandLine {
   std::string earlyExitText;     ///< --help / --version: print this and exit 0
   /// --new-remote-cache-key FILE: write a new signing key there and exit (nothing compiles).
   std::string newRemoteCacheKey;
+  /// --prepare-workers: ask the worker pool for warm workers for these targets and exit.
+  bool prepareWorkers = false;
+  std::vector<Target> prepareTargets;
 };
 
 /// Parses argv (argv[0] excluded). Resolves paths against the current directory, reads a

@@ -1,5 +1,6 @@
 #include "compiler/worker.h"
 
+#include "compiler/frontend_client.h"
 #include "compiler/worker_lease.h"
 #include "contract/json_access.h"
 
@@ -315,17 +316,31 @@ void WorkerPool::givePoolUp(const std::string &why) {
     settings_.log("frontend: " + why + "; starting workers directly");
 }
 
-Expected<WorkerProcess *> WorkerPool::lease() {
+Status WorkerPool::findPoolSocket() {
   // The pool is keyed by the project and the user's environment; what the run sets travels
   // with the lease.
+  if (!poolSocket_.empty())
+    return ok();
+  auto directory = workerPoolDirectory();
+  if (!directory)
+    return directory.takeError();
+  poolSocket_ = workerPoolSocket(*directory, settings_.project, settings_.python,
+                                 settings_.script, userEnvironment());
+  return ok();
+}
+
+Status WorkerPool::prepare(int count) {
+  if (Status found = findPoolSocket(); !found)
+    return found;
+  return prepareWorkers(poolSocket_, settings_.python, settings_.script,
+                        settings_.poolIdleSeconds, userEnvironment(),
+                        {{"workers", count}, {"targets", settings_.targets}});
+}
+
+Expected<WorkerProcess *> WorkerPool::lease() {
+  if (Status found = findPoolSocket(); !found)
+    return found.takeError();
   const std::vector<std::string> user = userEnvironment();
-  if (poolSocket_.empty()) {
-    auto directory = workerPoolDirectory();
-    if (!directory)
-      return directory.takeError();
-    poolSocket_ =
-        workerPoolSocket(*directory, settings_.project, settings_.python, settings_.script, user);
-  }
   std::error_code ec;
   nlohmann::json runSettings = {{"cwd", std::filesystem::current_path(ec).string()},
                                 {"environment", settings_.environment},
@@ -916,6 +931,9 @@ Status WorkerPool::takeOutput(WorkerProcess &worker, std::string_view chunk,
         worker.helloPid = static_cast<long>(integerOf(message, "pid").value_or(-1));
         if (worker.forked && worker.helloPid > 1)
           worker.pid = static_cast<pid_t>(worker.helloPid);   // our child: the zygote's grandchild
+        if (const std::string warmed = warmedUpTargets(message); settings_.log && !warmed.empty())
+          settings_.log("frontend: worker " + std::to_string(worker.helloPid) +
+                        " was prepared before the run, warmed up for " + warmed);
         if (hello_.is_null())
           hello_ = message;
         continue;

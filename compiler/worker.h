@@ -74,6 +74,11 @@ public:
              const std::function<void(std::size_t index, nlohmann::json response)> &onResponse,
              AfterRun after = AfterRun::KeepWorkers);
 
+  /// Asks the worker pool (settings_.usePool) to hold \p count workers for this project,
+  /// warmed up for settings_.targets, before a run needs them (worker_lease.h,
+  /// prepareWorkers); returns without waiting for them. Errors: the pool cannot be started.
+  Status prepare(int count);
+
   /// Nothing more will be asked: every idle worker's stdin is closed (and the zygote stopped
   /// without waiting) so that they end while the run stages its outputs; the destructor
   /// waits for them as before.
@@ -82,6 +87,7 @@ public:
 private:
   Expected<WorkerProcess *> spawn();
   Expected<WorkerProcess *> lease();
+  Status findPoolSocket();   ///< poolSocket_ for this project, interpreter and environment
   Expected<WorkerProcess *> forkFromZygote();
   /// A worker on the run's ends of its pipes (to its stdin, from its stdout and stderr).
   WorkerProcess *addWorker(const int (&ours)[3]);

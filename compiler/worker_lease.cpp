@@ -38,6 +38,7 @@ namespace {
 
 constexpr const char kLeaseHeader[] = "lease 1 ";
 constexpr const char kStatusHeader[] = "status 1 ";   ///< then a worker's pid: how it ended
+constexpr const char kPrepareHeader[] = "prepare 1 ";  ///< then how many workers, for what
 
 Diagnostic poolError(const std::string &message) {
   return makeError(ExitCode::EnvironmentError, message);
@@ -191,25 +192,57 @@ std::string workerPoolSocket(const std::string &directory, const std::string &pr
   return (fs::path(directory) / ("pool-" + sha256Hex(key).substr(0, 24) + ".sock")).string();
 }
 
+namespace {
+
+/// A connection to the pool at \p socket, started (detached) when none listens.
+Expected<int> connectOrStart(const std::string &socket, const std::string &python,
+                             const std::string &workerScript, int idleSeconds,
+                             const std::vector<std::string> &environment) {
+  if (fs::path(socket).filename().string().size() + 24 >= sizeof(sockaddr_un::sun_path))
+    return poolError("the worker pool's socket name is too long: '" + socket + "'");
+  int connection = connectTo(socket);
+  if (connection >= 0)
+    return connection;
+  if (Status started = startPool(socket, python, workerScript, idleSeconds, environment); !started)
+    return started.takeError();
+  // The pool binds its socket within a few milliseconds of starting (it imports nothing).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((connection = connectTo(socket)) < 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (connection < 0)
+    return poolError("the worker pool did not start listening on '" + socket + "' (see '" +
+                     socket + ".log')");
+  return connection;
+}
+
+} // namespace
+
+Status prepareWorkers(const std::string &socket, const std::string &python,
+                      const std::string &workerScript, int idleSeconds,
+                      const std::vector<std::string> &environment,
+                      const nlohmann::json &preparation) {
+  auto connection = connectOrStart(socket, python, workerScript, idleSeconds, environment);
+  if (!connection)
+    return connection.takeError();
+  const std::string message = kPrepareHeader + preparation.dump() + '\n';
+  ssize_t sent;
+  do
+    sent = ::send(*connection, message.data(), message.size(), MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  ::close(*connection);
+  if (sent != static_cast<ssize_t>(message.size()))
+    return poolError("the worker pool at '" + socket + "' did not take the request for workers");
+  return ok();
+}
+
 Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string &python,
                                    const std::string &workerScript, int idleSeconds,
                                    const std::vector<std::string> &environment,
                                    const nlohmann::json &runSettings) {
-  if (fs::path(socket).filename().string().size() + 24 >= sizeof(sockaddr_un::sun_path))
-    return poolError("the worker pool's socket name is too long: '" + socket + "'");
-  int connection = connectTo(socket);
-  if (connection < 0) {
-    if (Status started = startPool(socket, python, workerScript, idleSeconds, environment);
-        !started)
-      return started.takeError();
-    // The pool binds its socket within a few milliseconds of starting (it imports nothing).
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while ((connection = connectTo(socket)) < 0 && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (connection < 0)
-      return poolError("the worker pool did not start listening on '" + socket + "' (see '" +
-                       socket + ".log')");
-  }
+  auto connected = connectOrStart(socket, python, workerScript, idleSeconds, environment);
+  if (!connected)
+    return connected.takeError();
+  const int connection = *connected;
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
       ::pipe2(err, O_CLOEXEC) != 0) {

@@ -47,6 +47,16 @@ Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string 
                                    const std::vector<std::string> &environment,
                                    const nlohmann::json &runSettings);
 
+/// Asks the pool at \p socket (started as leaseWorker() starts it) for workers before a build
+/// needs them: \p preparation is {"workers": N, "targets": [request targets]}; the pool forks
+/// idle workers until it holds N, from a zygote that compiled for each target first
+/// (frontend/warm_up.py). Returns once the pool took the request, not when they are ready.
+/// Errors: no pool could be reached or started.
+Status prepareWorkers(const std::string &socket, const std::string &python,
+                      const std::string &workerScript, int idleSeconds,
+                      const std::vector<std::string> &environment,
+                      const nlohmann::json &preparation);
+
 /// Sends \p text and three fds (SCM_RIGHTS) in one message on the Unix socket \p socket, as a
 /// lease to the pool and a fork request to the zygote are sent. False when it could not (errno
 /// says why); the fds stay ours either way.

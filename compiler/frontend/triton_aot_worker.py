@@ -1552,6 +1552,8 @@ def _import_triton(warm_up_now=False):
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(WORKER_DIR)]
     _EXCLUDED = _excluded_roots() + ([os.path.realpath(hello["triton_dir"])] if hello["triton_dir"] else [])
     hello["site_dirs"] = site_dirs()
+    if WARMED_UP:
+        hello["warmed_up"] = WARMED_UP
     return hello
 
 
@@ -1719,18 +1721,30 @@ def pool_worker(control_fd, lease, greet=True, pending=None, imported_stamps=Non
 # the socket ends the zygote.
 
 FORK = b"fork 1\n"
+WARMED_UP = []  # the targets this process's zygote compiled for before forking it (its hello says)
 FORK_POOL_WORKER = b"pool 1\n"
 _REAL_EXIT = os._exit  # a forked worker's end is no os._exit() of a kernel's (_report_ends)
 
 
-def zygote(control_fd):
+def zygote(control_fd, warm_up_targets=None):
+    """`warm_up_targets` (a prepared pool's, which nothing waits for): a compile for each
+    first (warm_up.py). A run's zygote leaves Triton's first-compile setup to its workers:
+    done here before the first fork (0.2 s on the GPU host) it delayed every worker more than
+    it saved the first compiles."""
+    global WARMED_UP
     import socket
     control = socket.socket(fileno=control_fd)
-    # Triton's first-compile setup is left to the workers: done here before the first fork
-    # (0.2 s on the GPU host) it delayed every worker more than it saved the first compiles.
     hello = _import_triton(warm_up_now=True)
+    if warm_up_targets and not hello["import_error"]:
+        sys.path.insert(0, WORKER_DIR)
+        try:
+            import warm_up
+        finally:
+            sys.path.remove(WORKER_DIR)
+        WARMED_UP = warm_up.compile_for(warm_up_targets)
     imported_stamps = _installed_module_stamps()
     import gc
+    gc.collect()
     gc.freeze()  # the collector of a worker then never touches (and copies) what it inherited
     while True:
         try:
@@ -1793,7 +1807,8 @@ if __name__ == "__main__":
     PROCESS.python = option("--python") or sys.executable
     handed_over = _pending_request(int(option("--pending"))) if option("--pending") else None
     if option("--zygote"):
-        sys.exit(zygote(int(option("--zygote"))))
+        warm_up_targets = json.loads(option("--warm-up")) if option("--warm-up") else None
+        sys.exit(zygote(int(option("--zygote")), warm_up_targets))
     if option("--pool-worker"):
         resume = _fds(option("--resume"))
         sys.exit(pool_worker(int(option("--pool-worker")), resume or _fds(option("--lease")),

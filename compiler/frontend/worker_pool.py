@@ -34,6 +34,10 @@ LEASE = b"lease 1 "  # then the run's settings (JSON) and a newline
 # A run whose leased worker died asks how it ended (the pool reaped it, not the run): then the
 # worker's pid and a newline; answered "exited N", "signaled N" or "unknown".
 STATUS = b"status 1 "
+# `triton-aot-cc --prepare-workers` (CMake's configure) asks for workers before the build
+# needs them: then {"workers": N, "targets": [...], "environment": {...}} and a newline. The
+# pool forks N idle workers from a zygote that compiled for each target first (warm_up.py).
+PREPARE = b"prepare 1 "
 KEY = "TRITON_AOT_TRITON_KEY"  # Triton's key, which a run passes to its workers
 ENDED_KEPT = 64  # how many ended workers' statuses are remembered for such questions
 # Beyond this many workers, a run takes an idle worker bound to another target (which then
@@ -81,12 +85,13 @@ class Zygote:
     frontend-protocol.md, "Workers forked from a zygote"). It tells each worker's pid, in the
     order they were asked for, on its socket."""
 
-    def __init__(self, python, script, triton_key):
+    def __init__(self, python, script, triton_key, warm_up_targets=None):
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         # Triton's key as the first lease's run passes it to its workers: without it the
         # zygote would hash Triton's files (0.3 s) before it forks the first worker.
         environment = dict(os.environ, **({KEY: triton_key} if triton_key else {}))
-        self.process = _start_frontend(python, script, "--zygote", theirs, environment)
+        extra = ["--warm-up", json.dumps(warm_up_targets)] if warm_up_targets else []
+        self.process = _start_frontend(python, script, "--zygote", theirs, environment, extra)
         theirs.close()
         self.control.setblocking(False)
         self.waiting = []  # workers forked, their pids not told yet
@@ -123,11 +128,12 @@ class Zygote:
             self.process.wait()
 
 
-def _start_frontend(python, script, mode, control, environment=None):
+def _start_frontend(python, script, mode, control, environment=None, extra=()):
     """triton_aot_worker.py in `mode` (--pool-worker, --zygote) on its end of `control`; the
     interpreter as the run names it (it may be a wrapper script), not sys.executable."""
     return subprocess.Popen(
-        launch.command(python, script) + [mode, str(control.fileno()), "--python", python],
+        launch.command(python, script) + [mode, str(control.fileno()), "--python", python,
+                                          *extra],
         pass_fds=(control.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, env=environment)
 
@@ -194,12 +200,13 @@ class Pool:
         self.zygote = None  # started with the first worker, where we can adopt its workers
         self.zygote_failed = not _become_subreaper()
 
-    def new_worker(self, lease):
-        """A worker forked from the zygote (started now if need be), else an interpreter."""
+    def new_worker(self, lease, warm_up_targets=None):
+        """A worker forked from the zygote (started now if need be, warmed up for
+        `warm_up_targets`), else an interpreter."""
         if self.zygote is None and not self.zygote_failed:
             try:
                 self.zygote = Zygote(self.args.python, self.args.worker,
-                                     _environment_of(lease).get(KEY))
+                                     _environment_of(lease).get(KEY), warm_up_targets)
                 self.selector.register(self.zygote.control, selectors.EVENT_READ, self.zygote_said)
             except OSError:
                 self.zygote_failed = True
@@ -244,6 +251,9 @@ class Pool:
             message, fds = b"", []
         finally:
             client.close()
+        if message.startswith(PREPARE) and message.endswith(b"\n") and not fds:
+            self.prepare(message)
+            return
         if not message.startswith(LEASE) or not message.endswith(b"\n") or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
@@ -262,6 +272,23 @@ class Pool:
         finally:
             for fd in fds:
                 os.close(fd)
+
+    def prepare(self, message):
+        """Forks idle workers until the pool holds as many as the message asks for (at most
+        MAX_WORKERS), from a zygote warmed up for its targets when this starts it."""
+        settings = _settings_of(message)
+        wanted = settings.get("workers")
+        if not isinstance(wanted, int) or isinstance(wanted, bool):
+            return
+        targets = [t for t in _targets_of(message) if isinstance(t, dict)]
+        self.last_activity = time.monotonic()
+        while len(self.workers) < min(wanted, MAX_WORKERS):
+            try:
+                worker = self.new_worker(message, targets)
+            except OSError:
+                return
+            self.workers.append(worker)
+            self.selector.register(worker.control, selectors.EVENT_READ, self.heard)
 
     def answer_status(self, client, message):
         """How worker `pid` (one of ours) ended; waits a little for one that is dying."""
@@ -351,10 +378,11 @@ class Pool:
                 key.data(key.fileobj)
 
 
-def _settings_of(lease):
-    """A lease's run settings (its JSON), or {}."""
+def _settings_of(message):
+    """A lease's run settings, or a preparation's (its JSON), or {}."""
+    header = PREPARE if message.startswith(PREPARE) else LEASE
     try:
-        settings = json.loads(lease[len(LEASE):])
+        settings = json.loads(message[len(header):])
     except ValueError:
         return {}
     return settings if isinstance(settings, dict) else {}
