@@ -440,6 +440,13 @@ function(_triton_aot_add_build_rules target)
     set(commands ${pool_size})
   endif()
   math(EXPR workers "(${cpus} + ${commands} - 1) / ${commands}")
+  set(compile_targets "")
+  foreach(entry IN LISTS resolved)
+    string(REPLACE "|" ";" entry "${entry}")
+    list(GET entry 0 compile_target)
+    list(APPEND compile_targets "${compile_target}")
+  endforeach()
+  _triton_aot_prepare_workers("${python}" "${source_root}" "${cache_dir}" ${cpus} ${compile_targets})
 
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot")
   set(indexes "")
@@ -603,6 +610,46 @@ function(_triton_aot_add_tuning target dir prefix kernels link_options_var depen
     add_custom_target(tune)
   endif()
   add_dependencies(tune ${target}_tune)
+endfunction()
+
+# _triton_aot_prepare_workers(<python> <source root> <cache dir> <workers> <target>...): the
+# project's worker pool holds warm workers before the first build (triton-aot-cc
+# --prepare-workers, which returns at once): its compiles then lease workers that imported
+# Triton and compiled for their targets already (docs/cmake.md#warm-workers-before-the-first-build).
+# Once per interpreter and project in a configure; TRITON_AOT_PREPARE_WORKERS=OFF leaves the
+# workers to the build. A toolchain built by this very project is not there yet: nothing then.
+function(_triton_aot_prepare_workers python source_root cache_dir workers)
+  if(NOT DEFINED TRITON_AOT_PREPARE_WORKERS)
+    set(TRITON_AOT_PREPARE_WORKERS ON CACHE BOOL
+        "Start warm Triton compile workers at configure time, for the first build")
+  endif()
+  get_property(prepared GLOBAL PROPERTY _TRITON_AOT_PREPARED_POOLS)
+  set(pool "${python}|${source_root}")
+  if(NOT TRITON_AOT_PREPARE_WORKERS OR pool IN_LIST prepared)
+    return()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY _TRITON_AOT_PREPARED_POOLS "${pool}")
+  get_target_property(imported TritonAOT::triton-aot-cc IMPORTED)
+  if(NOT imported)
+    return()
+  endif()
+  get_target_property(compiler TritonAOT::triton-aot-cc LOCATION)
+  if(NOT compiler OR NOT EXISTS "${compiler}")
+    return()
+  endif()
+  set(target_options "")
+  foreach(target IN LISTS ARGN)
+    list(APPEND target_options -t "${target}")
+  endforeach()
+  execute_process(COMMAND "${compiler}" --prepare-workers --source-root "${source_root}"
+                          --python "${python}" --cache-dir "${cache_dir}" -j ${workers}
+                          ${target_options}
+                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_VARIABLE errors TIMEOUT 30)
+  if(NOT status EQUAL 0)
+    # It costs the first build its warm start, nothing else.
+    string(STRIP "${errors}" errors)
+    message(STATUS "triton-aot: no workers prepared for the first build: ${errors}")
+  endif()
 endfunction()
 
 # The Ninja job pool that bounds concurrent compiles: TRITON_AOT_COMPILE_JOBS, default one per

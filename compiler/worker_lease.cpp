@@ -182,9 +182,11 @@ std::string workerPoolSocket(const std::string &directory, const std::string &pr
   std::sort(modules.begin(), modules.end());
   for (const fs::path &module : modules)
     key += module.filename().string() + ' ' + sha256Hex(fileText(module)) + '\n';
+  // A variable set empty counts as unset: CMake's configure, which prepares the pool, leaves
+  // LC_ALL= and LC_MESSAGES= behind after probing the compilers; the build has neither.
   std::vector<std::string> entries;
   for (const std::string &entry : environment)
-    if (!bookkeeping(entry))
+    if (!entry.empty() && entry.back() != '=' && !bookkeeping(entry))
       entries.push_back(entry);
   std::sort(entries.begin(), entries.end());
   for (const std::string &entry : entries)

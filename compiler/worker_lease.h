@@ -24,7 +24,8 @@ Expected<std::string> workerPoolDirectory();
 /// source root, or its kernel files' directories: docs/security.md, "Workers"): a worker that
 /// ran one project's kernel code never serves another's. Left out: triton-aot's own
 /// TRITON_AOT_* (they configure the run, which passes on what a worker needs), shell
-/// bookkeeping (PWD, SHLVL, _...) and MAKEFLAGS (its jobserver fds differ per make).
+/// bookkeeping (PWD, SHLVL, _...), MAKEFLAGS (its jobserver fds differ per make), and variables
+/// set empty, which count as unset.
 std::string workerPoolSocket(const std::string &directory, const std::string &project,
                              const std::string &python, const std::string &workerScript,
                              const std::vector<std::string> &environment);

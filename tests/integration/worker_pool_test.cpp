@@ -165,5 +165,66 @@ TEST_F(WorkerPool, ADirectoryOthersCanWriteIsNotUsed) {
   EXPECT_TRUE(fs::is_empty(pools));
 }
 
+/// The pool sockets in the pool directory.
+int socketCount(const fs::path &pools) {
+  int count = 0;
+  for (const auto &entry : fs::directory_iterator(pools))
+    count += entry.path().extension() == ".sock";
+  return count;
+}
+
+// What CMake's configure runs: the project's pool forks its workers before the first run, from
+// a zygote that compiled for the target first, and the run leases one of them.
+TEST_F(WorkerPool, PreparedWorkersServeTheFirstRun) {
+  const std::vector<std::string> env = {"TRITON_AOT_WORKER_POOL_DIR=" + pools.string(),
+                                        "TRITON_AOT_WORKER_IDLE=5",
+                                        "PYTHONPATH=" + packages.string()};
+  RunResult prepared = run(TTA_COMPILER,
+                           {"--prepare-workers", "--source-root", dir.string(), "--python",
+                            testPython(), "-t", "cuda:80", "-j", "1", "-v"},
+                           dir, env);
+  ASSERT_EQ(prepared.status, 0) << prepared.err;
+  EXPECT_NE(prepared.err.find("prepares 1 worker(s)"), std::string::npos) << prepared.err;
+  EXPECT_EQ(socketCount(pools), 1);
+  RunResult first = compileBlock(1024, {}, {"--source-root", dir.string()});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_NE(first.err.find("was prepared before the run, warmed up for cuda:80"),
+            std::string::npos)
+      << first.err;
+  EXPECT_EQ(socketCount(pools), 1);   // the run's pool is the one prepared
+  EXPECT_EQ(moduleImports(), 1);
+}
+
+TEST_F(WorkerPool, AWorkerOfAPoolNotPreparedSaysNothingOfIt) {
+  RunResult first = compileBlock(1024, {}, {"--source-root", dir.string()});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(first.err.find("was prepared"), std::string::npos) << first.err;
+}
+
+TEST_F(WorkerPool, PreparingWithoutThePoolDoesNothing) {
+  RunResult prepared =
+      run(TTA_COMPILER,
+          {"--prepare-workers", "--source-root", dir.string(), "--python", testPython(), "-t",
+           "cuda:80", "-v"},
+          dir, {"TRITON_AOT_WORKER_POOL_DIR=" + pools.string(), "TRITON_AOT_WORKER_POOL=0"});
+  ASSERT_EQ(prepared.status, 0) << prepared.err;
+  EXPECT_NE(prepared.err.find("no workers to prepare"), std::string::npos) << prepared.err;
+  EXPECT_TRUE(fs::is_empty(pools));
+}
+
+TEST_F(WorkerPool, PreparingNeedsAProjectAndNoKernel) {
+  RunResult noRoot = run(TTA_COMPILER, {"--prepare-workers", "-t", "cuda:80"}, dir);
+  EXPECT_EQ(noRoot.status, 2);
+  EXPECT_NE(noRoot.err.find("--prepare-workers needs --source-root"), std::string::npos)
+      << noRoot.err;
+  RunResult withKernel = run(TTA_COMPILER,
+                             {"--prepare-workers", "--source-root", dir.string(), "scaled.py",
+                              "-n", "scale_kernel", "-t", "cuda:80"},
+                             dir);
+  EXPECT_EQ(withKernel.status, 2);
+  EXPECT_NE(withKernel.err.find("--prepare-workers compiles nothing"), std::string::npos)
+      << withKernel.err;
+}
+
 } // namespace
 } // namespace tta

@@ -32,6 +32,14 @@ TEST(WorkerPoolSocket, OneEnvironmentOnePool) {
                              "TRITON_AOT_CACHE_DIR=/c", "TRITON_AOT_WORKER_IDLE=5"}));
 }
 
+// CMake's configure, which prepares the pool, leaves LC_ALL= and LC_MESSAGES= set empty after
+// probing the compilers; the build it generates runs without them.
+TEST(WorkerPoolSocket, AVariableSetEmptyCountsAsUnset) {
+  std::string base = socketFor({"PATH=/bin"});
+  EXPECT_EQ(base, socketFor({"PATH=/bin", "LC_ALL=", "LC_MESSAGES="}));
+  EXPECT_NE(base, socketFor({"PATH=/bin", "LC_ALL=C"}));
+}
+
 TEST(WorkerPoolSocket, WhatAWorkerSeesSeparatesPools) {
   std::string base = socketFor({"PATH=/bin", "TRITON_PTXAS_PATH=/x/ptxas"});
   EXPECT_NE(base, socketFor({"PATH=/bin", "TRITON_PTXAS_PATH=/y/ptxas"}));
