@@ -1723,6 +1723,7 @@ def pool_worker(control_fd, lease, greet=True, pending=None, imported_stamps=Non
 FORK = b"fork 1\n"
 WARMED_UP = []  # the targets this process's zygote compiled for before forking it (its hello says)
 FORK_POOL_WORKER = b"pool 1\n"
+READY = b"ready\n"  # a zygote that warmed up says so when it has (worker_pool.py, prepare)
 _REAL_EXIT = os._exit  # a forked worker's end is no os._exit() of a kernel's (_report_ends)
 
 
@@ -1741,7 +1742,11 @@ def zygote(control_fd, warm_up_targets=None):
             import warm_up
         finally:
             sys.path.remove(WORKER_DIR)
-        WARMED_UP = warm_up.compile_for(warm_up_targets)
+        import select
+        # A fork asked for meanwhile is a build's: it waits for one compile at most.
+        WARMED_UP = warm_up.compile_for(
+            warm_up_targets, lambda: bool(select.select([control], [], [], 0)[0]))
+        control.sendall(READY)  # the pool forks its prepared workers now
     imported_stamps = _installed_module_stamps()
     import gc
     gc.collect()

@@ -30,16 +30,20 @@ _PARAMS = [{"name": "x_ptr", "kind": "pointer", "type": "fp32", "hint": 16},
            {"name": "BLOCK", "kind": "constexpr", "value": {"type": "int", "value": 128}}]
 
 
-def compile_for(targets):
+def compile_for(targets, wanted_now=lambda: False):
     """Compiles the small kernel for each of `targets` (a run's request targets: {"backend",
     "arch", "warp_size"}) in a Triton cache of its own, removed after. Returns the names of the
-    targets it compiled for; one that fails is left to the first real compile to report."""
+    targets it compiled for; one that fails is left to the first real compile to report.
+    Stops before the next target once `wanted_now()`: a build that came before the warm-up
+    ended waits for one compile at most."""
     scratch = tempfile.mkdtemp(prefix="triton-aot-warm-up-")
     saved = os.environ.get("TRITON_CACHE_DIR")
     os.environ["TRITON_CACHE_DIR"] = scratch
     warmed = []
     try:
         for spec in targets:
+            if wanted_now():
+                break
             try:
                 target = A.make_target(spec)
                 A.check_target(target)

@@ -96,6 +96,7 @@ class Zygote:
         self.control.setblocking(False)
         self.waiting = []  # workers forked, their pids not told yet
         self.said = b""
+        self.ready = not warm_up_targets  # a zygote that warms up says "ready" when it has
 
     def fork(self, worker, control_end):
         _send_fds(self.control, b"pool 1\n", [control_end.fileno()])
@@ -110,8 +111,13 @@ class Zygote:
         except OSError:
             data = b""
         self.said += data
-        while b"\n" in self.said and self.waiting:
+        while b"\n" in self.said:
             line, self.said = self.said.split(b"\n", 1)
+            if line == b"ready":
+                self.ready = True
+                continue
+            if not self.waiting:
+                continue
             worker = self.waiting.pop(0)
             try:
                 worker.process = ForkedProcess(int(line.split()[1]))
@@ -198,18 +204,22 @@ class Pool:
         self.ended = {}  # pid -> Popen.returncode of workers that are gone
         self.last_activity = time.monotonic()
         self.zygote = None  # started with the first worker, where we can adopt its workers
+        self.prepared = 0  # workers a preparation asked for, forked once the zygote is ready
         self.zygote_failed = not _become_subreaper()
 
-    def new_worker(self, lease, warm_up_targets=None):
-        """A worker forked from the zygote (started now if need be, warmed up for
-        `warm_up_targets`), else an interpreter."""
+    def start_zygote(self, message, warm_up_targets=None):
+        """The zygote, started now if need be (warming up for `warm_up_targets` first)."""
         if self.zygote is None and not self.zygote_failed:
             try:
                 self.zygote = Zygote(self.args.python, self.args.worker,
-                                     _environment_of(lease).get(KEY), warm_up_targets)
+                                     _environment_of(message).get(KEY), warm_up_targets)
                 self.selector.register(self.zygote.control, selectors.EVENT_READ, self.zygote_said)
             except OSError:
                 self.zygote_failed = True
+
+    def new_worker(self, lease):
+        """A worker forked from the zygote (started now if need be), else an interpreter."""
+        self.start_zygote(lease)
         if self.zygote is not None:
             try:
                 return Worker(self.args.python, self.args.worker, self.last_activity, self.zygote)
@@ -229,6 +239,8 @@ class Pool:
     def zygote_said(self, _):
         if not self.zygote.heard():
             self.zygote_gone()
+        elif self.zygote.ready and self.prepared:
+            self.fork_prepared()
 
     def zygote_gone(self):
         """The zygote ended: the workers it did not fork never say hello (their runs start
@@ -274,21 +286,30 @@ class Pool:
                 os.close(fd)
 
     def prepare(self, message):
-        """Forks idle workers until the pool holds as many as the message asks for (at most
-        MAX_WORKERS), from a zygote warmed up for its targets when this starts it."""
-        settings = _settings_of(message)
-        wanted = settings.get("workers")
+        """Idle workers until the pool holds as many as the message asks for (at most
+        MAX_WORKERS), forked once the zygote is ready: one this starts warms up for the
+        message's targets first (a lease meanwhile is served at once, and ends the warm-up)."""
+        wanted = _settings_of(message).get("workers")
         if not isinstance(wanted, int) or isinstance(wanted, bool):
             return
-        targets = [t for t in _targets_of(message) if isinstance(t, dict)]
         self.last_activity = time.monotonic()
-        while len(self.workers) < min(wanted, MAX_WORKERS):
+        self.prepared = max(self.prepared, min(wanted, MAX_WORKERS))
+        self.start_zygote(message, [t for t in _targets_of(message) if isinstance(t, dict)])
+        if self.zygote is None or self.zygote.ready:
+            self.fork_prepared()
+
+    def fork_prepared(self):
+        forked = 0
+        while len(self.workers) < self.prepared:
             try:
-                worker = self.new_worker(message, targets)
+                worker = self.new_worker(b"")
             except OSError:
-                return
+                break
             self.workers.append(worker)
             self.selector.register(worker.control, selectors.EVENT_READ, self.heard)
+            forked += 1
+        self.prepared = 0
+        print(f"worker pool: {forked} worker(s) prepared", file=sys.stderr, flush=True)
 
     def answer_status(self, client, message):
         """How worker `pid` (one of ours) ended; waits a little for one that is dying."""

@@ -20,9 +20,10 @@ import worker_pool  # noqa: E402
 
 
 class FakeProcess:
-    """subprocess.Popen for Worker: keeps the worker's end of the control socket."""
+    """subprocess.Popen for Worker and Zygote: keeps the process's end of its control socket."""
 
     def __init__(self, args, pass_fds=(), **_):
+        self.args = args
         self.theirs = socket.socket(fileno=os.dup(pass_fds[0]))
 
     def wait(self):
@@ -119,6 +120,78 @@ class StatusTest(unittest.TestCase):
     def test_a_process_that_is_not_one_of_its_workers_is_unknown(self):
         self.assertEqual(self.ask(os.getpid()), "unknown\n")
         self.assertEqual(self.ask(-1), "unknown\n")
+
+
+class PrepareTest(unittest.TestCase):
+    """triton-aot-cc --prepare-workers (CMake's configure): the pool starts a zygote that warms
+    up for the targets first, and forks the workers asked for once it says it is ready, so they
+    inherit the warm-up; a zygote already running (a run started it) forks them at once."""
+
+    def setUp(self):
+        signal.alarm(20)
+        self.listener, self.other_end = socket.socketpair()
+        self.pool = worker_pool.Pool(
+            types.SimpleNamespace(python=sys.executable, worker="w.py", idle=60), self.listener)
+        self.pool.zygote_failed = False
+        popen = worker_pool.subprocess.Popen
+        worker_pool.subprocess.Popen = FakeProcess
+        self.addCleanup(setattr, worker_pool.subprocess, "Popen", popen)
+
+    def tearDown(self):
+        signal.alarm(0)
+        self.listener.close()
+        self.other_end.close()
+
+    def forks_asked(self, zygote_end):
+        """The fork requests the zygote got so far."""
+        asked = []
+        zygote_end.setblocking(False)
+        while True:
+            try:
+                message, fds, _, _ = socket.recv_fds(zygote_end, 64, 1)
+            except BlockingIOError:
+                return asked
+            asked.append(message)
+            for fd in fds:
+                os.close(fd)
+
+    def test_workers_are_forked_once_the_zygote_has_warmed_up(self):
+        target = {"backend": "cuda", "arch": 80, "warp_size": 32}
+        self.pool.prepare(worker_pool.PREPARE + b'{"workers": 2, "targets": [' +
+                          worker_pool.json.dumps(target).encode() + b']}\n')
+        zygote = self.pool.zygote
+        self.assertIn("--warm-up", zygote.process.args)
+        self.assertEqual(worker_pool.json.loads(zygote.process.args[-1]), [target])
+        zygote_end = zygote.process.theirs
+        self.assertEqual(self.forks_asked(zygote_end), [])
+        self.assertEqual(self.pool.workers, [])
+        zygote_end.sendall(b"ready\n")
+        self.pool.zygote_said(None)
+        self.assertEqual(self.forks_asked(zygote_end), [b"pool 1\n", b"pool 1\n"])
+        self.assertEqual(len(self.pool.workers), 2)
+        self.assertFalse(any(worker.busy for worker in self.pool.workers))
+        # Told pids in order, as for a lease's workers.
+        zygote_end.sendall(b"forked 101\nforked 102\n")
+        self.pool.zygote_said(None)
+        self.assertEqual([w.process.pid for w in self.pool.workers], [101, 102])
+
+    def test_a_running_zygote_forks_them_at_once_and_never_more_than_asked(self):
+        self.pool.new_worker(worker_pool.LEASE + b"{}\n")   # a run's lease started the zygote
+        zygote_end = self.pool.zygote.process.theirs
+        self.assertNotIn("--warm-up", self.pool.zygote.process.args)
+        self.pool.workers.append(object())                    # that lease's worker
+        self.forks_asked(zygote_end)
+        self.pool.prepare(worker_pool.PREPARE + b'{"workers": 3, "targets": []}\n')
+        self.assertEqual(len(self.forks_asked(zygote_end)), 2)
+        self.pool.prepare(worker_pool.PREPARE + b'{"workers": 3, "targets": []}\n')
+        self.assertEqual(self.forks_asked(zygote_end), [])
+
+    def test_a_malformed_preparation_asks_for_nothing(self):
+        for message in (b'{"workers": "3"}\n', b'{"workers": true}\n', b'[3]\n', b'{\n'):
+            with self.subTest(message=message):
+                self.pool.prepare(worker_pool.PREPARE + message)
+                self.assertIsNone(self.pool.zygote)
+                self.assertEqual(self.pool.workers, [])
 
 
 if __name__ == "__main__":

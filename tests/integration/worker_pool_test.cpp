@@ -8,8 +8,10 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using tta::testing::readText;
@@ -173,6 +175,18 @@ int socketCount(const fs::path &pools) {
   return count;
 }
 
+/// Waits (a minute at most) for a pool's log in \p pools to hold \p text.
+bool poolLogSays(const fs::path &pools, const std::string &text) {
+  for (int tries = 0; tries < 600; ++tries) {
+    for (const auto &entry : fs::directory_iterator(pools))
+      if (entry.path().extension() == ".log" &&
+          readText(entry.path()).find(text) != std::string::npos)
+        return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 // What CMake's configure runs: the project's pool forks its workers before the first run, from
 // a zygote that compiled for the target first, and the run leases one of them.
 TEST_F(WorkerPool, PreparedWorkersServeTheFirstRun) {
@@ -186,6 +200,9 @@ TEST_F(WorkerPool, PreparedWorkersServeTheFirstRun) {
   ASSERT_EQ(prepared.status, 0) << prepared.err;
   EXPECT_NE(prepared.err.find("prepares 1 worker(s)"), std::string::npos) << prepared.err;
   EXPECT_EQ(socketCount(pools), 1);
+  // Once its zygote has warmed up, the pool forks the workers and says so in its log; a run
+  // before then would stop the warm-up (it waits for no more than one compile).
+  ASSERT_TRUE(poolLogSays(pools, "1 worker(s) prepared")) << "the pool never said so";
   RunResult first = compileBlock(1024, {}, {"--source-root", dir.string()});
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.err.find("was prepared before the run, warmed up for cuda:80"),
