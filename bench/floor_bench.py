@@ -15,6 +15,12 @@ each answer's compile_ms: once per backend, its first compile included); the wor
   Measured against the same floor, one worker's start included.
 - **coldpool**: as edited, through the worker pool (the default) started by the build itself:
   a project's first build after the machine started, its workers the pool's.
+- **prepared**: as coldpool, the pool prepared first as CMake's configure prepares it
+  (`triton-aot-cc --prepare-workers`, J workers warmed up for the targets): a project's first
+  build after its configure. The build starts once the pool's log says its workers are
+  forked; the preparation's own time (what the configure must leave it) goes to the CSV.
+- **rushed**: as prepared, the build started the moment the preparation returns: a configure
+  that ends at once, the warm-up cut short by the build.
 Every run has a fresh Triton cache. Results go to a CSV.
 
   python3 bench/floor_bench.py --tool build/default/bin/triton-aot-cc --jobs 2 16 \\
@@ -53,17 +59,39 @@ def copy_sources(specs, workdir, edit):
     return src
 
 
+def pool_environment(pool):
+    return dict(os.environ, TRITON_AOT_WORKER_POOL_DIR=pool, TRITON_AOT_WORKER_IDLE="600")
+
+
 def build_command(args, spec, jobs, cache, workdir, pool=None):
     """The command and environment of one build (a fresh Triton cache and output directory);
     with `pool`, the worker pool's directory, its workers (kept warm between builds), else
-    workers of the build's own."""
-    env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="triton-", dir=workdir))
-    if pool:
-        env.update(TRITON_AOT_WORKER_POOL_DIR=pool, TRITON_AOT_WORKER_IDLE="600")
+    workers of the build's own. The project is the working directory (as the default
+    --source-root names sources), so that a prepared pool is the build's."""
+    env = pool_environment(pool) if pool else dict(os.environ)
+    env["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-", dir=workdir)
     out = tempfile.mkdtemp(prefix="out-", dir=workdir)
     cmd = [args.tool, "--spec", spec, "-o", out + "/", "--python", args.python, "-j", str(jobs),
-           "--cache-dir", cache, "--summary"] + ([] if pool else ["--no-worker-pool"])
-    return cmd, env
+           "--cache-dir", cache, "--summary", "--source-root", os.getcwd()]
+    return cmd + ([] if pool else ["--no-worker-pool"]), env
+
+
+def prepare(args, targets, jobs, cache, pool, wait):
+    """What CMake's configure runs (`--prepare-workers`) for a fresh pool in `pool`; with
+    `wait`, returns once the pool's log says its workers are forked. Seconds it took."""
+    os.makedirs(pool, mode=0o700)
+    started = time.perf_counter()
+    subprocess.run([args.tool, "--prepare-workers", "--source-root", os.getcwd(), "--python",
+                    args.python, "--cache-dir", cache, "-j", str(jobs)] +
+                   [option for target in targets for option in ("-t", target)],
+                   check=True, env=pool_environment(pool))
+    deadline = started + 120
+    while wait and time.perf_counter() < deadline:
+        logs = [os.path.join(pool, f) for f in os.listdir(pool) if f.endswith(".log")]
+        if any("worker(s) prepared" in open(log).read() for log in logs):
+            break
+        time.sleep(0.01)
+    return time.perf_counter() - started
 
 
 def build(args, spec, jobs, cache, workdir, pool=None):
@@ -100,20 +128,26 @@ def measure_floor(args, specs, targets, workdir, cache):
 
 
 def one_build(args, specs, targets, workdir, earlier, jobs, flow, r, pool):
-    """Seconds of the r-th build of `flow` at `jobs` workers (floor_bench's flows)."""
+    """Seconds of the r-th build of `flow` at `jobs` workers (floor_bench's flows), and the
+    preparation's (prepared, rushed)."""
     cache = os.path.join(workdir, f"cache-{jobs}-{flow}-{r}")
-    if flow in ("edited", "pool", "coldpool"):
+    if flow != "fresh":
         shutil.copytree(earlier, cache)
         # Triton's own cache lives inside ours; a comment appended to a file leaves a
         # function's source, Triton's key, as it was: as an edit of the kernels would, it
         # must miss.
         shutil.rmtree(os.path.join(cache, "triton"), ignore_errors=True)
     spec = write_spec(targets, specs, copy_sources(specs, workdir, f"edit {jobs} {flow} {r}"), workdir)
-    cold = os.path.join(workdir, f"coldpool-{jobs}-{r}")
-    seconds = build(args, spec, jobs, cache, workdir, {"pool": pool, "coldpool": cold}.get(flow))[0]
-    if flow == "coldpool":   # its workers hold memory: end the pool now
+    cold = os.path.join(workdir, f"{flow}-{jobs}-{r}")
+    preparing = None
+    if flow in ("prepared", "rushed"):
+        preparing = prepare(args, targets, jobs, cache, cold, wait=flow == "prepared")
+    own_pool = flow in ("coldpool", "prepared", "rushed")
+    seconds = build(args, spec, jobs, cache, workdir,
+                    pool if flow == "pool" else cold if own_pool else None)[0]
+    if own_pool:   # its workers hold memory: end the pool now
         subprocess.run(["pkill", "-f", cold], check=False)
-    return seconds
+    return seconds, preparing
 
 
 def warm_pool(args, specs, targets, workdir, earlier, jobs, pool):
@@ -132,7 +166,7 @@ def main():
     parser.add_argument("--jobs", type=int, nargs="+", default=[os.cpu_count()])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--flows", nargs="+", default=["edited", "fresh", "pool", "coldpool"],
-                        choices=["edited", "fresh", "pool", "coldpool"])
+                        choices=["edited", "fresh", "pool", "coldpool", "prepared", "rushed"])
     parser.add_argument("--csv")
     args = parser.parse_args()
     targets, specs = load_specs()
@@ -143,7 +177,7 @@ def main():
         # The floor is measured again before each round of builds: the host drifts (the longest
         # compile measured 1.11 to 1.44 s on one GPU host within minutes), so each round's
         # builds are timed beside a floor of their own, and the medians are compared.
-        floors, runs = [], {}
+        floors, runs, preparations = [], {}, {}
         earlier = None
         for r in range(args.repeat):
             cache = os.path.join(workdir, f"earlier-cache-{r}")
@@ -157,8 +191,11 @@ def main():
                 if r == 0 and "pool" in args.flows:
                     warm_pool(args, specs, targets, workdir, earlier, jobs, pool)
                 for flow in args.flows:
-                    runs.setdefault((jobs, flow), []).append(
-                        one_build(args, specs, targets, workdir, earlier, jobs, flow, r, pool))
+                    seconds, preparing = one_build(args, specs, targets, workdir, earlier, jobs,
+                                                   flow, r, pool)
+                    runs.setdefault((jobs, flow), []).append(seconds)
+                    if preparing is not None:
+                        preparations.setdefault((jobs, flow), []).append(preparing)
         total, longest, start = (statistics.median(f[i] for f in floors) for i in range(3))
         print(f"floor (medians of {len(floors)}): compiles {total:.2f} s, the longest "
               f"{longest:.2f} s (from {min(f[1] for f in floors):.2f} to "
@@ -168,6 +205,7 @@ def main():
             for flow in args.flows:
                 times = runs[(jobs, flow)]
                 median = statistics.median(times)
+                preparing = preparations.get((jobs, flow))
                 rows.append({"jobs": jobs, "flow": flow, "median_s": round(median, 3),
                              "runs_s": " ".join(f"{s:.3f}" for s in times),
                              "floor_s": round(floor, 3), "over_floor": round(median / floor, 3),
@@ -175,9 +213,11 @@ def main():
                              "longest_range_s": f"{min(f[1] for f in floors):.2f}-"
                                                 f"{max(f[1] for f in floors):.2f}",
                              "worker_start_s": round(start, 3), "images": images,
+                             "prepare_s": round(statistics.median(preparing), 3) if preparing else "",
                              "cpus": os.cpu_count(), "host": platform.node()})
                 print(f"-j {jobs:2} {flow:8}: {median:6.2f} s, floor {floor:5.2f} s: "
-                      f"{median / floor:.3f}x", flush=True)
+                      f"{median / floor:.3f}x" + (f" (prepared in {statistics.median(preparing):.2f} s)"
+                                                  if preparing else ""), flush=True)
     finally:
         subprocess.run(["pkill", "-f", workdir], check=False)   # pools left warm
         shutil.rmtree(workdir, ignore_errors=True)

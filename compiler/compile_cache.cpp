@@ -47,6 +47,13 @@ bool CompileRun::prepareKeys() {
   return true;
 }
 
+Status CompileRun::learnInstallationAhead() {
+  if (prepareKeys())
+    return ok();
+  return outcome_.errors.empty() ? makeError(ExitCode::InternalError, "no installation learned")
+                                 : outcome_.errors.front();
+}
+
 /// Asks the frontend about the installation (starting it if needed), hashes its files and
 /// records what it learned beside the local cache. nullopt when that fails (reported).
 std::optional<Installation> CompileRun::learnInstallation() {

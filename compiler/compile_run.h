@@ -102,6 +102,9 @@ public:
       : request_(request), opts_(request.options), log_(log), kernels_(request.kernels) {}
 
   CompileOutcome run();
+  /// The installation recorded beside the cache, learned now unless it is (as a run learns it
+  /// before its keys): --prepare-workers does this ahead of the build. Errors: as a run's.
+  Status learnInstallationAhead();
 
 private:
   void say(const std::string &line) const;

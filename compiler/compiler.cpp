@@ -274,6 +274,19 @@ Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &tar
   return ok();
 }
 
+bool installationRecorded(const CompileOptions &opts) {
+  auto python = resolveProgram(opts.python);
+  return opts.cacheDir.empty() || !python || recallInstallation(opts.cacheDir, *python);
+}
+
+Status learnInstallationAhead(const CompileOptions &opts, const LogSink &log) {
+  CompileRequest request;
+  request.options = opts;
+  // Its own worker: a lease would cut the prepared pool's warm-up short.
+  request.options.workerPool = false;
+  return CompileRun(request, log).learnInstallationAhead();
+}
+
 CompileOutcome compile(const CompileRequest &request, const LogSink &log) {
   const auto started = std::chrono::steady_clock::now();
   CompileOutcome outcome = CompileRun(request, log).run();

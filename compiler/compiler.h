@@ -117,6 +117,15 @@ CompileOutcome compile(const CompileRequest &request, const LogSink &log = {});
 Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &targets,
                       const LogSink &log = {});
 
+/// Whether the installation of opts.python is recorded under opts.cacheDir (or there is no
+/// cache, or no such interpreter: nothing to learn ahead).
+bool installationRecorded(const CompileOptions &opts);
+
+/// --prepare-workers' other half: learns the installation of opts.python (hashing Triton's
+/// files: a second or two) and records it under opts.cacheDir, so that the build's first run
+/// recalls it; with a worker of its own. Errors: as a run's that learns it.
+Status learnInstallationAhead(const CompileOptions &opts, const LogSink &log = {});
+
 /// The table printed by --summary: kernel, variant, target, image size, shared, registers, spills;
 /// then where they came from, what --specialize-for added, and the run's time beside its floor.
 std::string formatSummary(const CompileOutcome &outcome);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <string>
 
 namespace {
 
@@ -63,6 +64,41 @@ void noteDeclaration(const std::vector<std::string> &args) {
     std::fprintf(stderr, "note: the kernel is declared at %s\n", where.c_str());
 }
 
+/// The installation learned and recorded by a detached child, so that --prepare-workers
+/// returns at once (CMake's configure waits for it) and the build's first run recalls the
+/// record instead of hashing Triton's files (runs that start before it is written wait for it:
+/// InstallationLock). Not learned here: the next run learns it, as without --prepare-workers.
+void recordInstallationInTheBackground(const tta::CompileOptions &options,
+                                       const tta::LogSink &log) {
+  const pid_t child = ::fork();
+  if (child != 0) {
+    if (child > 0 && options.verbose)
+      log("learning the Python installation in the background (process " +
+          std::to_string(child) + ")");
+    return;
+  }
+  ::setsid();
+  const int null = ::open("/dev/null", O_RDWR);
+  for (int fd = 0; fd < 3 && null >= 0; ++fd)
+    ::dup2(null, fd);
+  tta::CompileOptions quiet = options;
+  quiet.interruptFd = -1;
+  ::_exit(tta::learnInstallationAhead(quiet) ? 0 : 1);
+}
+
+/// --prepare-workers: the project's pool asked for warm workers, the installation learned.
+int prepare(const tta::CommandLine &commandLine, const tta::LogSink &log) {
+  const tta::CompileOptions &options = commandLine.request.options;
+  tta::Status prepared = tta::prepareWorkers(options, commandLine.prepareTargets, log);
+  if (!prepared) {
+    report(prepared.error(), options.verbose);
+    return static_cast<int>(prepared.error().code);
+  }
+  if (!tta::installationRecorded(options))
+    recordInstallationInTheBackground(options, log);
+  return 0;
+}
+
 int run(const std::vector<std::string> &args) {
   auto commandLine = tta::parseCommandLine(args);
   if (!commandLine) {
@@ -101,13 +137,8 @@ int run(const std::vector<std::string> &args) {
   auto log = [](std::string_view line) {
     std::fprintf(stderr, "triton-aot-cc: %.*s\n", static_cast<int>(line.size()), line.data());
   };
-  if (commandLine->prepareWorkers) {
-    tta::Status prepared = tta::prepareWorkers(commandLine->request.options,
-                                               commandLine->prepareTargets, log);
-    if (!prepared)
-      report(prepared.error(), verbose);
-    return prepared ? 0 : static_cast<int>(prepared.error().code);
-  }
+  if (commandLine->prepareWorkers)
+    return prepare(*commandLine, log);
   tta::CompileOutcome outcome = tta::compile(commandLine->request, log);
   for (const tta::Diagnostic &diag : outcome.errors)
     report(diag, verbose);

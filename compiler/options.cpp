@@ -826,6 +826,10 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
     out.prepareWorkers = true;
     out.prepareTargets = *parsedTargets;
     opts.outputDir = fs::absolute(".");
+    // The installation is learned ahead into a cache the build names, never a default one.
+    const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
+    raw.cacheArgs.noCache = raw.cacheArgs.noCache ||
+                            (raw.cacheArgs.cacheDir.empty() && !(env && *env));
   } else if (!raw.spec.empty()) {
     if (Status s = addSpecKernels(raw, app, *parsedTargets, out); !s)
       return s.takeError();

@@ -187,29 +187,62 @@ bool poolLogSays(const fs::path &pools, const std::string &text) {
   return false;
 }
 
+/// Waits (a minute at most) for the installation record under \p cache.
+bool installationRecorded(const fs::path &cache) {
+  for (int tries = 0; tries < 600; ++tries) {
+    std::error_code ec;
+    for (const auto &entry : fs::directory_iterator(cache / "installations", ec))
+      if (entry.path().extension() == ".json")
+        return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 // What CMake's configure runs: the project's pool forks its workers before the first run, from
-// a zygote that compiled for the target first, and the run leases one of them.
+// a zygote that compiled for the target first, and the run leases one of them; the installation
+// is learned meanwhile, so the first run recalls it.
 TEST_F(WorkerPool, PreparedWorkersServeTheFirstRun) {
+  const fs::path cache = dir / "cache";
   const std::vector<std::string> env = {"TRITON_AOT_WORKER_POOL_DIR=" + pools.string(),
                                         "TRITON_AOT_WORKER_IDLE=5",
                                         "PYTHONPATH=" + packages.string()};
   RunResult prepared = run(TTA_COMPILER,
                            {"--prepare-workers", "--source-root", dir.string(), "--python",
-                            testPython(), "-t", "cuda:80", "-j", "1", "-v"},
+                            testPython(), "-t", "cuda:80", "-j", "1", "--cache-dir",
+                            cache.string(), "-v"},
                            dir, env);
   ASSERT_EQ(prepared.status, 0) << prepared.err;
   EXPECT_NE(prepared.err.find("prepares 1 worker(s)"), std::string::npos) << prepared.err;
+  EXPECT_NE(prepared.err.find("learning the Python installation in the background"),
+            std::string::npos)
+      << prepared.err;
   EXPECT_EQ(socketCount(pools), 1);
   // Once its zygote has warmed up, the pool forks the workers and says so in its log; a run
   // before then would stop the warm-up (it waits for no more than one compile).
   ASSERT_TRUE(poolLogSays(pools, "1 worker(s) prepared")) << "the pool never said so";
-  RunResult first = compileBlock(1024, {}, {"--source-root", dir.string()});
+  ASSERT_TRUE(installationRecorded(cache)) << "no installation record under " << cache;
+  RunResult first = compileBlock(1024, {"TRITON_AOT_CACHE_DIR=" + cache.string()},
+                                 {"--source-root", dir.string()});
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.err.find("was prepared before the run, warmed up for cuda:80"),
             std::string::npos)
       << first.err;
+  EXPECT_EQ(first.err.find("learning the Python installation"), std::string::npos) << first.err;
   EXPECT_EQ(socketCount(pools), 1);   // the run's pool is the one prepared
   EXPECT_EQ(moduleImports(), 1);
+}
+
+TEST_F(WorkerPool, PreparingWithoutACacheLearnsNothing) {
+  RunResult prepared = run(TTA_COMPILER,
+                           {"--prepare-workers", "--source-root", dir.string(), "--python",
+                            testPython(), "-t", "cuda:80", "-j", "1", "-v"},
+                           dir,
+                           {"TRITON_AOT_WORKER_POOL_DIR=" + pools.string(),
+                            "TRITON_AOT_WORKER_IDLE=5"});
+  ASSERT_EQ(prepared.status, 0) << prepared.err;
+  EXPECT_EQ(prepared.err.find("learning"), std::string::npos) << prepared.err;
+  EXPECT_FALSE(fs::exists(dir / ".triton-aot-cache"));
 }
 
 TEST_F(WorkerPool, AWorkerOfAPoolNotPreparedSaysNothingOfIt) {

@@ -2,7 +2,8 @@
 # socket) in the pool directory once CMake has configured, and the build's compile leases a
 # worker of that pool that was warmed up for its target before it ran (its -v says so): the
 # configure and the build key the pool alike. With TRITON_AOT_PREPARE_WORKERS=OFF the configure
-# starts no pool, and the build's worker is not a prepared one.
+# starts no pool, and the build's worker is not a prepared one. The installation is learned by
+# the configure (in the background), not by the build, unless the preparation is off.
 include(${CMAKE_CURRENT_LIST_DIR}/plugin_common.cmake)
 
 file(REMOVE_RECURSE "${PLUGIN_WORK}")
@@ -51,6 +52,9 @@ foreach(prepare ON OFF)
     endif()
     plugin_expect("${out}" "frontend: worker [0-9]+ was prepared before the run, warmed up for cuda:80"
                   "the build's compile leases a prepared worker")
+    if(out MATCHES "learning the Python installation")
+      message(FATAL_ERROR "the build learned the installation the configure learned:\n${out}")
+    endif()
   else()
     if(NOT after_configure EQUAL 0)
       message(FATAL_ERROR "TRITON_AOT_PREPARE_WORKERS=OFF, yet the configure started a pool")
@@ -58,5 +62,6 @@ foreach(prepare ON OFF)
     if(out MATCHES "was prepared before the run")
       message(FATAL_ERROR "a worker was prepared with TRITON_AOT_PREPARE_WORKERS=OFF:\n${out}")
     endif()
+    plugin_expect("${out}" "learning the Python installation" "the build learns the installation")
   endif()
 endforeach()
