@@ -4,11 +4,12 @@ stamped with the seconds since the build started: where a build's time goes (wor
 describes, the first compiles, the tail), beside floor_bench.py's totals.
 
     python3 bench/build_timeline.py --tool build/default/bin/triton-aot-cc --jobs 16 \\
-        [--flow edited|coldpool|pool] [--python PY]
+        [--flow edited|coldpool|pool|prepared|rushed] [--python PY]
 
 The build is floor_bench.py's `edited` flow (every kernel file edited, the cache of an earlier
-build), `coldpool` (the same through a worker pool the build starts) or `pool` (through a pool
-left warm by a build before)."""
+build), `coldpool` (the same through a worker pool the build starts), `pool` (through a pool
+left warm by a build before), `prepared` (through a pool prepared as CMake's configure does,
+once its workers are forked) or `rushed` (the same, the build started at once)."""
 import argparse
 import os
 import shutil
@@ -19,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compile_bench import load_specs, write_spec  # noqa: E402
-from floor_bench import build_command, copy_sources  # noqa: E402
+from floor_bench import build_command, copy_sources, prepare  # noqa: E402
 
 
 def run(args, spec, jobs, cache, workdir, pool, verbose):
@@ -40,7 +41,8 @@ def main():
     parser.add_argument("--tool", required=True)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
-    parser.add_argument("--flow", choices=["edited", "coldpool", "pool"], default="edited")
+    parser.add_argument("--flow", choices=["edited", "coldpool", "pool", "prepared", "rushed"],
+                        default="edited")
     args = parser.parse_args()
     targets, specs = load_specs()
     workdir = tempfile.mkdtemp(prefix="tta-timeline-")
@@ -58,6 +60,9 @@ def main():
             shutil.rmtree(os.path.join(warm, "triton"), ignore_errors=True)
             run(args, write_spec(targets, specs, copy_sources(specs, workdir, "warm"), workdir),
                 args.jobs, warm, workdir, pool, False)
+        if args.flow in ("prepared", "rushed"):
+            seconds = prepare(args, targets, args.jobs, cache, pool, args.flow == "prepared")
+            print(f"prepared in {seconds:.3f} s", flush=True)
         run(args, write_spec(targets, specs, copy_sources(specs, workdir, "edited"), workdir),
             args.jobs, cache, workdir, pool, True)
         if pool:

@@ -4,6 +4,7 @@
 
 #include "compiler/compile_run.h"
 #include "compiler/frontend_client.h"
+#include "compiler/installation.h"
 #include "contract/json_access.h"
 
 #include <unistd.h>
@@ -266,6 +267,11 @@ Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &tar
   WorkerSettings settings = workerSettings(opts, *python, targets);
   // The runs set it (so the user's own is no part of their pool's key): set here too.
   settings.environment["TRITON_CACHE_DIR"] = tritonCacheIn(opts.cacheDir).string();
+  // Triton's key as the runs pass it, where the installation is recorded: else the zygote
+  // hashes Triton's files (0.3 s) before it forks a worker, a build's too.
+  if (auto installation = recallInstallation(opts.cacheDir, *python);
+      installation && !installation->tritonKey.empty())
+    settings.environment["TRITON_AOT_TRITON_KEY"] = installation->tritonKey;
   const int count = std::max(1, opts.jobs);
   if (Status prepared = WorkerPool(settings, count).prepare(count); !prepared)
     return prepared;

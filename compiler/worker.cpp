@@ -334,7 +334,9 @@ Status WorkerPool::prepare(int count) {
     return found;
   return prepareWorkers(poolSocket_, settings_.python, settings_.script,
                         settings_.poolIdleSeconds, userEnvironment(),
-                        {{"workers", count}, {"targets", settings_.targets}});
+                        {{"workers", count},
+                         {"targets", settings_.targets},
+                         {"environment", settings_.environment}});
 }
 
 Expected<WorkerProcess *> WorkerPool::lease() {

@@ -49,7 +49,8 @@ Expected<LeasedWorker> leaseWorker(const std::string &socket, const std::string 
                                    const nlohmann::json &runSettings);
 
 /// Asks the pool at \p socket (started as leaseWorker() starts it) for workers before a build
-/// needs them: \p preparation is {"workers": N, "targets": [request targets]}; the pool forks
+/// needs them: \p preparation is {"workers": N, "targets": [request targets], "environment":
+/// what the runs set (Triton's key among it)}; the pool forks
 /// idle workers until it holds N, from a zygote that compiled for each target first
 /// (frontend/warm_up.py). Returns once the pool took the request, not when they are ready.
 /// Errors: no pool could be reached or started.
