@@ -310,6 +310,7 @@ function(triton_add_library target)
     message(FATAL_ERROR "${context}: ARCHITECTURES: ${error}")
   endif()
   _triton_aot_python(python)  # fails now, at the call, when there is no usable Triton
+  _triton_aot_prepare_workers("${python}" "${PROJECT_SOURCE_DIR}" ${resolved})
 
   set(kind STATIC)
   if(arg_SHARED)
@@ -414,13 +415,7 @@ function(_triton_aot_add_build_rules target)
   endif()
   _triton_aot_python(python)
   _triton_aot_compile_pool(pool_size)
-  if(DEFINED TRITON_AOT_CACHE_DIR)
-    set(cache_dir "${TRITON_AOT_CACHE_DIR}")
-  elseif(DEFINED ENV{TRITON_AOT_CACHE_DIR})
-    set(cache_dir "$ENV{TRITON_AOT_CACHE_DIR}")
-  else()
-    set(cache_dir "${CMAKE_BINARY_DIR}/triton-aot-cache")
-  endif()
+  _triton_aot_cache_dir(cache_dir)
   # The shared cache (docs/remote-cache.md): TRITON_AOT_REMOTE_CACHE as a CMake variable
   # (without credentials: triton_add_library() checked), else the compiler reads the
   # environment when it runs, where credentials and the signing key belong.
@@ -440,13 +435,6 @@ function(_triton_aot_add_build_rules target)
     set(commands ${pool_size})
   endif()
   math(EXPR workers "(${cpus} + ${commands} - 1) / ${commands}")
-  set(compile_targets "")
-  foreach(entry IN LISTS resolved)
-    string(REPLACE "|" ";" entry "${entry}")
-    list(GET entry 0 compile_target)
-    list(APPEND compile_targets "${compile_target}")
-  endforeach()
-  _triton_aot_prepare_workers("${python}" "${source_root}" "${cache_dir}" ${cpus} ${compile_targets})
 
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.triton-aot")
   set(indexes "")
@@ -612,13 +600,27 @@ function(_triton_aot_add_tuning target dir prefix kernels link_options_var depen
   add_dependencies(tune ${target}_tune)
 endfunction()
 
-# _triton_aot_prepare_workers(<python> <source root> <cache dir> <workers> <target>...): the
-# project's worker pool holds warm workers before the first build (triton-aot-cc
-# --prepare-workers, which returns at once): its compiles then lease workers that imported
-# Triton and compiled for their targets already (docs/cmake.md#warm-workers-before-the-first-build).
-# Once per interpreter and project in a configure; TRITON_AOT_PREPARE_WORKERS=OFF leaves the
-# workers to the build. A toolchain built by this very project is not there yet: nothing then.
-function(_triton_aot_prepare_workers python source_root cache_dir workers)
+# The compile cache: TRITON_AOT_CACHE_DIR (CMake, then environment), else in the build tree.
+function(_triton_aot_cache_dir out_var)
+  if(DEFINED TRITON_AOT_CACHE_DIR)
+    set(${out_var} "${TRITON_AOT_CACHE_DIR}" PARENT_SCOPE)
+  elseif(DEFINED ENV{TRITON_AOT_CACHE_DIR})
+    set(${out_var} "$ENV{TRITON_AOT_CACHE_DIR}" PARENT_SCOPE)
+  else()
+    set(${out_var} "${CMAKE_BINARY_DIR}/triton-aot-cache" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# _triton_aot_prepare_workers(<python> <source root> <resolved architecture>...): the project's
+# worker pool holds warm workers before the first build (triton-aot-cc --prepare-workers, which
+# returns at once, the installation learned in the background): the build's compiles then lease
+# workers that imported Triton and compiled for their targets already
+# (docs/cmake.md#warm-workers-before-the-first-build). At the first triton_add_library() of an
+# interpreter and project, so that the rest of the configure gives them time; its architectures
+# as they are then (a later change costs only that target's warm-up). One per CPU, as many as
+# the build's compiles use at once. TRITON_AOT_PREPARE_WORKERS=OFF leaves the workers to the
+# build. A toolchain built by this very project is not there yet: nothing then.
+function(_triton_aot_prepare_workers python source_root)
   if(NOT DEFINED TRITON_AOT_PREPARE_WORKERS)
     set(TRITON_AOT_PREPARE_WORKERS ON CACHE BOOL
         "Start warm Triton compile workers at configure time, for the first build")
@@ -638,9 +640,13 @@ function(_triton_aot_prepare_workers python source_root cache_dir workers)
     return()
   endif()
   set(target_options "")
-  foreach(target IN LISTS ARGN)
+  foreach(entry IN LISTS ARGN)
+    string(REPLACE "|" ";" entry "${entry}")
+    list(GET entry 0 target)
     list(APPEND target_options -t "${target}")
   endforeach()
+  _triton_aot_cache_dir(cache_dir)
+  cmake_host_system_information(RESULT workers QUERY NUMBER_OF_LOGICAL_CORES)
   execute_process(COMMAND "${compiler}" --prepare-workers --source-root "${source_root}"
                           --python "${python}" --cache-dir "${cache_dir}" -j ${workers}
                           ${target_options}
