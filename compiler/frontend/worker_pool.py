@@ -244,10 +244,12 @@ class Pool:
 
     def zygote_gone(self):
         """The zygote ended: the workers it did not fork never say hello (their runs start
-        their own), and new workers are interpreters."""
+        their own), and new workers are interpreters (those a preparation waits for too)."""
         self.selector.unregister(self.zygote.control)
         self.zygote.stop()
         self.zygote, self.zygote_failed = None, True
+        if self.prepared:
+            self.fork_prepared()
 
     def accept(self, _):
         try:

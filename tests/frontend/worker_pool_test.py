@@ -26,7 +26,7 @@ class FakeProcess:
         self.args = args
         self.theirs = socket.socket(fileno=os.dup(pass_fds[0]))
 
-    def wait(self):
+    def wait(self, timeout=None):
         return 0
 
 
@@ -174,6 +174,15 @@ class PrepareTest(unittest.TestCase):
         zygote_end.sendall(b"forked 101\nforked 102\n")
         self.pool.zygote_said(None)
         self.assertEqual([w.process.pid for w in self.pool.workers], [101, 102])
+
+    def test_a_zygote_that_ends_before_it_is_ready_leaves_them_to_interpreters(self):
+        self.pool.prepare(worker_pool.PREPARE + b'{"workers": 2, "targets": [{"backend": "cuda"}]}\n')
+        zygote_end = self.pool.zygote.process.theirs
+        zygote_end.close()
+        self.pool.zygote_said(None)
+        self.assertIsNone(self.pool.zygote)
+        self.assertEqual(len(self.pool.workers), 2)
+        self.assertTrue(all("--pool-worker" in w.process.args for w in self.pool.workers))
 
     def test_a_running_zygote_forks_them_at_once_and_never_more_than_asked(self):
         self.pool.new_worker(worker_pool.LEASE + b"{}\n")   # a run's lease started the zygote
