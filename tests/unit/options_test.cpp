@@ -303,5 +303,35 @@ TEST(Options, PythonComesFromTheUsersActiveEnvironmentBeforeTheClones) {
   }
 }
 
+TEST(Options, PrepareWorkersNamesAProjectTargetsAndNoKernel) {
+  ScopedEnv env({{"TRITON_AOT_CACHE_DIR", nullptr}});
+  auto cl = parse({"--prepare-workers", "--source-root", "/src/proj", "-t", "cuda:80", "-t",
+                   "hip:gfx942", "-j", "3", "--cache-dir", "/build/cache"});
+  ASSERT_TRUE(cl) << cl.error().message;
+  EXPECT_TRUE(cl->prepareWorkers);
+  EXPECT_TRUE(cl->request.kernels.empty());
+  ASSERT_EQ(cl->prepareTargets.size(), 2u);
+  EXPECT_EQ(cl->prepareTargets[1].spelling(), "hip:gfx942");
+  const CompileOptions &opts = cl->request.options;
+  EXPECT_EQ(opts.jobs, 3);
+  EXPECT_EQ(opts.cacheDir, "/build/cache");
+  EXPECT_EQ(opts.workerProject, "source root /src/proj");
+  // No cache named: the installation is learned into none (never a default one in the cwd).
+  auto uncached = parse({"--prepare-workers", "--source-root", "/src/proj"});
+  ASSERT_TRUE(uncached) << uncached.error().message;
+  EXPECT_TRUE(uncached->request.options.cacheDir.empty());
+  EXPECT_TRUE(uncached->prepareTargets.empty());
+
+  auto noRoot = parse({"--prepare-workers", "-t", "cuda:80"});
+  ASSERT_FALSE(noRoot);
+  EXPECT_EQ(noRoot.error().code, ExitCode::UsageError);
+  EXPECT_EQ(noRoot.error().message,
+            "--prepare-workers needs --source-root: the project whose builds lease the workers");
+  auto withSpec = parse({"--prepare-workers", "--source-root", "/s", "--spec", "k.json"});
+  ASSERT_FALSE(withSpec);
+  EXPECT_EQ(withSpec.error().message,
+            "--prepare-workers compiles nothing: drop the kernel file and --spec");
+}
+
 } // namespace
 } // namespace tta
