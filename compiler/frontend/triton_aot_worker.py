@@ -1736,17 +1736,13 @@ def zygote(control_fd, warm_up_targets=None):
     import socket
     control = socket.socket(fileno=control_fd)
     hello = _import_triton(warm_up_now=True)
-    if warm_up_targets and not hello["import_error"]:
-        sys.path.insert(0, WORKER_DIR)
+    if warm_up_targets:
+        if not hello["import_error"]:
+            WARMED_UP = _warm_up_for(warm_up_targets, control)
         try:
-            import warm_up
-        finally:
-            sys.path.remove(WORKER_DIR)
-        import select
-        # A fork asked for meanwhile is a build's: it waits for one compile at most.
-        WARMED_UP = warm_up.compile_for(
-            warm_up_targets, lambda: bool(select.select([control], [], [], 0)[0]))
-        control.sendall(READY)  # the pool forks its prepared workers now
+            control.sendall(READY)  # the pool forks its prepared workers now
+        except OSError:
+            return 0
     imported_stamps = _installed_module_stamps()
     import gc
     gc.collect()
@@ -1780,6 +1776,20 @@ def zygote(control_fd, warm_up_targets=None):
         for fd in fds:
             os.close(fd)
         os.waitpid(middle, 0)  # once it is gone, the worker is the run's (the pool's) child
+
+
+def _warm_up_for(targets, control):
+    """warm_up.compile_for(targets), stopped by a fork asked for meanwhile (a build's: it
+    waits for one compile at most); the targets warmed up for, [] when it fails."""
+    import select
+    sys.path.insert(0, WORKER_DIR)
+    try:
+        import warm_up
+        return warm_up.compile_for(targets, lambda: bool(select.select([control], [], [], 0)[0]))
+    except Exception:
+        return []  # the workers' first compiles set up what it did not
+    finally:
+        sys.path.remove(WORKER_DIR)
 
 
 def forked_worker(fds, hello):

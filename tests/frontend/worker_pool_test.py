@@ -203,5 +203,26 @@ class PrepareTest(unittest.TestCase):
                 self.assertEqual(self.pool.workers, [])
 
 
+class ZygoteWarmUpTest(unittest.TestCase):
+    """A zygote asked to warm up says `ready` when it is done, even where Triton cannot be
+    imported (the pool would otherwise wait for ever to fork the prepared workers; they then say
+    in their hello why nothing can compile)."""
+
+    def test_a_zygote_without_triton_still_says_ready(self):
+        signal.alarm(60)
+        self.addCleanup(signal.alarm, 0)
+        ours, theirs = socket.socketpair()
+        script = os.path.join(os.path.dirname(worker_pool.__file__), "triton_aot_worker.py")
+        # -S: no site directories, so no Triton.
+        zygote = subprocess.Popen(
+            [sys.executable, "-S", script, "--zygote", str(theirs.fileno()), "--warm-up",
+             '[{"backend": "cuda", "arch": 80, "warp_size": 32}]'],
+            pass_fds=(theirs.fileno(),), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        theirs.close()
+        with ours:
+            self.assertEqual(ours.recv(64), b"ready\n")
+        self.assertEqual(zygote.wait(timeout=30), 0)   # EOF on its socket ends it
+
+
 if __name__ == "__main__":
     unittest.main()
