@@ -735,16 +735,6 @@ Expected<KernelSpec> commandLineKernel(const RawArguments &raw, const CLI::App &
   return kernel;
 }
 
-/// --prepare-workers names a project and no kernel.
-Status checkPreparation(const RawArguments &raw) {
-  if (!raw.kernelPath.empty() || !raw.spec.empty())
-    return usage("--prepare-workers compiles nothing: drop the kernel file and --spec");
-  if (raw.cacheArgs.sourceRoot.empty())
-    return usage("--prepare-workers needs --source-root: the project whose builds lease the "
-                 "workers");
-  return ok();
-}
-
 /// -o of a command-line kernel: a directory (ends with / or exists), else a path stem.
 void setOutputLocation(const std::string &outPath, CompileOptions &opts) {
   std::error_code ec;
@@ -755,6 +745,66 @@ void setOutputLocation(const std::string &outPath, CompileOptions &opts) {
     opts.outputStem = fs::absolute(outPath);
     opts.outputDir = opts.outputStem.parent_path();
   }
+}
+
+/// --prepare-workers: a project, its targets, no kernel; the installation is learned ahead
+/// into a cache the build names, never a default one.
+Status setPreparation(RawArguments &raw, const std::vector<Target> &targets, CommandLine &out) {
+  if (!raw.kernelPath.empty() || !raw.spec.empty())
+    return usage("--prepare-workers compiles nothing: drop the kernel file and --spec");
+  if (raw.cacheArgs.sourceRoot.empty())
+    return usage("--prepare-workers needs --source-root: the project whose builds lease the "
+                 "workers");
+  out.prepareWorkers = true;
+  out.prepareTargets = targets;
+  out.request.options.outputDir = fs::absolute(".");
+  const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
+  raw.cacheArgs.noCache =
+      raw.cacheArgs.noCache || (raw.cacheArgs.cacheDir.empty() && !(env && *env));
+  return ok();
+}
+
+/// What the run does besides its kernels: workers, interpreter, what it writes beside them.
+void setRunOptions(const RawArguments &raw, CompileOptions &opts) {
+  opts.verbose = raw.verbose;
+  opts.writePtx = !raw.noPtx;
+  opts.jobs = raw.jobs > 0 ? raw.jobs : defaultJobs();
+  opts.workerPool = !raw.noWorkerPool && workerPoolWanted();
+  opts.workerIdleSeconds = workerIdleSeconds();
+  opts.python = raw.python.empty() ? defaultPython() : raw.python;
+  opts.workerScript = defaultWorkerScript();
+  if (!raw.depfile.empty())
+    opts.depfile = fs::absolute(raw.depfile);
+  if (!raw.index.empty()) {
+    opts.index = fs::absolute(raw.index);
+    opts.indexAsGiven = raw.index;
+  }
+  opts.relativeOutputs = raw.outPath.empty() || fs::path(raw.outPath).is_relative();
+  if (!raw.emitIr.empty())
+    opts.irDir = fs::absolute(raw.emitIr);
+}
+
+/// The kernels to build (of --spec, or the command line's one), each with a target; or the
+/// preparation of --prepare-workers.
+Status setWhatToBuild(RawArguments &raw, const CLI::App &app, const std::vector<Target> &targets,
+                      CommandLine &out) {
+  if (raw.prepareWorkers)
+    return setPreparation(raw, targets, out);
+  if (!raw.spec.empty()) {
+    if (Status s = addSpecKernels(raw, app, targets, out); !s)
+      return s;
+  } else {
+    auto kernel = commandLineKernel(raw, app, targets);
+    if (!kernel)
+      return kernel.takeError();
+    out.request.kernels.push_back(std::move(*kernel));
+    setOutputLocation(raw.outPath, out.request.options);
+  }
+  for (const KernelSpec &k : out.request.kernels)
+    if (k.targets.empty())
+      return usage("no target: give -t/--target, e.g. -t cuda:90a (triton-aot-cc cross-compiles "
+                   "and never looks for a GPU)");
+  return ok();
 }
 
 } // namespace
@@ -803,48 +853,9 @@ Expected<CommandLine> parseCommandLine(const std::vector<std::string> &rawArgs) 
   CommandLine out;
   out.summary = raw.summary;
   CompileOptions &opts = out.request.options;
-  opts.verbose = raw.verbose;
-  opts.writePtx = !raw.noPtx;
-  opts.jobs = raw.jobs > 0 ? raw.jobs : defaultJobs();
-  opts.workerPool = !raw.noWorkerPool && workerPoolWanted();
-  opts.workerIdleSeconds = workerIdleSeconds();
-  opts.python = raw.python.empty() ? defaultPython() : raw.python;
-  opts.workerScript = defaultWorkerScript();
-  if (!raw.depfile.empty())
-    opts.depfile = fs::absolute(raw.depfile);
-  if (!raw.index.empty()) {
-    opts.index = fs::absolute(raw.index);
-    opts.indexAsGiven = raw.index;
-  }
-  opts.relativeOutputs = raw.outPath.empty() || fs::path(raw.outPath).is_relative();
-  if (!raw.emitIr.empty())
-    opts.irDir = fs::absolute(raw.emitIr);
-
-  if (raw.prepareWorkers) {
-    if (Status s = checkPreparation(raw); !s)
-      return s.takeError();
-    out.prepareWorkers = true;
-    out.prepareTargets = *parsedTargets;
-    opts.outputDir = fs::absolute(".");
-    // The installation is learned ahead into a cache the build names, never a default one.
-    const char *env = std::getenv("TRITON_AOT_CACHE_DIR");
-    raw.cacheArgs.noCache = raw.cacheArgs.noCache ||
-                            (raw.cacheArgs.cacheDir.empty() && !(env && *env));
-  } else if (!raw.spec.empty()) {
-    if (Status s = addSpecKernels(raw, app, *parsedTargets, out); !s)
-      return s.takeError();
-  } else {
-    auto kernel = commandLineKernel(raw, app, *parsedTargets);
-    if (!kernel)
-      return kernel.takeError();
-    out.request.kernels.push_back(std::move(*kernel));
-    setOutputLocation(raw.outPath, opts);
-  }
-  for (const KernelSpec &k : out.request.kernels)
-    if (k.targets.empty())
-      return usage("no target: give -t/--target, e.g. -t cuda:90a (triton-aot-cc cross-compiles "
-                   "and never looks for a GPU)");
-
+  setRunOptions(raw, opts);
+  if (Status s = setWhatToBuild(raw, app, *parsedTargets, out); !s)
+    return s.takeError();
   if (Status s = applyCacheArguments(raw.cacheArgs, opts); !s)
     return s.takeError();
   opts.workerProject = workerProject(raw.cacheArgs.sourceRoot, opts.sourceRoot, out.request.kernels);
