@@ -250,18 +250,22 @@ Status CompileRun::startPool(int count) {
   return ok();
 }
 
-Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &targets,
-                      const LogSink &log) {
+Expected<Preparation> prepareWorkers(const CompileOptions &opts,
+                                     const std::vector<Target> &targets, const LogSink &log) {
   auto say = [&](const std::string &line) {
     if (opts.verbose && log)
       log(line);
   };
+  auto python = resolveProgram(opts.python);
+  std::optional<Installation> installation;
+  if (python && !opts.cacheDir.empty())
+    installation = recallInstallation(opts.cacheDir, *python);
+  Preparation preparation{opts.cacheDir.empty() || !python || installation.has_value()};
   if (!opts.workerPool) {
     say("frontend: the worker pool is off (--no-worker-pool, TRITON_AOT_WORKER_POOL=0): "
         "no workers to prepare");
-    return ok();
+    return preparation;
   }
-  auto python = resolveProgram(opts.python);
   if (!python)
     return python.takeError();
   WorkerSettings settings = workerSettings(opts, *python, targets);
@@ -269,20 +273,14 @@ Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &tar
   settings.environment["TRITON_CACHE_DIR"] = tritonCacheIn(opts.cacheDir).string();
   // Triton's key as the runs pass it, where the installation is recorded: else the zygote
   // hashes Triton's files (0.3 s) before it forks a worker, a build's too.
-  if (auto installation = recallInstallation(opts.cacheDir, *python);
-      installation && !installation->tritonKey.empty())
+  if (installation && !installation->tritonKey.empty())
     settings.environment["TRITON_AOT_TRITON_KEY"] = installation->tritonKey;
   const int count = std::max(1, opts.jobs);
   if (Status prepared = WorkerPool(settings, count).prepare(count); !prepared)
-    return prepared;
+    return prepared.takeError();
   say("frontend: the worker pool for " + opts.workerProject + " prepares " +
       std::to_string(count) + " worker(s) with " + *python);
-  return ok();
-}
-
-bool installationRecorded(const CompileOptions &opts) {
-  auto python = resolveProgram(opts.python);
-  return opts.cacheDir.empty() || !python || recallInstallation(opts.cacheDir, *python);
+  return preparation;
 }
 
 Status learnInstallationAhead(const CompileOptions &opts, const LogSink &log) {

@@ -109,17 +109,20 @@ struct CompileOutcome {
 
 CompileOutcome compile(const CompileRequest &request, const LogSink &log = {});
 
+/// What --prepare-workers found besides the pool: whether the installation of opts.python is
+/// recorded under opts.cacheDir (or there is no cache, or no such interpreter: nothing to
+/// learn ahead).
+struct Preparation {
+  bool installationRecorded = true;
+};
+
 /// --prepare-workers: asks the worker pool of \p opts' project (started if need be) for
 /// opts.jobs workers warmed up for \p targets, so that the project's first build leases warm
 /// workers (CMake's configure runs it; docs/compiler.md, "Warm workers"). Returns without
-/// waiting for them; nothing to do without the pool. Errors: the interpreter is not found,
-/// the pool cannot be started.
-Status prepareWorkers(const CompileOptions &opts, const std::vector<Target> &targets,
-                      const LogSink &log = {});
-
-/// Whether the installation of opts.python is recorded under opts.cacheDir (or there is no
-/// cache, or no such interpreter: nothing to learn ahead).
-bool installationRecorded(const CompileOptions &opts);
+/// waiting for them; no workers without the pool. Errors: the interpreter is not found, the
+/// pool cannot be started.
+Expected<Preparation> prepareWorkers(const CompileOptions &opts,
+                                     const std::vector<Target> &targets, const LogSink &log = {});
 
 /// --prepare-workers' other half: learns the installation of opts.python (hashing Triton's
 /// files: a second or two) and records it under opts.cacheDir, so that the build's first run

@@ -67,7 +67,8 @@ void noteDeclaration(const std::vector<std::string> &args) {
 /// The installation learned and recorded by a detached child, so that --prepare-workers
 /// returns at once (CMake's configure waits for it) and the build's first run recalls the
 /// record instead of hashing Triton's files (runs that start before it is written wait for it:
-/// InstallationLock). Not learned here: the next run learns it, as without --prepare-workers.
+/// InstallationLock). Where fork() fails, the build's first run learns it, as without
+/// --prepare-workers.
 void recordInstallationInTheBackground(const tta::CompileOptions &options,
                                        const tta::LogSink &log) {
   const pid_t child = ::fork();
@@ -89,12 +90,12 @@ void recordInstallationInTheBackground(const tta::CompileOptions &options,
 /// --prepare-workers: the project's pool asked for warm workers, the installation learned.
 int prepare(const tta::CommandLine &commandLine, const tta::LogSink &log) {
   const tta::CompileOptions &options = commandLine.request.options;
-  tta::Status prepared = tta::prepareWorkers(options, commandLine.prepareTargets, log);
+  auto prepared = tta::prepareWorkers(options, commandLine.prepareTargets, log);
   if (!prepared) {
     report(prepared.error(), options.verbose);
     return static_cast<int>(prepared.error().code);
   }
-  if (!tta::installationRecorded(options))
+  if (!prepared->installationRecorded)
     recordInstallationInTheBackground(options, log);
   return 0;
 }
