@@ -316,7 +316,7 @@ void WorkerPool::givePoolUp(const std::string &why) {
     settings_.log("frontend: " + why + "; starting workers directly");
 }
 
-Status WorkerPool::findPoolSocket() {
+Status WorkerPool::findPoolSocket(const std::vector<std::string> &user) {
   // The pool is keyed by the project and the user's environment; what the run sets travels
   // with the lease.
   if (!poolSocket_.empty())
@@ -324,25 +324,26 @@ Status WorkerPool::findPoolSocket() {
   auto directory = workerPoolDirectory();
   if (!directory)
     return directory.takeError();
-  poolSocket_ = workerPoolSocket(*directory, settings_.project, settings_.python,
-                                 settings_.script, userEnvironment());
+  poolSocket_ =
+      workerPoolSocket(*directory, settings_.project, settings_.python, settings_.script, user);
   return ok();
 }
 
 Status WorkerPool::prepare(int count) {
-  if (Status found = findPoolSocket(); !found)
+  const std::vector<std::string> user = userEnvironment();
+  if (Status found = findPoolSocket(user); !found)
     return found;
   return prepareWorkers(poolSocket_, settings_.python, settings_.script,
-                        settings_.poolIdleSeconds, userEnvironment(),
+                        settings_.poolIdleSeconds, user,
                         {{"workers", count},
                          {"targets", settings_.targets},
                          {"environment", settings_.environment}});
 }
 
 Expected<WorkerProcess *> WorkerPool::lease() {
-  if (Status found = findPoolSocket(); !found)
-    return found.takeError();
   const std::vector<std::string> user = userEnvironment();
+  if (Status found = findPoolSocket(user); !found)
+    return found.takeError();
   std::error_code ec;
   nlohmann::json runSettings = {{"cwd", std::filesystem::current_path(ec).string()},
                                 {"environment", settings_.environment},

@@ -87,7 +87,8 @@ public:
 private:
   Expected<WorkerProcess *> spawn();
   Expected<WorkerProcess *> lease();
-  Status findPoolSocket();   ///< poolSocket_ for this project, interpreter and environment
+  /// poolSocket_ for this project, interpreter and \p user environment (userEnvironment()).
+  Status findPoolSocket(const std::vector<std::string> &user);
   Expected<WorkerProcess *> forkFromZygote();
   /// A worker on the run's ends of its pipes (to its stdin, from its stdout and stderr).
   WorkerProcess *addWorker(const int (&ours)[3]);
