@@ -18,7 +18,6 @@ Reports the medians of the configure and of the build, and each run to a CSV.
 """
 import argparse
 import csv
-import glob
 import os
 import platform
 import shutil
@@ -29,6 +28,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from floor_bench import wait_for_workers  # noqa: E402  (one spelling of the pool's word)
 MODES = ("off", "at-once", "ready")
 
 
@@ -38,18 +39,6 @@ def timed(cmd, env):
     if done.returncode != 0:
         raise RuntimeError(" ".join(cmd) + "\n" + done.stdout[-3000:] + done.stderr[-3000:])
     return time.perf_counter() - started
-
-
-def wait_for_workers(pools, limit=120):
-    """Seconds until the pool's log says its workers are forked."""
-    started = time.perf_counter()
-    while time.perf_counter() - started < limit:
-        for log in glob.glob(os.path.join(pools, "*.log")):
-            with open(log) as f:
-                if "worker(s) prepared" in f.read():
-                    return time.perf_counter() - started
-        time.sleep(0.01)
-    raise RuntimeError("the pool never said its workers were prepared")
 
 
 def one_run(args, mode, workdir, index):

@@ -28,6 +28,7 @@ Every run has a fresh Triton cache. Results go to a CSV.
 """
 import argparse
 import csv
+import glob
 import os
 import platform
 import re
@@ -76,6 +77,19 @@ def build_command(args, spec, jobs, cache, workdir, pool=None):
     return cmd + ([] if pool else ["--no-worker-pool"]), env
 
 
+def wait_for_workers(pool, limit=120):
+    """Seconds until the log of the pool in directory `pool` says its prepared workers are
+    forked (`worker pool: N worker(s) prepared`)."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < limit:
+        for log in glob.glob(os.path.join(pool, "*.log")):
+            with open(log) as f:
+                if "worker(s) prepared" in f.read():
+                    return time.perf_counter() - started
+        time.sleep(0.01)
+    raise RuntimeError(f"the pool in {pool} never said its workers were prepared")
+
+
 def prepare(args, targets, jobs, cache, pool, wait):
     """What CMake's configure runs (`--prepare-workers`) for a fresh pool in `pool`; with
     `wait`, returns once the pool's log says its workers are forked. Seconds it took."""
@@ -85,12 +99,8 @@ def prepare(args, targets, jobs, cache, pool, wait):
                     args.python, "--cache-dir", cache, "-j", str(jobs)] +
                    [option for target in targets for option in ("-t", target)],
                    check=True, env=pool_environment(pool))
-    deadline = started + 120
-    while wait and time.perf_counter() < deadline:
-        logs = [os.path.join(pool, f) for f in os.listdir(pool) if f.endswith(".log")]
-        if any("worker(s) prepared" in open(log).read() for log in logs):
-            break
-        time.sleep(0.01)
+    if wait:
+        wait_for_workers(pool)
     return time.perf_counter() - started
 
 
